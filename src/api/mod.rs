@@ -1,0 +1,20 @@
+//! The typed client of the service's Public HTTP API v1: knows HTTP and the seed, nothing of
+//! terminals. `Client` has one async method per operation; queries are typed; records tolerant.
+
+pub mod client;
+pub mod error;
+pub mod models;
+pub mod query;
+
+pub use client::{
+    Client, ClientOptions, Created, Observer, RequestEvent, check_base_url, is_loopback,
+};
+pub use error::{ApiError, ErrorKind};
+pub use models::{
+    ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,
+    Page, Project, Related, Timestamp, When, decode_page, decode_single, value_to_string,
+};
+pub use query::{
+    ContactInclude, ContactQuery, ContactSort, DealInclude, DealQuery, DealSort, ListQuery,
+    MAX_PER_PAGE, Paging, ProjectInclude, ProjectQuery, ProjectSort, SortDirection,
+};

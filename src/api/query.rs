@@ -1,0 +1,312 @@
+//! Typed list queries: exactly the seed's filters, sort keys and includes per resource,
+//! turned into query-string pairs. Invalid paging is refused here, before any request.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::error::ApiError;
+use super::models::{ApiRecord, Contact, Deal, Project};
+
+/// Largest `per_page` the service accepts (seed: "up to 100").
+pub const MAX_PER_PAGE: u32 = 100;
+
+/// Declares a closed set of wire values as an enum with `as_str`, `ALL`, `FromStr`
+/// (whose error lists the valid choices), `Display`, serde as the wire string and clap's `ValueEnum`.
+macro_rules! wire_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident => $wire:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            /// Every value, in the seed's order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The value as sent on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $wire),+ }
+            }
+
+            /// The valid wire values, comma separated (for error messages).
+            pub fn choices() -> String {
+                Self::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s.trim() {
+                    $($wire => Ok($name::$variant),)+
+                    other => Err(format!(
+                        "'{}' is not one of: {}", other, Self::choices()
+                    )),
+                }
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl clap::ValueEnum for $name {
+            fn value_variants<'a>() -> &'a [Self] { Self::ALL }
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(clap::builder::PossibleValue::new(self.as_str()))
+            }
+        }
+    };
+}
+
+wire_enum!(
+    /// `sort_direction`.
+    SortDirection { Asc => "asc", Desc => "desc" }
+);
+
+impl SortDirection {
+    pub fn flipped(self) -> Self {
+        match self {
+            SortDirection::Asc => SortDirection::Desc,
+            SortDirection::Desc => SortDirection::Asc,
+        }
+    }
+}
+
+wire_enum!(
+    /// Sort keys of `GET /contacts`.
+    ContactSort { CreatedAt => "created_at", UpdatedAt => "updated_at", FirstName => "first_name",
+                  LastName => "last_name", Email => "email" }
+);
+wire_enum!(
+    /// Relations `GET /contacts` can include.
+    ContactInclude { Accounts => "accounts", AssignedUser => "assigned_user", AssignedUsers => "assigned_users" }
+);
+wire_enum!(
+    /// Sort keys of `GET /deals`.
+    DealSort { CreatedAt => "created_at", UpdatedAt => "updated_at", Name => "name",
+               Status => "status", Value => "value" }
+);
+wire_enum!(
+    /// Relations `GET /deals` can include.
+    DealInclude { Account => "account", Contacts => "contacts", AssignedUser => "assigned_user",
+                  AssignedUsers => "assigned_users" }
+);
+wire_enum!(
+    /// Sort keys of `GET /projects`.
+    ProjectSort { CreatedAt => "created_at", UpdatedAt => "updated_at", Name => "name",
+                  Status => "status", StartDate => "start_date", EndDate => "end_date" }
+);
+wire_enum!(
+    /// Relations `GET /projects` can include.
+    ProjectInclude { Owner => "owner", Members => "members" }
+);
+
+/// Page number and size. Both are optional: unset means "let the server decide".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Paging {
+    pub page: Option<u32>,
+    pub per_page: Option<u32>,
+}
+
+impl Paging {
+    /// Checks `page >= 1` and `per_page` in `1..=100` (the seed's maximum).
+    pub fn validate(&self) -> Result<(), ApiError> {
+        if let Some(page) = self.page
+            && page == 0
+        {
+            return Err(ApiError::invalid_request("page", "page must be 1 or more"));
+        }
+        if let Some(pp) = self.per_page
+            && !(1..=MAX_PER_PAGE).contains(&pp)
+        {
+            return Err(ApiError::invalid_request(
+                "per_page",
+                format!("per_page must be between 1 and {MAX_PER_PAGE} (got {pp})"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn push(&self, out: &mut Vec<(&'static str, String)>) {
+        if let Some(p) = self.page {
+            out.push(("page", p.to_string()));
+        }
+        if let Some(pp) = self.per_page {
+            out.push(("per_page", pp.to_string()));
+        }
+    }
+}
+
+/// A list query of one resource: its path, its record type and its query-string pairs.
+pub trait ListQuery: Clone + Send + Sync + 'static {
+    /// The record type the list returns.
+    type Item: ApiRecord;
+    /// Path under `/public/v1/`, e.g. `deals`.
+    const PATH: &'static str;
+    /// Validated query-string pairs, in a stable order (so equal queries give equal URLs).
+    fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError>;
+    fn paging(&self) -> Paging;
+    fn set_paging(&mut self, paging: Paging);
+}
+
+fn push_opt(out: &mut Vec<(&'static str, String)>, key: &'static str, v: &Option<String>) {
+    if let Some(v) = v {
+        out.push((key, v.clone()));
+    }
+}
+
+fn push_time(out: &mut Vec<(&'static str, String)>, key: &'static str, v: &Option<DateTime<Utc>>) {
+    if let Some(t) = v {
+        out.push((key, t.to_rfc3339_opts(SecondsFormat::Secs, true)));
+    }
+}
+
+fn push_include<T: Copy + Ord + std::fmt::Display>(
+    out: &mut Vec<(&'static str, String)>,
+    include: &[T],
+) {
+    if include.is_empty() {
+        return;
+    }
+    let mut v: Vec<T> = include.to_vec();
+    v.sort();
+    v.dedup();
+    let joined = v
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push(("include", joined));
+}
+
+fn push_sort<S: std::fmt::Display>(
+    out: &mut Vec<(&'static str, String)>,
+    sort_by: &Option<S>,
+    dir: &Option<SortDirection>,
+) {
+    if let Some(s) = sort_by {
+        out.push(("sort_by", s.to_string()));
+    }
+    if let Some(d) = dir {
+        out.push(("sort_direction", d.to_string()));
+    }
+}
+
+/// `GET /public/v1/contacts`. The seed does not say whether contacts are paginated:
+/// `page`/`per_page` are sent only when set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ContactQuery {
+    pub email: Option<String>,
+    pub full_name: Option<String>,
+    pub created_after: Option<DateTime<Utc>>,
+    pub updated_after: Option<DateTime<Utc>>,
+    pub sort_by: Option<ContactSort>,
+    pub sort_direction: Option<SortDirection>,
+    pub include: Vec<ContactInclude>,
+    pub paging: Paging,
+}
+
+impl ListQuery for ContactQuery {
+    type Item = Contact;
+    const PATH: &'static str = "contacts";
+
+    fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
+        self.paging.validate()?;
+        let mut out = Vec::new();
+        push_opt(&mut out, "email", &self.email);
+        push_opt(&mut out, "full_name", &self.full_name);
+        push_time(&mut out, "created_after", &self.created_after);
+        push_time(&mut out, "updated_after", &self.updated_after);
+        push_sort(&mut out, &self.sort_by, &self.sort_direction);
+        push_include(&mut out, &self.include);
+        self.paging.push(&mut out);
+        Ok(out)
+    }
+    fn paging(&self) -> Paging {
+        self.paging
+    }
+    fn set_paging(&mut self, paging: Paging) {
+        self.paging = paging;
+    }
+}
+
+/// `GET /public/v1/deals`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DealQuery {
+    pub name: Option<String>,
+    pub status: Option<String>,
+    pub sort_by: Option<DealSort>,
+    pub sort_direction: Option<SortDirection>,
+    pub include: Vec<DealInclude>,
+    pub paging: Paging,
+}
+
+impl ListQuery for DealQuery {
+    type Item = Deal;
+    const PATH: &'static str = "deals";
+
+    fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
+        self.paging.validate()?;
+        let mut out = Vec::new();
+        push_opt(&mut out, "name", &self.name);
+        push_opt(&mut out, "status", &self.status);
+        push_sort(&mut out, &self.sort_by, &self.sort_direction);
+        push_include(&mut out, &self.include);
+        self.paging.push(&mut out);
+        Ok(out)
+    }
+    fn paging(&self) -> Paging {
+        self.paging
+    }
+    fn set_paging(&mut self, paging: Paging) {
+        self.paging = paging;
+    }
+}
+
+/// `GET /public/v1/projects`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ProjectQuery {
+    pub name: Option<String>,
+    pub status: Option<String>,
+    pub sort_by: Option<ProjectSort>,
+    pub sort_direction: Option<SortDirection>,
+    pub include: Vec<ProjectInclude>,
+    pub paging: Paging,
+}
+
+impl ListQuery for ProjectQuery {
+    type Item = Project;
+    const PATH: &'static str = "projects";
+
+    fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
+        self.paging.validate()?;
+        let mut out = Vec::new();
+        push_opt(&mut out, "name", &self.name);
+        push_opt(&mut out, "status", &self.status);
+        push_sort(&mut out, &self.sort_by, &self.sort_direction);
+        push_include(&mut out, &self.include);
+        self.paging.push(&mut out);
+        Ok(out)
+    }
+    fn paging(&self) -> Paging {
+        self.paging
+    }
+    fn set_paging(&mut self, paging: Paging) {
+        self.paging = paging;
+    }
+}

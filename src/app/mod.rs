@@ -1,0 +1,1 @@
+//! app (under construction)

@@ -1,0 +1,90 @@
+//! Configuration: the TOML file (`~/.config/crmdash/config.toml`, `CRMDASH_CONFIG` overrides),
+//! env and flags -> `Settings`. Precedence: flag > env > profile in config > default.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Everything the config file can say. Unknown keys warn, not fail.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub default_profile: Option<String>,
+    pub profiles: BTreeMap<String, Profile>,
+    pub reschedule: RescheduleSettings,
+    pub ui: UiSettings,
+    /// Key rebinding: action name -> key specs (`"ctrl-s"`, `"alt-up"`, `"q"`).
+    pub keys: BTreeMap<String, Vec<String>>,
+    pub network: NetworkSettings,
+}
+
+/// `[profiles.NAME]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Profile {
+    pub base_url: Option<String>,
+}
+
+/// `[reschedule]`: which body keys carry an appointment's new time (the seed does not say).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RescheduleSettings {
+    /// Body key of the new start. Default `start_time`.
+    pub start_field: String,
+    /// Body key of the new end; empty sends no end. Default `end_time`.
+    pub end_field: String,
+    /// `local` or an IANA zone name (`Europe/Berlin`): the zone times are typed in.
+    pub timezone: String,
+    /// True while the fields are the built-in defaults rather than set in the file: the dialog
+    /// flags them as defaults to confirm for the user's service.
+    #[serde(skip)]
+    pub fields_are_defaults: bool,
+}
+
+pub const DEFAULT_START_FIELD: &str = "start_time";
+pub const DEFAULT_END_FIELD: &str = "end_time";
+
+impl Default for RescheduleSettings {
+    fn default() -> Self {
+        RescheduleSettings {
+            start_field: DEFAULT_START_FIELD.to_string(),
+            end_field: DEFAULT_END_FIELD.to_string(),
+            timezone: "local".to_string(),
+            fields_are_defaults: true,
+        }
+    }
+}
+
+/// `[ui]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UiSettings {
+    /// `default`, `16` (16-colour fallback) or `none`; `NO_COLOR` forces `none`.
+    pub theme: String,
+    /// Auto-refresh period; 0 = off.
+    pub refresh_seconds: u64,
+    /// Initial page size (10, 25, 50 or 100).
+    pub per_page: u32,
+    /// Mouse capture; false keeps the terminal's own text selection.
+    pub mouse: bool,
+}
+
+impl Default for UiSettings {
+    fn default() -> Self {
+        UiSettings {
+            theme: "default".to_string(),
+            refresh_seconds: 0,
+            per_page: 25,
+            mouse: true,
+        }
+    }
+}
+
+/// `[network]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NetworkSettings {
+    /// Extra CA certificate (PEM) for self-hosted instances.
+    pub ca_file: Option<PathBuf>,
+}

@@ -1,0 +1,17 @@
+//! crmdash: a terminal dashboard and scriptable CLI for a CRM service's Public HTTP API v1.
+//!
+//! Data flows one way in the dashboard: terminal event -> `app::Message` -> `app::App::update`
+//! -> effects run by `runtime` -> results come back as messages -> `ui::render`.
+
+pub mod api;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod credentials;
+pub mod output;
+pub mod reschedule;
+pub mod runtime;
+pub mod sandbox;
+pub mod timeparse;
+pub mod ui;
+pub mod validate;

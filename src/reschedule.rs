@@ -1,0 +1,1 @@
+//! reschedule (under construction)

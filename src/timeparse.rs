@@ -1,0 +1,1 @@
+//! timeparse (under construction)

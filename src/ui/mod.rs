@@ -1,0 +1,1 @@
+//! ui (under construction)

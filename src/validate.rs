@@ -1,0 +1,1 @@
+//! validate (under construction)
