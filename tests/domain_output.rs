@@ -227,3 +227,32 @@ fn cell_helpers() {
     );
     assert_eq!(Format::default_for(false), Format::Json);
 }
+
+fn contact_named(name: &str, email: &str) -> Contact {
+    let raw = serde_json::json!({"id": 1, "first_name": name, "email": email}).to_string();
+    decode_page::<Contact>(format!("[{raw}]").as_bytes())
+        .unwrap()
+        .data
+        .remove(0)
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_text_fits_any_width(name in "\\PC{0,60}|.{0,60}", email in ".{0,40}", width in 1u16..220) {
+        let records = vec![contact_named(&name, &email), contact_named("b", "c")];
+        let mut out = Vec::new();
+        write_table(&records, width, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        proptest::prop_assert_eq!(text.lines().count(), 3);
+        for l in text.lines() {
+            proptest::prop_assert!(display_width(l) <= usize::from(width));
+            proptest::prop_assert!(!l.chars().any(char::is_control));
+        }
+        let mut csv_out = Vec::new();
+        write_csv(&records, &mut csv_out).unwrap();
+        let mut reader = csv::Reader::from_reader(csv_out.as_slice());
+        let col = reader.headers().unwrap().iter().position(|h| h == "first_name").unwrap();
+        let first = reader.records().next().unwrap().unwrap();
+        proptest::prop_assert_eq!(first.get(col), Some(name.as_str()));
+    }
+}

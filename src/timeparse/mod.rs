@@ -40,8 +40,9 @@ pub enum TimeError {
     Invalid { input: String, hint: String },
     /// A wall-clock time the zone skips (DST gap).
     #[error(
-        "{} does not exist in {zone}: the clocks skip it for daylight saving time",
-        local.format("%Y-%m-%d %H:%M")
+        "{} does not exist in {}: the clocks skip it for daylight saving time",
+        local.format("%Y-%m-%d %H:%M"),
+        zone.describe()
     )]
     Nonexistent { local: NaiveDateTime, zone: Zone },
     /// A wall-clock time the zone passes twice (DST overlap): the caller asks which one.

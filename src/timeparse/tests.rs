@@ -321,3 +321,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_local_zone_parses_like_chrono_local() {
+    use chrono::{Local, TimeZone};
+    let t = parse_zoned("2026-06-15 12:00", &Zone::Local, now()).unwrap();
+    let want = Local
+        .with_ymd_and_hms(2026, 6, 15, 12, 0, 0)
+        .single()
+        .unwrap()
+        .fixed_offset();
+    assert_eq!(t, want);
+    assert!(!Zone::Local.abbreviation(now()).is_empty());
+    let gap = TimeError::Nonexistent {
+        local: t.naive_local(),
+        zone: Zone::Local,
+    };
+    assert!(gap.to_string().contains("in the local time zone"), "{gap}");
+}
