@@ -64,7 +64,8 @@ impl<T> Page<T> {
 
 #[derive(Deserialize)]
 struct Envelope {
-    #[serde(default)]
+    // `Some` even for `null`, which is an empty page rather than a missing list.
+    #[serde(default, deserialize_with = "present")]
     data: Option<Box<RawValue>>,
     // Raw, so a `meta` or `links` of an odd shape never fails the whole page.
     #[serde(default)]
@@ -80,6 +81,10 @@ struct Envelope {
     per_page: Option<Box<RawValue>>,
     #[serde(default)]
     total: Option<Box<RawValue>>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
 }
 
 /// The body as text, without a UTF-8 byte-order mark.
@@ -141,6 +146,7 @@ pub fn decode_page<T: ApiRecord>(body: &[u8]) -> Result<Page<T>, DecodeError> {
             let meta = match env
                 .meta
                 .as_deref()
+                .filter(|m| m.get().trim_start().starts_with('{'))
                 .map(|m| serde_json::from_str::<Meta>(m.get()))
             {
                 Some(Ok(m)) => Some(m),
