@@ -18,5 +18,6 @@ pub use models::{
 };
 pub use query::{
     ContactInclude, ContactQuery, ContactSort, DealInclude, DealQuery, DealSort, ListQuery,
-    MAX_PER_PAGE, Paging, ProjectInclude, ProjectQuery, ProjectSort, SortDirection,
+    MAX_FILTER_CHARS, MAX_PER_PAGE, Paging, ProjectInclude, ProjectQuery, ProjectSort,
+    SortDirection,
 };
