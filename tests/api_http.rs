@@ -24,7 +24,8 @@ fn new_contact() -> NewContact {
 
 #[tokio::test]
 async fn every_request_carries_the_headers_and_the_token_stays_hidden() {
-    let server = serve(|_| json_ok(r#"{"data":[{"id":"d1","value":"10.5"}],"meta":{"total":1}}"#)).await;
+    let server =
+        serve(|_| json_ok(r#"{"data":[{"id":"d1","value":"10.5"}],"meta":{"total":1}}"#)).await;
     let client = server.client();
     let q = DealQuery {
         name: Some("Big deal".into()),
@@ -45,10 +46,17 @@ async fn every_request_carries_the_headers_and_the_token_stays_hidden() {
         seen.target,
         "/public/v1/deals?name=Big+deal&include=account%2Ccontacts&page=2&per_page=50"
     );
-    assert_eq!(seen.header("authorization"), Some(format!("Bearer {TOKEN}").as_str()));
+    assert_eq!(
+        seen.header("authorization"),
+        Some(format!("Bearer {TOKEN}").as_str())
+    );
     assert_eq!(seen.header("accept"), Some("application/json"));
     assert!(seen.header("user-agent").unwrap().starts_with("crmdash/"));
-    assert_eq!(seen.header("content-type"), None, "no body, no content type");
+    assert_eq!(
+        seen.header("content-type"),
+        None,
+        "no body, no content type"
+    );
 
     let debug = format!("{client:?}");
     assert!(!debug.contains(TOKEN), "{debug}");
@@ -59,13 +67,21 @@ async fn every_request_carries_the_headers_and_the_token_stays_hidden() {
 async fn lists_of_contacts_and_projects_use_their_paths() {
     let server = serve(|n| match n {
         0 => json_ok(r#"[{"id":"c1","email":"a@b.c"}]"#),
-        _ => json_ok(r#"{"data":[{"id":"p1","start_date":"2026-01-01"}],"current_page":1,"last_page":1}"#),
+        _ => json_ok(
+            r#"{"data":[{"id":"p1","start_date":"2026-01-01"}],"current_page":1,"last_page":1}"#,
+        ),
     })
     .await;
     let client = server.client();
-    let contacts = client.list_contacts(&ContactQuery::default()).await.unwrap();
+    let contacts = client
+        .list_contacts(&ContactQuery::default())
+        .await
+        .unwrap();
     assert_eq!(contacts.data[0].email.as_deref(), Some("a@b.c"));
-    let projects = client.list_projects(&ProjectQuery::default()).await.unwrap();
+    let projects = client
+        .list_projects(&ProjectQuery::default())
+        .await
+        .unwrap();
     assert_eq!(projects.data[0].id, "p1");
     assert!(!projects.has_next());
     let targets: Vec<String> = server.seen().into_iter().map(|s| s.target).collect();
@@ -75,7 +91,11 @@ async fn lists_of_contacts_and_projects_use_their_paths() {
 #[tokio::test]
 async fn reads_retry_gateway_errors_then_succeed_and_report_each_retry() {
     let server = serve(|n| match n {
-        0 => http("502 Bad Gateway", &[("Content-Type", "text/html")], "<html>bad gateway</html>"),
+        0 => http(
+            "502 Bad Gateway",
+            &[("Content-Type", "text/html")],
+            "<html>bad gateway</html>",
+        ),
         1 => http("503 Service Unavailable", &[], "<html>down</html>"),
         2 => http("504 Gateway Timeout", &[], ""),
         _ => json_ok(r#"{"data":[]}"#),
@@ -83,11 +103,18 @@ async fn reads_retry_gateway_errors_then_succeed_and_report_each_retry() {
     .await;
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = events.clone();
-    let client = server.client().with_observer(Arc::new(move |e: &RequestEvent| {
-        if let RequestEvent::Retrying { attempt, max_attempts, .. } = e {
-            sink.lock().unwrap().push((*attempt, *max_attempts));
-        }
-    }));
+    let client = server
+        .client()
+        .with_observer(Arc::new(move |e: &RequestEvent| {
+            if let RequestEvent::Retrying {
+                attempt,
+                max_attempts,
+                ..
+            } = e
+            {
+                sink.lock().unwrap().push((*attempt, *max_attempts));
+            }
+        }));
     let page = client.list_deals(&DealQuery::default()).await.unwrap();
     assert!(page.data.is_empty());
     assert_eq!(server.attempts(), 4);
@@ -96,10 +123,24 @@ async fn reads_retry_gateway_errors_then_succeed_and_report_each_retry() {
 
 #[tokio::test]
 async fn reads_give_up_after_three_retries_with_the_last_status() {
-    let server = serve(|_| http("503 Service Unavailable", &[], "<html><body>maintenance</body></html>")).await;
-    let err = server.client().list_deals(&DealQuery::default()).await.unwrap_err();
+    let server = serve(|_| {
+        http(
+            "503 Service Unavailable",
+            &[],
+            "<html><body>maintenance</body></html>",
+        )
+    })
+    .await;
+    let err = server
+        .client()
+        .list_deals(&DealQuery::default())
+        .await
+        .unwrap_err();
     assert_eq!(server.attempts(), 4);
-    assert_eq!((err.kind, err.status, err.attempts), (ErrorKind::Server, Some(503), 4));
+    assert_eq!(
+        (err.kind, err.status, err.attempts),
+        (ErrorKind::Server, Some(503), 4)
+    );
     assert!(err.to_string().contains("Service Unavailable"), "{err}");
     assert!(!err.outcome_unknown, "a read has no outcome to lose");
     assert_no_token(&err);
@@ -114,7 +155,11 @@ async fn other_errors_are_not_retried() {
         ("422 Unprocessable Entity", ErrorKind::Validation),
     ] {
         let server = serve(move |_| http(status, &[], r#"{"message":"no luck"}"#)).await;
-        let err = server.client().list_projects(&ProjectQuery::default()).await.unwrap_err();
+        let err = server
+            .client()
+            .list_projects(&ProjectQuery::default())
+            .await
+            .unwrap_err();
         assert_eq!((server.attempts(), err.kind), (1, kind), "{status}");
         assert!(err.to_string().contains("no luck"), "{err}");
         assert_no_token(&err);
@@ -129,11 +174,26 @@ async fn rate_limits_honour_retry_after_capped() {
         _ => json_ok("[]"),
     })
     .await;
-    server.client().list_contacts(&ContactQuery::default()).await.unwrap();
+    server
+        .client()
+        .list_contacts(&ContactQuery::default())
+        .await
+        .unwrap();
     assert_eq!(server.attempts(), 2);
 
-    let always = serve(|_| http("429 Too Many Requests", &[("Retry-After", "1")], "{\"message\":\"slow down\"}")).await;
-    let err = always.client().list_contacts(&ContactQuery::default()).await.unwrap_err();
+    let always = serve(|_| {
+        http(
+            "429 Too Many Requests",
+            &[("Retry-After", "1")],
+            "{\"message\":\"slow down\"}",
+        )
+    })
+    .await;
+    let err = always
+        .client()
+        .list_contacts(&ContactQuery::default())
+        .await
+        .unwrap_err();
     assert_eq!((always.attempts(), err.kind), (4, ErrorKind::RateLimited));
     assert!(err.to_string().contains("slow down"), "{err}");
 }
@@ -145,7 +205,10 @@ async fn creates_retry_with_the_same_key_and_the_same_body() {
         1 => Reply::Drop,
         _ => http(
             "201 Created",
-            &[("Content-Type", "application/json"), ("Idempotent-Replayed", "true")],
+            &[
+                ("Content-Type", "application/json"),
+                ("Idempotent-Replayed", "true"),
+            ],
             r#"{"data":{"id":"c-77","first_name":"Ada","email":"ada@example.com"}}"#,
         ),
     })
@@ -153,7 +216,11 @@ async fn creates_retry_with_the_same_key_and_the_same_body() {
     let key = IdempotencyKey::random();
     let mut contact = new_contact();
     contact.extra.insert("tags".into(), json!(["import"]));
-    let created = server.client().create_contact(&contact, &key).await.unwrap();
+    let created = server
+        .client()
+        .create_contact(&contact, &key)
+        .await
+        .unwrap();
     assert_eq!(created.status, 201);
     assert!(created.replayed);
     assert_eq!(created.record.unwrap().id, "c-77");
@@ -162,7 +229,10 @@ async fn creates_retry_with_the_same_key_and_the_same_body() {
     assert_eq!(seen.len(), 3);
     let expected = serde_json::to_vec(&contact.to_body()).unwrap();
     for s in &seen {
-        assert_eq!((s.method.as_str(), s.target.as_str()), ("POST", "/public/v1/contacts"));
+        assert_eq!(
+            (s.method.as_str(), s.target.as_str()),
+            ("POST", "/public/v1/contacts")
+        );
         assert_eq!(s.header("idempotency-key"), Some(key.as_str()));
         assert_eq!(s.header("content-type"), Some("application/json"));
         assert_eq!(s.body, expected, "identical body on every attempt");
@@ -193,8 +263,14 @@ async fn creates_never_retry_a_client_error() {
             .await
             .unwrap_err();
         assert_eq!((server.attempts(), err.kind), (1, kind), "{status}");
-        assert_eq!(err.field_errors["email"], ["The email has already been taken."]);
-        assert!(!err.outcome_unknown, "the server answered: nothing was created");
+        assert_eq!(
+            err.field_errors["email"],
+            ["The email has already been taken."]
+        );
+        assert!(
+            !err.outcome_unknown,
+            "the server answered: nothing was created"
+        );
         assert_no_token(&err);
     }
 }
@@ -224,7 +300,10 @@ async fn a_create_that_times_out_is_retried_once_and_stays_unknown() {
     assert_eq!((server.attempts(), err.kind), (2, ErrorKind::Timeout));
     assert!(err.outcome_unknown);
     let seen = server.seen();
-    assert_eq!(seen[0].header("idempotency-key"), seen[1].header("idempotency-key"));
+    assert_eq!(
+        seen[0].header("idempotency-key"),
+        seen[1].header("idempotency-key")
+    );
 }
 
 #[tokio::test]
@@ -238,11 +317,23 @@ async fn a_created_contact_whose_body_is_odd_is_still_created() {
     let client = server.client();
     let key = IdempotencyKey::from_stable("import-row-17").unwrap();
     let empty = client.create_contact(&new_contact(), &key).await.unwrap();
-    assert_eq!((empty.status, empty.record.is_none(), empty.undecoded.is_none()), (201, true, true));
+    assert_eq!(
+        (
+            empty.status,
+            empty.record.is_none(),
+            empty.undecoded.is_none()
+        ),
+        (201, true, true)
+    );
     let odd = client.create_contact(&new_contact(), &key).await.unwrap();
     assert!(odd.record.is_none());
     assert!(odd.undecoded.unwrap().message.contains("no id"));
     let null = client.create_contact(&new_contact(), &key).await.unwrap();
     assert_eq!((null.status, null.record.is_none()), (202, true));
-    assert!(server.seen().iter().all(|s| s.header("idempotency-key") == Some("import-row-17")));
+    assert!(
+        server
+            .seen()
+            .iter()
+            .all(|s| s.header("idempotency-key") == Some("import-row-17"))
+    );
 }

@@ -173,8 +173,14 @@ pub fn http(status: &str, headers: &[(&str, &str)], body: &str) -> Reply {
 }
 
 /// A response whose head announces `declared` bytes of body; `body` may be shorter (cut).
-pub fn raw_response(status: &str, headers: &[(&str, &str)], body: &[u8], declared: usize) -> Vec<u8> {
-    let mut out = format!("HTTP/1.1 {status}\r\nConnection: close\r\nContent-Length: {declared}\r\n");
+pub fn raw_response(
+    status: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    declared: usize,
+) -> Vec<u8> {
+    let mut out =
+        format!("HTTP/1.1 {status}\r\nConnection: close\r\nContent-Length: {declared}\r\n");
     for (k, v) in headers {
         out.push_str(&format!("{k}: {v}\r\n"));
     }
