@@ -174,7 +174,7 @@ fn deadline_error(after: Duration, outcome_unknown: bool) -> ApiError {
 }
 
 fn human_duration(d: Duration) -> String {
-    if d.as_millis() % 1000 == 0 {
+    if d.as_millis().is_multiple_of(1000) {
         format!("{}s", d.as_secs())
     } else {
         format!("{}ms", d.as_millis())
@@ -217,7 +217,7 @@ async fn read_body(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, A
 }
 
 fn human_size(bytes: usize) -> String {
-    if bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0 {
+    if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
         format!("{} MB", bytes / (1024 * 1024))
     } else {
         format!("{bytes}-byte")
