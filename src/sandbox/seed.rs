@@ -1,0 +1,729 @@
+//! The seed data: a fixed-seed generator of plausible CRM records (people and companies from
+//! many countries, varied phone formats, deal values with cents, open-ended projects...) and the
+//! default data set it produced, committed under `assets/sandbox/` and loaded from there.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use chrono_tz::Tz;
+use serde_json::{Map, Value, json};
+
+use super::names::{LOCALES, Locale, ascii_slug, latin, native};
+use super::rng::SeedRng;
+use super::timefmt::{format_date, format_ts};
+
+/// The seed of the committed data set.
+pub const DEFAULT_SEED: u64 = 20_250_304;
+
+/// How many records of each kind to make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sizes {
+    pub users: usize,
+    pub accounts: usize,
+    pub contacts: usize,
+    pub deals: usize,
+    pub projects: usize,
+    pub appointments: usize,
+}
+
+impl Default for Sizes {
+    fn default() -> Self {
+        Sizes {
+            users: 25,
+            accounts: 60,
+            contacts: 1000,
+            deals: 500,
+            projects: 120,
+            appointments: 60,
+        }
+    }
+}
+
+/// Records as the API serves them (relations as id fields), per kind.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dataset {
+    pub users: Vec<Map<String, Value>>,
+    pub accounts: Vec<Map<String, Value>>,
+    pub contacts: Vec<Map<String, Value>>,
+    pub deals: Vec<Map<String, Value>>,
+    pub projects: Vec<Map<String, Value>>,
+    pub appointments: Vec<Map<String, Value>>,
+}
+
+/// The committed files, in the order `Dataset` lists them.
+pub const ASSET_FILES: [&str; 6] = [
+    "users.json",
+    "accounts.json",
+    "contacts.json",
+    "deals.json",
+    "projects.json",
+    "appointments.json",
+];
+
+const ASSETS: [&str; 6] = [
+    include_str!("../../assets/sandbox/users.json"),
+    include_str!("../../assets/sandbox/accounts.json"),
+    include_str!("../../assets/sandbox/contacts.json"),
+    include_str!("../../assets/sandbox/deals.json"),
+    include_str!("../../assets/sandbox/projects.json"),
+    include_str!("../../assets/sandbox/appointments.json"),
+];
+
+/// A committed asset that does not parse: only possible if someone edits the files by hand.
+#[derive(Debug, thiserror::Error)]
+#[error("assets/sandbox/{file} is not a JSON array of objects: {source}")]
+pub struct AssetError {
+    file: &'static str,
+    source: serde_json::Error,
+}
+
+impl Dataset {
+    /// The data for a seed and a contact count: the committed files for the default seed and at
+    /// most 1,000 contacts (fewer are a prefix), the generator otherwise. Contact `i` is the same
+    /// whatever the count, so 100,000 contacts start with the committed 1,000.
+    pub fn load(seed: u64, contacts: usize) -> Result<Dataset, AssetError> {
+        let default = Sizes::default();
+        if seed != DEFAULT_SEED || contacts > default.contacts {
+            return Ok(generate(
+                seed,
+                &Sizes {
+                    contacts,
+                    ..default
+                },
+            ));
+        }
+        let mut parts = Vec::with_capacity(6);
+        for (file, text) in ASSET_FILES.iter().zip(ASSETS) {
+            let list: Vec<Map<String, Value>> =
+                serde_json::from_str(text).map_err(|source| AssetError { file, source })?;
+            parts.push(list);
+        }
+        let mut it = parts.into_iter();
+        let mut next = || it.next().unwrap_or_default();
+        let mut ds = Dataset {
+            users: next(),
+            accounts: next(),
+            contacts: next(),
+            deals: next(),
+            projects: next(),
+            appointments: next(),
+        };
+        ds.contacts.truncate(contacts);
+        Ok(ds)
+    }
+
+    /// One JSON text per kind, one record per line (readable diffs of the committed files).
+    pub fn to_asset_texts(&self) -> [String; 6] {
+        [
+            &self.users,
+            &self.accounts,
+            &self.contacts,
+            &self.deals,
+            &self.projects,
+            &self.appointments,
+        ]
+        .map(|list| {
+            let lines: Vec<String> = list
+                .iter()
+                .map(|r| serde_json::to_string(r).unwrap_or_default())
+                .collect();
+            format!("[\n{}\n]\n", lines.join(",\n"))
+        })
+    }
+}
+
+const KIND_USER: u64 = 1;
+const KIND_ACCOUNT: u64 = 2;
+const KIND_CONTACT: u64 = 3;
+const KIND_DEAL: u64 = 4;
+const KIND_PROJECT: u64 = 5;
+const KIND_APPOINTMENT: u64 = 6;
+
+/// Seed timestamps fall between these two instants (no wall clock: the output is fixed).
+fn epoch() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2022, 1, 3, 7, 0, 0)
+        .single()
+        .unwrap_or_default()
+}
+const SPAN_SECS: i64 = 118_000_000;
+
+/// A created/updated pair: updated equals created for about a third of records.
+fn stamps(r: &mut SeedRng) -> (String, String) {
+    let created = epoch()
+        + Duration::seconds(r.range(0, SPAN_SECS))
+        + Duration::microseconds(r.range(0, 1_000_000));
+    let updated = if r.chance(33) {
+        created
+    } else {
+        created
+            + Duration::seconds(r.range(60, 200 * 86_400))
+            + Duration::microseconds(r.range(0, 1_000_000))
+    };
+    (format_ts(created), format_ts(updated))
+}
+
+fn id(prefix: &str, i: usize) -> String {
+    format!("{prefix}_{:06}", i + 1)
+}
+
+/// A person's name in the locale: native script, or (sometimes) its romanisation.
+fn person(r: &mut SeedRng, loc: &Locale) -> (String, String, String, String) {
+    let f = *r.pick(loc.first_names);
+    let l = *r.pick(loc.last_names);
+    let romanised = f.contains('|') && r.chance(35);
+    let pick = |e: &str| if romanised { latin(e) } else { native(e) }.to_string();
+    (pick(f), pick(l), ascii_slug(latin(f)), ascii_slug(latin(l)))
+}
+
+/// Generates a whole data set. Deterministic for a seed and sizes.
+pub fn generate(seed: u64, sizes: &Sizes) -> Dataset {
+    let users: Vec<_> = (0..sizes.users).map(|i| gen_user(seed, i)).collect();
+    let accounts: Vec<_> = (0..sizes.accounts).map(|i| gen_account(seed, i)).collect();
+    let mut contacts = Vec::with_capacity(sizes.contacts);
+    let mut emails = HashSet::with_capacity(sizes.contacts);
+    for i in 0..sizes.contacts {
+        let c = gen_contact(seed, i, sizes, &accounts, &contacts, &mut emails);
+        contacts.push(c);
+    }
+    // Relations point into the first 1,000 contacts so that larger sets keep the same deals.
+    let linked = sizes.contacts.min(1000);
+    let deals = (0..sizes.deals)
+        .map(|i| gen_deal(seed, i, sizes, &accounts, linked))
+        .collect();
+    let projects = (0..sizes.projects)
+        .map(|i| gen_project(seed, i, sizes, &accounts))
+        .collect();
+    let appointments = (0..sizes.appointments)
+        .map(|i| gen_appointment(seed, i, sizes, &contacts[..linked]))
+        .collect();
+    Dataset {
+        users,
+        accounts,
+        contacts,
+        deals,
+        projects,
+        appointments,
+    }
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+fn gen_user(seed: u64, i: usize) -> Map<String, Value> {
+    let mut r = SeedRng::for_record(seed, KIND_USER, i as u64);
+    let loc = r.pick(LOCALES);
+    let (first, last, fs, ls) = person(&mut r, loc);
+    let (created, updated) = stamps(&mut r);
+    let role = *r.pick(&[
+        "sales",
+        "sales",
+        "sales",
+        "account_manager",
+        "support",
+        "manager",
+        "admin",
+    ]);
+    obj(json!({
+        "id": id("usr", i),
+        "name": format!("{first} {last}"),
+        "email": format!("{fs}.{ls}@northwind-sandbox.example"),
+        "role": role,
+        "timezone": loc.timezone,
+        "created_at": created,
+        "updated_at": updated,
+    }))
+}
+
+fn company_name(r: &mut SeedRng, loc: &Locale) -> String {
+    let format = *r.pick(loc.company_formats);
+    let last = native(*r.pick(loc.last_names)).to_string();
+    format
+        .replace("{last}", &last)
+        .replace("{word}", *r.pick(loc.company_words))
+        .replace("{city}", *r.pick(loc.cities))
+}
+
+fn gen_account(seed: u64, i: usize) -> Map<String, Value> {
+    let mut r = SeedRng::for_record(seed, KIND_ACCOUNT, i as u64);
+    let loc = &LOCALES[i % LOCALES.len()];
+    let name = company_name(&mut r, loc);
+    let mut slug = ascii_slug(&name);
+    if slug.len() < 4 {
+        slug = format!("{}{}", ascii_slug(latin(*r.pick(loc.last_names))), i + 1);
+    }
+    slug.truncate(24);
+    let (created, updated) = stamps(&mut r);
+    let mut m = obj(json!({
+        "id": id("acc", i),
+        "name": name,
+        "website": format!("https://www.{slug}.example"),
+        "country": loc.country,
+        "city": r.pick(loc.cities),
+        "phone": r.digits(loc.phone_formats[i % loc.phone_formats.len()]),
+        "industry": r.pick(&["Manufacturing", "Retail", "Software", "Logistics", "Healthcare", "Energy", "Food & Beverage", "Construction"]),
+        "created_at": created,
+        "updated_at": updated,
+    }));
+    if r.chance(40) {
+        m.insert("employees".into(), json!(r.range(5, 20_000)));
+    }
+    m
+}
+
+const TAGS: &[&str] = &[
+    "vip",
+    "newsletter",
+    "lead",
+    "partner",
+    "trade-fair-2024",
+    "churn-risk",
+    "webinar",
+    "enterprise",
+];
+const SOURCES: &[&str] = &[
+    "web_form",
+    "import",
+    "api",
+    "referral",
+    "event",
+    "cold_call",
+];
+const JOBS: &[&str] = &[
+    "CEO",
+    "Head of Purchasing",
+    "Einkaufsleiterin",
+    "Office Manager",
+    "CTO",
+    "Directeur commercial",
+    "Project Lead",
+    "Buyer",
+    "営業部長",
+    "Founder",
+];
+
+fn gen_contact(
+    seed: u64,
+    i: usize,
+    sizes: &Sizes,
+    accounts: &[Map<String, Value>],
+    earlier: &[Map<String, Value>],
+    emails: &mut HashSet<String>,
+) -> Map<String, Value> {
+    let mut r = SeedRng::for_record(seed, KIND_CONTACT, i as u64);
+    let loc = r.pick(LOCALES);
+    let (mut first, mut last, fs, ls) = person(&mut r, loc);
+    let (created, updated) = stamps(&mut r);
+
+    let account_count = match r.below(100) {
+        0..75 => 1,
+        75..85 => 2,
+        _ => 0,
+    };
+    let mut account_ids: Vec<Value> = Vec::new();
+    for _ in 0..account_count {
+        let a = if accounts.is_empty() {
+            break;
+        } else {
+            &accounts[r.below(accounts.len() as u64) as usize]["id"]
+        };
+        if !account_ids.contains(a) {
+            account_ids.push(a.clone());
+        }
+    }
+
+    let local = match r.below(5) {
+        0 => format!("{fs}.{ls}"),
+        1 => format!("{fs}{ls}"),
+        2 => format!("{}.{ls}", fs.chars().next().unwrap_or('x')),
+        3 => format!("{ls}.{fs}"),
+        _ => format!("{fs}_{ls}{}", r.range(1, 99)),
+    };
+    let domain = if !account_ids.is_empty() && r.chance(40) {
+        let acc = accounts
+            .iter()
+            .find(|a| a["id"] == account_ids[0])
+            .and_then(|a| a["website"].as_str())
+            .unwrap_or("https://www.example.example");
+        acc.trim_start_matches("https://www.").to_string()
+    } else {
+        r.pick(loc.email_domains).to_string()
+    };
+    let mut email = format!("{local}@{domain}");
+    while emails.contains(&email) {
+        email = format!("{local}{}@{domain}", r.range(2, 999));
+    }
+    // A few people arrive twice (another form, another import): same e-mail, same person.
+    let duplicate_of = (i % 97 == 41).then(|| &earlier[r.below(i as u64) as usize]);
+    if let Some(d) = duplicate_of
+        && let Some(e) = d["email"].as_str()
+    {
+        email = e.to_string();
+        first = d["first_name"].as_str().unwrap_or(&first).to_string();
+        last = d["last_name"].as_str().unwrap_or(&last).to_string();
+    }
+    emails.insert(email.clone());
+
+    let nameless = r.chance(2);
+    let email_value = if !nameless && r.chance(3) {
+        Value::Null
+    } else {
+        Value::String(email)
+    };
+    let (first_v, last_v, full) = if nameless {
+        (Value::Null, Value::Null, Value::Null)
+    } else if r.chance(2) {
+        (json!(first), Value::Null, json!(first))
+    } else {
+        let full = format!("{first} {last}");
+        (json!(first), json!(last), json!(full))
+    };
+    let phone = if r.chance(85) {
+        let format = *r.pick(loc.phone_formats);
+        json!(r.digits(format))
+    } else {
+        Value::Null
+    };
+    let assigned = r
+        .chance(85)
+        .then(|| id("usr", r.below(sizes.users.max(1) as u64) as usize));
+    let mut assigned_ids: Vec<String> = assigned.iter().cloned().collect();
+    for _ in 0..r.below(3) {
+        let u = id("usr", r.below(sizes.users.max(1) as u64) as usize);
+        if !assigned_ids.contains(&u) {
+            assigned_ids.push(u);
+        }
+    }
+    let mut m = obj(json!({
+        "id": id("con", i),
+        "first_name": first_v,
+        "last_name": last_v,
+        "full_name": full,
+        "email": email_value,
+        "phone": phone,
+        "account_ids": account_ids,
+        "assigned_user_id": assigned,
+        "assigned_user_ids": assigned_ids,
+        "created_at": created,
+        "updated_at": updated,
+    }));
+    if r.chance(30) {
+        let n = 1 + r.below(3);
+        let mut tags: Vec<&str> = (0..n).map(|_| *r.pick(TAGS)).collect();
+        tags.sort_unstable();
+        tags.dedup();
+        m.insert("tags".into(), json!(tags));
+    }
+    if r.chance(50) {
+        m.insert("source".into(), json!(r.pick(SOURCES)));
+    }
+    if r.chance(25) {
+        m.insert("job_title".into(), json!(r.pick(JOBS)));
+    }
+    if r.chance(20) {
+        m.insert(
+            "custom_fields".into(),
+            json!({"customer_number": r.digits("KD-#####"), "preferred_language": loc.language, "loyalty_points": r.range(0, 5000)}),
+        );
+    }
+    if r.chance(40) {
+        m.insert(
+            "consent".into(),
+            json!({"email": r.chance(70), "sms": r.chance(30), "recorded_at": m["created_at"].clone()}),
+        );
+    }
+    m
+}
+
+fn gen_deal(
+    seed: u64,
+    i: usize,
+    sizes: &Sizes,
+    accounts: &[Map<String, Value>],
+    linked: usize,
+) -> Map<String, Value> {
+    let mut r = SeedRng::for_record(seed, KIND_DEAL, i as u64);
+    let account = (!accounts.is_empty() && r.chance(92))
+        .then(|| &accounts[r.below(accounts.len() as u64) as usize]);
+    let product = *r.pick(&[
+        "Annual licence",
+        "Onboarding package",
+        "Support renewal",
+        "Pilot project",
+        "Hardware refresh",
+        "Consulting retainer",
+        "Expansion: 50 seats",
+        "Data migration",
+        "Wartungsvertrag 2025",
+        "Rollout phase 2",
+    ]);
+    let name = match account {
+        Some(a) => format!("{} – {product}", a["name"].as_str().unwrap_or("?")),
+        None => product.to_string(),
+    };
+    let status = *r.pick(&[
+        "open", "open", "open", "open", "won", "won", "lost", "lost", "on_hold",
+    ]);
+    let cents = match r.below(10) {
+        0..4 => r.range(50_000, 1_000_000),
+        4..8 => r.range(1_000_000, 10_000_000),
+        _ => r.range(10_000_000, 50_000_000),
+    };
+    // Two thirds send a decimal string with cents, the rest a JSON number (sometimes whole).
+    let value = if r.chance(66) {
+        json!(format!("{}.{:02}", cents / 100, cents % 100))
+    } else if r.chance(40) {
+        json!(cents / 100)
+    } else {
+        json!(cents as f64 / 100.0)
+    };
+    let (created, updated) = stamps(&mut r);
+    let contact_ids: Vec<String> = (0..(if linked == 0 { 0 } else { 1 + r.below(3) }))
+        .map(|_| id("con", r.below(linked as u64) as usize))
+        .collect();
+    let assigned = id("usr", r.below(sizes.users.max(1) as u64) as usize);
+    let mut assigned_ids = vec![assigned.clone()];
+    if r.chance(30) {
+        assigned_ids.push(id("usr", r.below(sizes.users.max(1) as u64) as usize));
+        assigned_ids.dedup();
+    }
+    let currency = account
+        .and_then(|a| a["country"].as_str())
+        .and_then(|c| LOCALES.iter().find(|l| l.country == c))
+        .map_or("EUR", |l| l.currency);
+    let mut m = obj(json!({
+        "id": id("deal", i),
+        "name": name,
+        "status": status,
+        "value": value,
+        "currency": currency,
+        "account_id": account.map(|a| a["id"].clone()),
+        "contact_ids": contact_ids,
+        "assigned_user_id": if r.chance(95) { json!(assigned) } else { Value::Null },
+        "assigned_user_ids": assigned_ids,
+        "created_at": created,
+        "updated_at": updated,
+    }));
+    if status == "open" {
+        m.insert("probability".into(), json!(r.range(5, 95)));
+    }
+    if r.chance(50) {
+        let d = NaiveDate::from_ymd_opt(2025, 1, 1).unwrap_or_default()
+            + Duration::days(r.range(0, 540));
+        m.insert("expected_close_date".into(), json!(format_date(d)));
+    }
+    if r.chance(20) {
+        m.insert("tags".into(), json!([r.pick(TAGS)]));
+    }
+    m
+}
+
+fn gen_project(
+    seed: u64,
+    i: usize,
+    sizes: &Sizes,
+    accounts: &[Map<String, Value>],
+) -> Map<String, Value> {
+    let mut r = SeedRng::for_record(seed, KIND_PROJECT, i as u64);
+    let kind = *r.pick(&[
+        "Website relaunch",
+        "ERP rollout",
+        "Office move",
+        "Q3 campaign",
+        "Data warehouse",
+        "Mobile app",
+        "ISO 27001 audit",
+        "Training programme",
+        "CRM migration",
+        "Umzug Lager Nord",
+        "Lancement produit",
+    ]);
+    let account =
+        (!accounts.is_empty()).then(|| &accounts[r.below(accounts.len() as u64) as usize]);
+    let name = match account {
+        Some(a) if r.chance(80) => format!("{}: {kind}", a["name"].as_str().unwrap_or("?")),
+        _ => kind.to_string(),
+    };
+    let status = *r.pick(&[
+        "planned",
+        "active",
+        "active",
+        "active",
+        "on_hold",
+        "completed",
+        "completed",
+        "cancelled",
+    ]);
+    let start =
+        NaiveDate::from_ymd_opt(2023, 1, 2).unwrap_or_default() + Duration::days(r.range(0, 1100));
+    let open_ended = match status {
+        "completed" | "cancelled" => false,
+        "active" | "on_hold" => r.chance(50),
+        _ => r.chance(60),
+    };
+    let end = (!open_ended).then(|| format_date(start + Duration::days(r.range(14, 400))));
+    let owner = id("usr", r.below(sizes.users.max(1) as u64) as usize);
+    let mut members = vec![owner.clone()];
+    for _ in 0..r.below(5) {
+        let u = id("usr", r.below(sizes.users.max(1) as u64) as usize);
+        if !members.contains(&u) {
+            members.push(u);
+        }
+    }
+    let (created, updated) = stamps(&mut r);
+    let mut m = obj(json!({
+        "id": id("prj", i),
+        "name": name,
+        "status": status,
+        "start_date": format_date(start),
+        "end_date": end,
+        "owner_id": owner,
+        "member_ids": members,
+        "account_id": account.map(|a| a["id"].clone()),
+        "created_at": created,
+        "updated_at": updated,
+    }));
+    if r.chance(40) {
+        m.insert(
+            "budget".into(),
+            json!(format!("{}.00", r.range(5, 500) * 1000)),
+        );
+    }
+    m
+}
+
+fn gen_appointment(
+    seed: u64,
+    i: usize,
+    sizes: &Sizes,
+    contacts: &[Map<String, Value>],
+) -> Map<String, Value> {
+    let mut r = SeedRng::for_record(seed, KIND_APPOINTMENT, i as u64);
+    let loc = r.pick(LOCALES);
+    let tz: Tz = loc.timezone.parse().unwrap_or(Tz::UTC);
+    let contact =
+        (!contacts.is_empty()).then(|| &contacts[r.below(contacts.len() as u64) as usize]);
+    let who = contact
+        .and_then(|c| c["full_name"].as_str().or(c["email"].as_str()))
+        .unwrap_or("prospect");
+    let title = format!(
+        "{} – {who}",
+        r.pick(&[
+            "Intro call",
+            "Product demo",
+            "Contract review",
+            "Quarterly business review",
+            "On-site visit",
+            "Follow-up",
+            "Kick-off"
+        ])
+    );
+    let day =
+        NaiveDate::from_ymd_opt(2025, 9, 1).unwrap_or_default() + Duration::days(r.range(0, 200));
+    let local = day
+        .and_hms_opt(8 + r.below(9) as u32, if r.chance(50) { 0 } else { 30 }, 0)
+        .unwrap_or_default();
+    let start = tz
+        .from_local_datetime(&local)
+        .earliest()
+        .map_or_else(epoch, |t| t.with_timezone(&Utc));
+    let end = start + Duration::minutes(*r.pick(&[30, 45, 60, 60, 90]));
+    let (created, updated) = stamps(&mut r);
+    obj(json!({
+        "id": id("apt", i),
+        "title": title,
+        "start_time": format_ts(start),
+        "end_time": format_ts(end),
+        "timezone": loc.timezone,
+        "status": r.pick(&["scheduled", "scheduled", "confirmed", "confirmed", "cancelled", "completed"]),
+        "location": r.pick(&["Video call", "Phone", "Customer site", "Office, 3rd floor", "Zoom", "Teams"]),
+        "contact_id": contact.map(|c| c["id"].clone()),
+        "assigned_user_id": id("usr", r.below(sizes.users.max(1) as u64) as usize),
+        "created_at": created,
+        "updated_at": updated,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regenerate with `CRMDASH_WRITE_SANDBOX_ASSETS=1 cargo test --lib sandbox::seed`.
+    #[test]
+    fn committed_assets_match_the_generator() {
+        let ds = generate(DEFAULT_SEED, &Sizes::default());
+        let texts = ds.to_asset_texts();
+        if std::env::var_os("CRMDASH_WRITE_SANDBOX_ASSETS").is_some() {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sandbox");
+            for (file, text) in ASSET_FILES.iter().zip(&texts) {
+                std::fs::write(dir.join(file), text).expect("write asset");
+            }
+        }
+        for ((file, text), committed) in ASSET_FILES.iter().zip(&texts).zip(ASSETS) {
+            assert!(
+                text == committed,
+                "assets/sandbox/{file} is stale: regenerate it"
+            );
+        }
+        assert!(Dataset::load(DEFAULT_SEED, 1000).unwrap() == ds);
+    }
+
+    #[test]
+    fn larger_sets_extend_the_committed_one() {
+        let big = Dataset::load(DEFAULT_SEED, 3000).unwrap();
+        let small = Dataset::load(DEFAULT_SEED, 1000).unwrap();
+        assert_eq!(big.contacts.len(), 3000);
+        assert!(big.contacts[..1000] == small.contacts[..]);
+        assert!(big.deals == small.deals);
+        assert_eq!(Dataset::load(DEFAULT_SEED, 10).unwrap().contacts.len(), 10);
+    }
+
+    #[test]
+    fn data_reads_like_a_real_crm() {
+        let ds = Dataset::load(DEFAULT_SEED, 1000).unwrap();
+        let s = Sizes::default();
+        assert_eq!(
+            [
+                ds.users.len(),
+                ds.accounts.len(),
+                ds.contacts.len(),
+                ds.deals.len(),
+                ds.projects.len(),
+                ds.appointments.len()
+            ],
+            [
+                s.users,
+                s.accounts,
+                s.contacts,
+                s.deals,
+                s.projects,
+                s.appointments
+            ]
+        );
+        let names: HashSet<&str> = ds
+            .contacts
+            .iter()
+            .filter_map(|c| c["full_name"].as_str())
+            .collect();
+        assert!(names.len() > 700, "names must not repeat a few templates");
+        assert!(names.iter().any(|n| !n.is_ascii()));
+        assert!(ds.deals.iter().any(|d| d["value"].is_string()));
+        assert!(ds.deals.iter().any(|d| d["value"].is_number()));
+        assert!(ds.projects.iter().any(|p| p["end_date"].is_null()));
+        assert!(ds.projects.iter().any(|p| p["end_date"].is_string()));
+        assert!(ds.contacts.iter().any(|c| c.contains_key("custom_fields")));
+        let phones: Vec<&str> = ds
+            .contacts
+            .iter()
+            .filter_map(|c| c["phone"].as_str())
+            .collect();
+        assert!(
+            phones
+                .iter()
+                .all(|p| p.starts_with('+') || p.starts_with("00"))
+        );
+    }
+}
