@@ -53,7 +53,7 @@ pub async fn reschedule(
     };
     match apply(row, &body) {
         Ok(()) => {
-            let j = &row.json;
+            let j = row.json();
             axum::Json(json!({
                 "data": {"id": j["id"], "created_at": j["created_at"], "updated_at": j["updated_at"]}
             }))
@@ -69,7 +69,7 @@ fn apply(row: &mut Row, body: &serde_json::Map<String, Value>) -> Result<(), Fai
     let text = |k: &str| body.get(k).and_then(Value::as_str).map(str::trim);
     let zone: Tz = match body.get(ZONE_FIELD) {
         None | Some(Value::Null) => row
-            .json
+            .json()
             .get(ZONE_FIELD)
             .and_then(Value::as_str)
             .and_then(|z| z.parse().ok())
@@ -119,12 +119,12 @@ fn apply(row: &mut Row, body: &serde_json::Map<String, Value>) -> Result<(), Fai
     };
     if let Some(start) = start {
         let old_start = row
-            .json
+            .json()
             .get(START_FIELD)
             .and_then(Value::as_str)
             .and_then(parse_stored);
         let old_end = row
-            .json
+            .json()
             .get(END_FIELD)
             .and_then(Value::as_str)
             .and_then(parse_stored);
@@ -135,7 +135,7 @@ fn apply(row: &mut Row, body: &serde_json::Map<String, Value>) -> Result<(), Fai
             errors.field(END_FIELD, "The end_time must be after the start_time.");
         }
         if !errors.has_field_errors() {
-            let j = &mut row.json;
+            let j = row.json_mut();
             j.insert(START_FIELD.into(), json!(format_ts(start)));
             if let Some(end) = end {
                 j.insert(END_FIELD.into(), json!(format_ts(end)));
@@ -145,7 +145,7 @@ fn apply(row: &mut Row, body: &serde_json::Map<String, Value>) -> Result<(), Fai
             }
             j.insert("status".into(), json!("rescheduled"));
             j.insert("updated_at".into(), json!(format_ts(Utc::now())));
-            *row = Row::new(std::mem::take(j));
+            row.refresh();
             return Ok(());
         }
     }

@@ -124,7 +124,7 @@ async fn reset(State(shared): State<Arc<Shared>>) -> Response {
 
 async fn appointment(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
     match shared.store().appointments.get(&id) {
-        Some(row) => axum::Json(json!({ "data": row.json })).into_response(),
+        Some(row) => axum::Json(json!({ "data": *row.json() })).into_response(),
         None => Failure::new(
             StatusCode::NOT_FOUND,
             format!("Appointment '{id}' not found."),

@@ -334,7 +334,7 @@ pub fn render(
     resource: Resource,
     include: &[&str],
 ) -> Map<String, Value> {
-    let mut m = row.json.clone();
+    let mut m = row.json().into_owned();
     for (name, id_field, target) in resource.includes() {
         if include.contains(name) {
             m.insert((*name).to_string(), store.related(row, id_field, *target));

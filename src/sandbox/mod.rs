@@ -11,6 +11,7 @@ mod contacts;
 mod control;
 mod error;
 mod faults;
+mod gen_contacts;
 mod idempotency;
 mod inject;
 mod listing;
@@ -36,10 +37,11 @@ use tokio::net::TcpListener;
 pub use config::{SandboxArgs, SandboxConfig};
 pub use error::SandboxError;
 pub use faults::{DEFAULT_REDIRECT, FaultKind, FaultRule, Faults, HUGE_BODY_BYTES};
+pub use gen_contacts::SynthContact;
 pub use idempotency::KEY_TTL;
 pub use listing::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 pub use requestlog::{LOG_CAPACITY, RecordedRequest};
-pub use seed::{DEFAULT_SEED, Dataset, Sizes, generate};
+pub use seed::{DEFAULT_SEED, Dataset, Sizes, generate, generate_compact};
 
 use state::{Settings, Shared};
 
@@ -168,7 +170,7 @@ impl SandboxHandle {
         store
             .contacts
             .get(id)
-            .map(|r| Value::Object(r.json.clone()))
+            .map(|r| Value::Object(r.json().into_owned()))
     }
 
     /// An appointment as stored (`start_time`, `end_time`, `timezone`, `status`...).
@@ -177,7 +179,7 @@ impl SandboxHandle {
         store
             .appointments
             .get(id)
-            .map(|r| Value::Object(r.json.clone()))
+            .map(|r| Value::Object(r.json().into_owned()))
     }
 
     /// Ids of every record of a kind (`contacts`, `deals`, `projects`, `appointments`, `users`,

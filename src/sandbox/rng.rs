@@ -2,7 +2,7 @@
 //! must come out byte-identical on every machine and with every version of `rand`.
 
 /// SplitMix64: small, fast, and good enough for plausible fake data.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeedRng(u64);
 
 impl SeedRng {

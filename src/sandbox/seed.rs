@@ -4,10 +4,11 @@
 
 use std::collections::HashSet;
 
-use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use chrono::{Duration, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde_json::{Map, Value, json};
 
+use super::gen_contacts::{SynthContact, epoch, id, stamp_pair};
 use super::names::{LOCALES, Locale, ascii_slug, latin, native};
 use super::rng::SeedRng;
 use super::timefmt::{format_date, format_ts};
@@ -44,7 +45,10 @@ impl Default for Sizes {
 pub struct Dataset {
     pub users: Vec<Map<String, Value>>,
     pub accounts: Vec<Map<String, Value>>,
+    /// Contacts as JSON (the committed files)...
     pub contacts: Vec<Map<String, Value>>,
+    /// ...or generated and compact (built into JSON when served); these come after `contacts`.
+    pub synthetic_contacts: Vec<SynthContact>,
     pub deals: Vec<Map<String, Value>>,
     pub projects: Vec<Map<String, Value>>,
     pub appointments: Vec<Map<String, Value>>,
@@ -84,7 +88,7 @@ impl Dataset {
     pub fn load(seed: u64, contacts: usize) -> Result<Dataset, AssetError> {
         let default = Sizes::default();
         if seed != DEFAULT_SEED || contacts > default.contacts {
-            return Ok(generate(
+            return Ok(generate_compact(
                 seed,
                 &Sizes {
                     contacts,
@@ -104,6 +108,7 @@ impl Dataset {
             users: next(),
             accounts: next(),
             contacts: next(),
+            synthetic_contacts: Vec::new(),
             deals: next(),
             projects: next(),
             appointments: next(),
@@ -134,36 +139,14 @@ impl Dataset {
 
 const KIND_USER: u64 = 1;
 const KIND_ACCOUNT: u64 = 2;
-const KIND_CONTACT: u64 = 3;
 const KIND_DEAL: u64 = 4;
 const KIND_PROJECT: u64 = 5;
 const KIND_APPOINTMENT: u64 = 6;
 
-/// Seed timestamps fall between these two instants (no wall clock: the output is fixed).
-fn epoch() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2022, 1, 3, 7, 0, 0)
-        .single()
-        .unwrap_or_default()
-}
-const SPAN_SECS: i64 = 118_000_000;
-
-/// A created/updated pair: updated equals created for about a third of records.
+/// A created/updated pair as served.
 fn stamps(r: &mut SeedRng) -> (String, String) {
-    let created = epoch()
-        + Duration::seconds(r.range(0, SPAN_SECS))
-        + Duration::microseconds(r.range(0, 1_000_000));
-    let updated = if r.chance(33) {
-        created
-    } else {
-        created
-            + Duration::seconds(r.range(60, 200 * 86_400))
-            + Duration::microseconds(r.range(0, 1_000_000))
-    };
-    (format_ts(created), format_ts(updated))
-}
-
-fn id(prefix: &str, i: usize) -> String {
-    format!("{prefix}_{:06}", i + 1)
+    let (c, u) = stamp_pair(r);
+    (format_ts(c), format_ts(u))
 }
 
 /// A person's name in the locale: native script, or (sometimes) its romanisation.
@@ -175,14 +158,34 @@ fn person(r: &mut SeedRng, loc: &Locale) -> (String, String, String, String) {
     (pick(f), pick(l), ascii_slug(latin(f)), ascii_slug(latin(l)))
 }
 
-/// Generates a whole data set. Deterministic for a seed and sizes.
+/// Generates a whole data set with every contact as JSON (how the committed files are made).
 pub fn generate(seed: u64, sizes: &Sizes) -> Dataset {
+    let mut ds = generate_compact(seed, sizes);
+    ds.contacts = ds
+        .synthetic_contacts
+        .drain(..)
+        .map(|c| c.to_json())
+        .collect();
+    ds
+}
+
+/// Generates a data set with compact contacts. Deterministic for a seed and sizes.
+pub fn generate_compact(seed: u64, sizes: &Sizes) -> Dataset {
     let users: Vec<_> = (0..sizes.users).map(|i| gen_user(seed, i)).collect();
     let accounts: Vec<_> = (0..sizes.accounts).map(|i| gen_account(seed, i)).collect();
-    let mut contacts = Vec::with_capacity(sizes.contacts);
+    let domains: Vec<String> = accounts
+        .iter()
+        .map(|a| {
+            let site = a["website"]
+                .as_str()
+                .unwrap_or("https://www.example.example");
+            site.trim_start_matches("https://www.").to_string()
+        })
+        .collect();
+    let mut contacts: Vec<SynthContact> = Vec::with_capacity(sizes.contacts);
     let mut emails = HashSet::with_capacity(sizes.contacts);
     for i in 0..sizes.contacts {
-        let c = gen_contact(seed, i, sizes, &accounts, &contacts, &mut emails);
+        let c = SynthContact::draw(seed, i, sizes.users, &domains, &contacts, &mut emails);
         contacts.push(c);
     }
     // Relations point into the first 1,000 contacts so that larger sets keep the same deals.
@@ -199,7 +202,8 @@ pub fn generate(seed: u64, sizes: &Sizes) -> Dataset {
     Dataset {
         users,
         accounts,
-        contacts,
+        contacts: Vec::new(),
+        synthetic_contacts: contacts,
         deals,
         projects,
         appointments,
@@ -270,170 +274,6 @@ fn gen_account(seed: u64, i: usize) -> Map<String, Value> {
     }));
     if r.chance(40) {
         m.insert("employees".into(), json!(r.range(5, 20_000)));
-    }
-    m
-}
-
-const TAGS: &[&str] = &[
-    "vip",
-    "newsletter",
-    "lead",
-    "partner",
-    "trade-fair-2024",
-    "churn-risk",
-    "webinar",
-    "enterprise",
-];
-const SOURCES: &[&str] = &[
-    "web_form",
-    "import",
-    "api",
-    "referral",
-    "event",
-    "cold_call",
-];
-const JOBS: &[&str] = &[
-    "CEO",
-    "Head of Purchasing",
-    "Einkaufsleiterin",
-    "Office Manager",
-    "CTO",
-    "Directeur commercial",
-    "Project Lead",
-    "Buyer",
-    "営業部長",
-    "Founder",
-];
-
-fn gen_contact(
-    seed: u64,
-    i: usize,
-    sizes: &Sizes,
-    accounts: &[Map<String, Value>],
-    earlier: &[Map<String, Value>],
-    emails: &mut HashSet<String>,
-) -> Map<String, Value> {
-    let mut r = SeedRng::for_record(seed, KIND_CONTACT, i as u64);
-    let loc = r.pick(LOCALES);
-    let (mut first, mut last, fs, ls) = person(&mut r, loc);
-    let (created, updated) = stamps(&mut r);
-
-    let account_count = match r.below(100) {
-        0..75 => 1,
-        75..85 => 2,
-        _ => 0,
-    };
-    let mut account_ids: Vec<Value> = Vec::new();
-    for _ in 0..account_count {
-        let a = if accounts.is_empty() {
-            break;
-        } else {
-            &accounts[r.below(accounts.len() as u64) as usize]["id"]
-        };
-        if !account_ids.contains(a) {
-            account_ids.push(a.clone());
-        }
-    }
-
-    let local = match r.below(5) {
-        0 => format!("{fs}.{ls}"),
-        1 => format!("{fs}{ls}"),
-        2 => format!("{}.{ls}", fs.chars().next().unwrap_or('x')),
-        3 => format!("{ls}.{fs}"),
-        _ => format!("{fs}_{ls}{}", r.range(1, 99)),
-    };
-    let domain = if !account_ids.is_empty() && r.chance(40) {
-        let acc = accounts
-            .iter()
-            .find(|a| a["id"] == account_ids[0])
-            .and_then(|a| a["website"].as_str())
-            .unwrap_or("https://www.example.example");
-        acc.trim_start_matches("https://www.").to_string()
-    } else {
-        r.pick(loc.email_domains).to_string()
-    };
-    let mut email = format!("{local}@{domain}");
-    while emails.contains(&email) {
-        email = format!("{local}{}@{domain}", r.range(2, 999));
-    }
-    // A few people arrive twice (another form, another import): same e-mail, same person.
-    let duplicate_of = (i % 97 == 41).then(|| &earlier[r.below(i as u64) as usize]);
-    if let Some(d) = duplicate_of
-        && let Some(e) = d["email"].as_str()
-    {
-        email = e.to_string();
-        first = d["first_name"].as_str().unwrap_or(&first).to_string();
-        last = d["last_name"].as_str().unwrap_or(&last).to_string();
-    }
-    emails.insert(email.clone());
-
-    let nameless = r.chance(2);
-    let email_value = if !nameless && r.chance(3) {
-        Value::Null
-    } else {
-        Value::String(email)
-    };
-    let (first_v, last_v, full) = if nameless {
-        (Value::Null, Value::Null, Value::Null)
-    } else if r.chance(2) {
-        (json!(first), Value::Null, json!(first))
-    } else {
-        let full = format!("{first} {last}");
-        (json!(first), json!(last), json!(full))
-    };
-    let phone = if r.chance(85) {
-        let format = *r.pick(loc.phone_formats);
-        json!(r.digits(format))
-    } else {
-        Value::Null
-    };
-    let assigned = r
-        .chance(85)
-        .then(|| id("usr", r.below(sizes.users.max(1) as u64) as usize));
-    let mut assigned_ids: Vec<String> = assigned.iter().cloned().collect();
-    for _ in 0..r.below(3) {
-        let u = id("usr", r.below(sizes.users.max(1) as u64) as usize);
-        if !assigned_ids.contains(&u) {
-            assigned_ids.push(u);
-        }
-    }
-    let mut m = obj(json!({
-        "id": id("con", i),
-        "first_name": first_v,
-        "last_name": last_v,
-        "full_name": full,
-        "email": email_value,
-        "phone": phone,
-        "account_ids": account_ids,
-        "assigned_user_id": assigned,
-        "assigned_user_ids": assigned_ids,
-        "created_at": created,
-        "updated_at": updated,
-    }));
-    if r.chance(30) {
-        let n = 1 + r.below(3);
-        let mut tags: Vec<&str> = (0..n).map(|_| *r.pick(TAGS)).collect();
-        tags.sort_unstable();
-        tags.dedup();
-        m.insert("tags".into(), json!(tags));
-    }
-    if r.chance(50) {
-        m.insert("source".into(), json!(r.pick(SOURCES)));
-    }
-    if r.chance(25) {
-        m.insert("job_title".into(), json!(r.pick(JOBS)));
-    }
-    if r.chance(20) {
-        m.insert(
-            "custom_fields".into(),
-            json!({"customer_number": r.digits("KD-#####"), "preferred_language": loc.language, "loyalty_points": r.range(0, 5000)}),
-        );
-    }
-    if r.chance(40) {
-        m.insert(
-            "consent".into(),
-            json!({"email": r.chance(70), "sms": r.chance(30), "recorded_at": m["created_at"].clone()}),
-        );
     }
     m
 }
@@ -516,7 +356,10 @@ fn gen_deal(
         m.insert("expected_close_date".into(), json!(format_date(d)));
     }
     if r.chance(20) {
-        m.insert("tags".into(), json!([r.pick(TAGS)]));
+        m.insert(
+            "tags".into(),
+            json!([r.pick(&["strategic", "renewal", "upsell", "at-risk"])]),
+        );
     }
     m
 }
@@ -599,7 +442,7 @@ fn gen_appointment(
     seed: u64,
     i: usize,
     sizes: &Sizes,
-    contacts: &[Map<String, Value>],
+    contacts: &[SynthContact],
 ) -> Map<String, Value> {
     let mut r = SeedRng::for_record(seed, KIND_APPOINTMENT, i as u64);
     let loc = r.pick(LOCALES);
@@ -607,8 +450,8 @@ fn gen_appointment(
     let contact =
         (!contacts.is_empty()).then(|| &contacts[r.below(contacts.len() as u64) as usize]);
     let who = contact
-        .and_then(|c| c["full_name"].as_str().or(c["email"].as_str()))
-        .unwrap_or("prospect");
+        .and_then(|c| c.full_name().or(c.email.clone()))
+        .unwrap_or_else(|| "prospect".to_string());
     let title = format!(
         "{} – {who}",
         r.pick(&[
@@ -640,7 +483,7 @@ fn gen_appointment(
         "timezone": loc.timezone,
         "status": r.pick(&["scheduled", "scheduled", "confirmed", "confirmed", "cancelled", "completed"]),
         "location": r.pick(&["Video call", "Phone", "Customer site", "Office, 3rd floor", "Zoom", "Teams"]),
-        "contact_id": contact.map(|c| c["id"].clone()),
+        "contact_id": contact.map(SynthContact::id),
         "assigned_user_id": id("usr", r.below(sizes.users.max(1) as u64) as usize),
         "created_at": created,
         "updated_at": updated,
@@ -675,8 +518,12 @@ mod tests {
     fn larger_sets_extend_the_committed_one() {
         let big = Dataset::load(DEFAULT_SEED, 3000).unwrap();
         let small = Dataset::load(DEFAULT_SEED, 1000).unwrap();
-        assert_eq!(big.contacts.len(), 3000);
-        assert!(big.contacts[..1000] == small.contacts[..]);
+        assert_eq!(big.synthetic_contacts.len(), 3000);
+        let first: Vec<_> = big.synthetic_contacts[..1000]
+            .iter()
+            .map(SynthContact::to_json)
+            .collect();
+        assert!(first == small.contacts);
         assert!(big.deals == small.deals);
         assert_eq!(Dataset::load(DEFAULT_SEED, 10).unwrap().contacts.len(), 10);
     }

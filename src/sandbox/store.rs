@@ -1,19 +1,29 @@
 //! The sandbox's data: records as served (JSON objects, unknown fields and all) plus the few
 //! typed keys filters and sorts need, with id indexes for relations.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 
+use super::gen_contacts::SynthContact;
 use super::seed::Dataset;
 use super::timefmt::parse_stored;
 
-/// One record: its JSON as served and precomputed keys for filtering.
+/// A record's content: JSON as served, or a generated contact built into JSON when served.
+#[derive(Debug, Clone)]
+enum Body {
+    Json(Map<String, Value>),
+    Contact(Box<SynthContact>),
+}
+
+/// One record and precomputed keys for filtering.
 #[derive(Debug, Clone)]
 pub struct Row {
-    pub json: Map<String, Value>,
+    body: Body,
+    id: String,
     pub created: Option<DateTime<Utc>>,
     pub updated: Option<DateTime<Utc>>,
     /// Lower-cased full name (contacts) or name (deals, projects), for partial matches.
@@ -36,17 +46,74 @@ impl Row {
                 .to_lowercase(),
         };
         Row {
+            id: json.get("id").and_then(value_id).unwrap_or_default(),
             created: time("created_at"),
             updated: time("updated_at"),
             name_lc,
             email_lc: text("email").map(str::to_lowercase),
             status_lc: text("status").map(str::to_lowercase),
-            json,
+            body: Body::Json(json),
+        }
+    }
+
+    pub fn synthetic(c: SynthContact) -> Row {
+        Row {
+            id: c.id(),
+            created: Some(c.created),
+            updated: Some(c.updated),
+            name_lc: c.full_name().unwrap_or_default().to_lowercase(),
+            email_lc: c.email.as_deref().map(str::to_lowercase),
+            status_lc: None,
+            body: Body::Contact(Box::new(c)),
         }
     }
 
     pub fn id(&self) -> &str {
-        self.json.get("id").and_then(Value::as_str).unwrap_or("")
+        &self.id
+    }
+
+    /// The record as served.
+    pub fn json(&self) -> Cow<'_, Map<String, Value>> {
+        match &self.body {
+            Body::Json(m) => Cow::Borrowed(m),
+            Body::Contact(c) => Cow::Owned(c.to_json()),
+        }
+    }
+
+    /// The record's JSON for a change (a generated contact becomes plain JSON first). Call
+    /// `refresh` after changing fields that filters or sorts use.
+    pub fn json_mut(&mut self) -> &mut Map<String, Value> {
+        if let Body::Contact(c) = &self.body {
+            self.body = Body::Json(c.to_json());
+        }
+        match &mut self.body {
+            Body::Json(m) => m,
+            Body::Contact(_) => unreachable!("materialised above"),
+        }
+    }
+
+    /// Recomputes the filter keys from the JSON.
+    pub fn refresh(&mut self) {
+        let json = std::mem::take(self.json_mut());
+        *self = Row::new(json);
+    }
+
+    /// A text field, without building a generated contact's JSON.
+    fn text(&self, key: &str) -> Option<Cow<'_, str>> {
+        match &self.body {
+            Body::Json(m) => m.get(key).and_then(Value::as_str).map(Cow::Borrowed),
+            Body::Contact(c) => match key {
+                "first_name" => c.first_name.as_deref().map(Cow::Borrowed),
+                "last_name" => c.last_name.as_deref().map(Cow::Borrowed),
+                "email" => c.email.as_deref().map(Cow::Borrowed),
+                "full_name" => c.full_name().map(Cow::Owned),
+                _ => self
+                    .json()
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .map(|s| Cow::Owned(s.to_string())),
+            },
+        }
     }
 
     /// The value a sort key orders by; missing values are `Null` (sorted last ascending).
@@ -54,7 +121,7 @@ impl Row {
         match key {
             "created_at" => self.created.map_or(SortValue::Null, SortValue::Time),
             "updated_at" => self.updated.map_or(SortValue::Null, SortValue::Time),
-            "value" => match self.json.get(key) {
+            "value" => match self.json().get(key) {
                 Some(Value::String(s)) => {
                     s.trim().parse().map_or(SortValue::Null, SortValue::Number)
                 }
@@ -66,12 +133,10 @@ impl Row {
                 _ => SortValue::Null,
             },
             "start_date" | "end_date" => self
-                .json
-                .get(key)
-                .and_then(Value::as_str)
-                .and_then(parse_stored)
+                .text(key)
+                .and_then(|s| parse_stored(&s))
                 .map_or(SortValue::Null, SortValue::Time),
-            _ => match self.json.get(key).and_then(Value::as_str) {
+            _ => match self.text(key) {
                 Some(s) => SortValue::Text(s.to_lowercase()),
                 None => SortValue::Null,
             },
@@ -105,6 +170,14 @@ impl Table {
             t.push(Row::new(r));
         }
         t
+    }
+
+    fn extend_synthetic(&mut self, contacts: Vec<SynthContact>) {
+        self.rows.reserve(contacts.len());
+        self.by_id.reserve(contacts.len());
+        for c in contacts {
+            self.push(Row::synthetic(c));
+        }
     }
 
     pub fn push(&mut self, row: Row) {
@@ -143,11 +216,13 @@ pub struct Store {
 
 impl Store {
     pub fn new(ds: Dataset) -> Store {
-        let next_contact = ds.contacts.len() + 1;
+        let next_contact = ds.contacts.len() + ds.synthetic_contacts.len() + 1;
+        let mut contacts = Table::from_records(ds.contacts);
+        contacts.extend_synthetic(ds.synthetic_contacts);
         Store {
             users: Table::from_records(ds.users),
             accounts: Table::from_records(ds.accounts),
-            contacts: Table::from_records(ds.contacts),
+            contacts,
             deals: Table::from_records(ds.deals),
             projects: Table::from_records(ds.projects),
             appointments: Table::from_records(ds.appointments),
@@ -182,8 +257,9 @@ impl Store {
             return Value::Null;
         };
         let mut m = Map::new();
+        let json = row.json();
         for f in fields {
-            if let Some(v) = row.json.get(*f) {
+            if let Some(v) = json.get(*f) {
                 m.insert((*f).to_string(), v.clone());
             }
         }
@@ -200,7 +276,7 @@ impl Store {
                 &["id", "first_name", "last_name", "full_name", "email"],
             ),
         };
-        match row.json.get(id_field) {
+        match row.json().get(id_field) {
             Some(Value::Array(ids)) => Value::Array(
                 ids.iter()
                     .map(|id| Self::summary(table, id, fields))
@@ -219,4 +295,13 @@ pub enum Related {
     User,
     Account,
     Contact,
+}
+
+/// An id field's value as text (ids are strings; numbers are tolerated).
+fn value_id(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
 }
