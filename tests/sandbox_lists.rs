@@ -107,10 +107,12 @@ async fn defaults_meta_and_paging_edges() {
     assert_eq!(p.data.len(), 25);
 
     // Last page holds the remainder; past the end is empty with a truthful meta.
-    let mut q = DealQuery::default();
-    q.paging = Paging {
-        page: Some(17),
-        per_page: Some(30),
+    let mut q = DealQuery {
+        paging: Paging {
+            page: Some(17),
+            per_page: Some(30),
+        },
+        ..Default::default()
     };
     let p = client.list_deals(&q).await.unwrap();
     assert_eq!(p.data.len(), 500 - 16 * 30);

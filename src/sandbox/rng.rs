@@ -43,6 +43,10 @@ impl SeedRng {
         &items[self.below(items.len() as u64) as usize]
     }
 
+    pub fn pick_str(&mut self, items: &[&'static str]) -> &'static str {
+        items[self.below(items.len() as u64) as usize]
+    }
+
     /// A random digit for each `#` in `pattern`.
     pub fn digits(&mut self, pattern: &str) -> String {
         pattern

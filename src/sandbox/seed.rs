@@ -244,11 +244,11 @@ fn gen_user(seed: u64, i: usize) -> Map<String, Value> {
 
 fn company_name(r: &mut SeedRng, loc: &Locale) -> String {
     let format = *r.pick(loc.company_formats);
-    let last = native(*r.pick(loc.last_names)).to_string();
+    let last = native(r.pick_str(loc.last_names)).to_string();
     format
         .replace("{last}", &last)
-        .replace("{word}", *r.pick(loc.company_words))
-        .replace("{city}", *r.pick(loc.cities))
+        .replace("{word}", r.pick_str(loc.company_words))
+        .replace("{city}", r.pick_str(loc.cities))
 }
 
 fn gen_account(seed: u64, i: usize) -> Map<String, Value> {
@@ -257,7 +257,7 @@ fn gen_account(seed: u64, i: usize) -> Map<String, Value> {
     let name = company_name(&mut r, loc);
     let mut slug = ascii_slug(&name);
     if slug.len() < 4 {
-        slug = format!("{}{}", ascii_slug(latin(*r.pick(loc.last_names))), i + 1);
+        slug = format!("{}{}", ascii_slug(latin(r.pick_str(loc.last_names))), i + 1);
     }
     slug.truncate(24);
     let (created, updated) = stamps(&mut r);
