@@ -12,6 +12,7 @@ mod control;
 mod error;
 mod faults;
 mod gen_contacts;
+mod gen_records;
 mod idempotency;
 mod inject;
 mod listing;
