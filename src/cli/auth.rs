@@ -74,9 +74,10 @@ pub async fn login(g: &Globals, args: &LoginArgs) -> Result<(), Failure> {
         eprintln!("The service accepted the token.");
     }
     let path = config_file()?;
-    config::save_profile_base_url(&path, &resolved.profile, &resolved.base_url)?;
+    // The keyring first: when it is unreachable nothing at all is written.
     let keyring = Keyring::platform();
     keyring.set(&resolved.profile, token.clone()).await?;
+    config::save_profile_base_url(&path, &resolved.profile, &resolved.base_url)?;
     eprintln!(
         "Logged in: profile '{}' at {} (token {} stored in the {}; base URL saved in {}).",
         resolved.profile,
