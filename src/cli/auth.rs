@@ -7,7 +7,9 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use super::{Failure, Globals, exit};
-use crate::api::{ApiError, Client, ContactQuery, DealQuery, ErrorKind, Paging, RequestEvent};
+use crate::api::{
+    ApiError, Client, ClientOptions, ContactQuery, DealQuery, ErrorKind, Paging, RequestEvent,
+};
 use crate::config::{self, Resolved, Settings, Source};
 use crate::credentials::{self, Keyring, TokenOrigin};
 
@@ -68,7 +70,7 @@ pub async fn login(g: &Globals, args: &LoginArgs) -> Result<(), Failure> {
     };
     let token = read_token(&resolved.profile, interactive)?;
     if !args.no_verify {
-        verify(g, &resolved.base_url, token.clone())
+        verify(g, &settings, &resolved.base_url, token.clone())
             .await
             .map_err(not_accepted)?;
         eprintln!("The service accepted the token.");
@@ -124,8 +126,17 @@ fn prompt_line(prompt: &str) -> Result<String, Failure> {
     Ok(line.trim().to_string())
 }
 
-fn client(g: &Globals, base_url: &str, token: SecretString) -> Result<Client, ApiError> {
-    let client = Client::new(base_url, token)?;
+fn client(
+    g: &Globals,
+    settings: &Settings,
+    base_url: &str,
+    token: SecretString,
+) -> Result<Client, ApiError> {
+    let opts = ClientOptions {
+        ca_file: settings.network.ca_file.clone(),
+        ..ClientOptions::default()
+    };
+    let client = Client::with_options(base_url, token, opts)?;
     if g.verbose == 0 {
         return Ok(client);
     }
@@ -152,8 +163,13 @@ fn client(g: &Globals, base_url: &str, token: SecretString) -> Result<Client, Ap
 }
 
 /// One one-item list request; deals when the contacts list refuses the paging (422).
-async fn verify(g: &Globals, base_url: &str, token: SecretString) -> Result<(), ApiError> {
-    let client = client(g, base_url, token)?;
+async fn verify(
+    g: &Globals,
+    settings: &Settings,
+    base_url: &str,
+    token: SecretString,
+) -> Result<(), ApiError> {
+    let client = client(g, settings, base_url, token)?;
     let paging = Paging {
         page: None,
         per_page: Some(1),
@@ -253,7 +269,7 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
         "token:     {} (from {origin})",
         credentials::token_hint(&source.token)
     );
-    match verify(g, &resolved.base_url, source.token).await {
+    match verify(g, &settings, &resolved.base_url, source.token).await {
         Ok(()) => {
             println!("service:   accepts the token");
             Ok(())
