@@ -231,6 +231,8 @@ mod platform {
         }
     }
 
+    /// zbus is not our direct dependency, so its connection failures (bad address, missing
+    /// socket, refused handshake) are recognised by their message.
     fn is_connect_error(e: &dyn std::fmt::Display) -> bool {
         let s = e.to_string().to_ascii_lowercase();
         s.contains("address") || s.contains("connect") || s.contains("no such file")
