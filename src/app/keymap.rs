@@ -183,6 +183,23 @@ impl fmt::Display for KeySpec {
     }
 }
 
+impl Action {
+    /// A word or two for the hint line.
+    pub fn short(self) -> &'static str {
+        match self {
+            Action::SortNext => "sort",
+            Action::SortFlip => "direction",
+            Action::NextPage => "next",
+            Action::PrevPage => "prev",
+            Action::Detail => "detail",
+            Action::Refresh => "refresh",
+            Action::Includes => "include",
+            Action::Export => "export",
+            other => other.description(),
+        }
+    }
+}
+
 /// The active bindings.
 #[derive(Debug, Clone)]
 pub struct KeyMap {
@@ -273,7 +290,7 @@ impl KeyMap {
         HINT_ACTIONS
             .iter()
             .filter(|a| !self.keys(**a).is_empty())
-            .map(|a| format!("{} {}", self.first_key(*a), a.description()))
+            .map(|a| format!("{} {}", self.first_key(*a), a.short()))
             .collect::<Vec<_>>()
             .join(" · ")
     }

@@ -17,6 +17,15 @@ pub enum DisplayZone {
     Named(Tz),
 }
 
+impl From<crate::timeparse::Zone> for DisplayZone {
+    fn from(z: crate::timeparse::Zone) -> Self {
+        match z {
+            crate::timeparse::Zone::Local => DisplayZone::Local,
+            crate::timeparse::Zone::Named(tz) => DisplayZone::Named(tz),
+        }
+    }
+}
+
 impl DisplayZone {
     /// `2026-11-22 14:03` in this zone; a date alone as `2026-11-22`; unparsed text as sent.
     pub fn format(&self, ts: &Timestamp) -> String {
