@@ -169,6 +169,10 @@ impl Dialog for ExportDialog {
         matches!(self.stage, ExportStage::Running { .. })
     }
 
+    fn busy(&self) -> bool {
+        matches!(self.stage, ExportStage::Running { .. })
+    }
+
     fn captures_text(&self) -> bool {
         self.stage == ExportStage::Asking
     }

@@ -211,6 +211,7 @@ impl App {
     /// Requests (not prefetches) or an export are running: the spinner turns.
     pub fn busy(&self) -> bool {
         self.in_flight.values().any(|f| !f.prefetch)
+            || self.overlays.iter().any(|o| o.dialog().busy())
     }
 
     /// How many requests of any kind are running (tests, the status bar).

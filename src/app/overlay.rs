@@ -93,6 +93,11 @@ pub trait Dialog {
         false
     }
 
+    /// A request of the dialog is running (the spinner turns).
+    fn busy(&self) -> bool {
+        false
+    }
+
     /// A text field has focus: single-key bindings must not fire.
     fn captures_text(&self) -> bool {
         false

@@ -125,6 +125,7 @@ impl Engine {
         loop {
             let horizon = Instant::now() + quiet;
             let idle = self.app.requests_in_flight() == 0
+                && !self.app.busy()
                 && self.app.next_deadline().is_none_or(|d| d > horizon)
                 && self.rx.is_empty();
             if idle {
