@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::event::{Event, EventStream};
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 pub use engine::{Engine, TermAction, read_state, write_state};
@@ -166,7 +166,12 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 }
 
 /// Applies terminal actions; true when the loop must end.
-fn act(term: &mut Term, engine: &mut Engine, actions: Vec<TermAction>, mouse: bool) -> anyhow::Result<bool> {
+fn act(
+    term: &mut Term,
+    engine: &mut Engine,
+    actions: Vec<TermAction>,
+    mouse: bool,
+) -> anyhow::Result<bool> {
     for a in actions {
         match a {
             TermAction::Quit => return Ok(true),
@@ -220,16 +225,18 @@ async fn event_loop(
         if act(term, engine, actions, mouse)? {
             return Ok(());
         }
-        // Everything already queued is handled before the next draw.
+        // Everything already queued is handled before the next draw. Polled inside `select!`
+        // (not `now_or_never`) so the stream keeps the task's real waker.
         loop {
-            let next = match events.next().now_or_never() {
-                Some(Some(Ok(e))) => to_message(e),
-                Some(Some(Err(e))) => return Err(e.into()),
-                Some(None) => return Ok(()),
-                None => match engine.try_recv() {
-                    Some(m) => Some(m),
-                    None => break,
+            let next = tokio::select! {
+                biased;
+                ev = events.next() => match ev {
+                    Some(Ok(e)) => to_message(e),
+                    Some(Err(e)) => return Err(e.into()),
+                    None => return Ok(()),
                 },
+                Some(m) = engine.recv() => Some(m),
+                _ = std::future::ready(()) => break,
             };
             if let Some(m) = next {
                 let actions = engine.handle(m);

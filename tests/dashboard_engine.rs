@@ -18,7 +18,12 @@ fn key(c: char) -> Message {
 
 fn engine(delay: Duration) -> (Engine, std::sync::Arc<FakeSource>) {
     let source = FakeSource::new(FakeData::new(60), delay);
-    let app = App::new(test_config(), &PersistedState::default(), (120, 40), Now::current());
+    let app = App::new(
+        test_config(),
+        &PersistedState::default(),
+        (120, 40),
+        Now::current(),
+    );
     let e = Engine::new(app, Some(source.clone()), "no source", None);
     (e, source)
 }
@@ -49,7 +54,13 @@ async fn typing_waits_for_the_debounce_then_sends_one_request() {
     assert_eq!(source.calls(), base + 1, "one request for the whole word");
     let last = source.seen.lock().unwrap().last().unwrap().clone();
     assert_eq!(last.filter_summary(), "name=acme");
-    assert!(e.app.tab().records().iter().all(|r| r.label.to_lowercase().contains("acme")));
+    assert!(
+        e.app
+            .tab()
+            .records()
+            .iter()
+            .all(|r| r.label.to_lowercase().contains("acme"))
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -73,9 +84,15 @@ async fn spinner_turns_only_while_a_request_is_in_flight() {
     e.start();
     assert!(e.app.busy());
     let d = e.app.next_deadline().unwrap();
-    assert!(d - tokio::time::Instant::now() <= Duration::from_millis(100), "spinner deadline");
+    assert!(
+        d - tokio::time::Instant::now() <= Duration::from_millis(100),
+        "spinner deadline"
+    );
     e.settle(Duration::from_millis(600)).await;
     assert!(!e.app.busy());
     let d = e.app.next_deadline().unwrap();
-    assert!(d - tokio::time::Instant::now() >= Duration::from_secs(9), "only the age label is left");
+    assert!(
+        d - tokio::time::Instant::now() >= Duration::from_secs(9),
+        "only the age label is left"
+    );
 }

@@ -15,8 +15,16 @@ use secrecy::SecretString;
 
 const QUIET: Duration = Duration::from_millis(400);
 
-async fn start(latency: Option<Duration>, state: Option<std::path::PathBuf>) -> (SandboxHandle, Engine) {
-    let sb = Sandbox::start(SandboxConfig { latency, ..SandboxConfig::default() }).await.unwrap();
+async fn start(
+    latency: Option<Duration>,
+    state: Option<std::path::PathBuf>,
+) -> (SandboxHandle, Engine) {
+    let sb = Sandbox::start(SandboxConfig {
+        latency,
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
     let client = Client::new(&sb.base_url(), SecretString::from(sb.token())).unwrap();
     let opts = DashboardOptions {
         profile: "test".into(),
@@ -80,7 +88,18 @@ async fn browse_sort_filter_page_against_the_sandbox() {
     let last_on_1 = *values.last().unwrap();
     press(&mut e, KeyCode::Char('n')).await;
     e.settle(QUIET).await;
-    assert_eq!(e.app.tab().shown.as_ref().unwrap().page.meta.unwrap().current_page, Some(2));
+    assert_eq!(
+        e.app
+            .tab()
+            .shown
+            .as_ref()
+            .unwrap()
+            .page
+            .meta
+            .unwrap()
+            .current_page,
+        Some(2)
+    );
     assert!(value_column(&e)[0] <= last_on_1);
 
     // Filter by name.
@@ -91,13 +110,20 @@ async fn browse_sort_filter_page_against_the_sandbox() {
     let tab = e.app.tab();
     assert_eq!(tab.page, 1);
     assert!(!tab.records().is_empty());
-    assert!(tab.records().iter().all(|r| r.cells[0].text.to_lowercase().contains('a')));
+    assert!(
+        tab.records()
+            .iter()
+            .all(|r| r.cells[0].text.to_lowercase().contains('a'))
+    );
 
     // Detail JSON and copy.
     let fx_copy = {
         press(&mut e, KeyCode::Enter).await;
         assert!(!e.app.overlays.is_empty());
-        e.handle(Message::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)))
+        e.handle(Message::Key(KeyEvent::new(
+            KeyCode::Char('y'),
+            KeyModifiers::NONE,
+        )))
     };
     match fx_copy.as_slice() {
         [crmdash::runtime::TermAction::Copy(json)] => {
@@ -120,7 +146,13 @@ async fn contacts_and_projects_load() {
     assert!(t.records().iter().all(|r| r.id.starts_with("con_")));
     press(&mut e, KeyCode::Char('3')).await;
     e.settle(QUIET).await;
-    assert!(e.app.tab().records().iter().all(|r| r.id.starts_with("prj_")));
+    assert!(
+        e.app
+            .tab()
+            .records()
+            .iter()
+            .all(|r| r.id.starts_with("prj_"))
+    );
     sb.shutdown().await;
 }
 
@@ -128,12 +160,25 @@ async fn contacts_and_projects_load() {
 async fn export_writes_every_page_with_the_cli_writers() {
     let dir = tempfile::tempdir().unwrap();
     let (sb, mut e) = start(None, None).await;
-    let total = e.app.tab().shown.as_ref().unwrap().page.meta.unwrap().total.unwrap() as usize;
+    let total = e
+        .app
+        .tab()
+        .shown
+        .as_ref()
+        .unwrap()
+        .page
+        .meta
+        .unwrap()
+        .total
+        .unwrap() as usize;
     for (name, is_json) in [("deals.csv", false), ("deals.json", true)] {
         let path = dir.path().join(name);
         press(&mut e, KeyCode::Char('e')).await;
         // Replace the default name with our path.
-        e.handle(Message::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+        e.handle(Message::Key(KeyEvent::new(
+            KeyCode::Char('u'),
+            KeyModifiers::CONTROL,
+        )));
         e.handle(Message::Paste(path.display().to_string()));
         press(&mut e, KeyCode::Enter).await;
         e.settle(QUIET).await;
@@ -181,13 +226,19 @@ async fn tabs_and_sorts_are_remembered_between_runs() {
     press(&mut e, KeyCode::Char('3')).await;
     press(&mut e, KeyCode::Char('S')).await;
     e.settle(QUIET).await;
-    let out = e.handle(Message::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE)));
+    let out = e.handle(Message::Key(KeyEvent::new(
+        KeyCode::Char('q'),
+        KeyModifiers::NONE,
+    )));
     assert_eq!(out, [crmdash::runtime::TermAction::Quit]);
     sb.shutdown().await;
     let (sb, e) = start(None, Some(state)).await;
     assert_eq!(e.app.active, TabKind::Projects);
     assert_eq!(e.app.tab().direction, SortDirection::Asc);
-    assert_eq!(e.app.tab().shown.as_ref().unwrap().spec.direction, SortDirection::Asc);
+    assert_eq!(
+        e.app.tab().shown.as_ref().unwrap().spec.direction,
+        SortDirection::Asc
+    );
     sb.shutdown().await;
 }
 
@@ -206,5 +257,8 @@ async fn without_a_token_the_error_says_how_to_log_in() {
     e.start();
     e.settle(QUIET).await;
     let err = e.app.tab().error.clone().unwrap();
-    assert!(err.contains("crmdash login") && err.contains("'work'"), "{err}");
+    assert!(
+        err.contains("crmdash login") && err.contains("'work'"),
+        "{err}"
+    );
 }

@@ -108,7 +108,10 @@ fn empty_state_names_the_filter() {
         h.key(KeyCode::Enter);
         h.answer_all();
         let screen = h.render();
-        assert!(screen.contains("No deals match status=nothing-like-this"), "{screen}");
+        assert!(
+            screen.contains("No deals match status=nothing-like-this"),
+            "{screen}"
+        );
         snap("empty", size, screen);
     }
 }
@@ -117,7 +120,10 @@ fn empty_state_names_the_filter() {
 fn error_state_offers_retry() {
     for size in SIZES {
         let mut h = Harness::new(size);
-        h.fail(0, "Unauthorized (401): the token was rejected - run `crmdash login` (Unauthenticated.)");
+        h.fail(
+            0,
+            "Unauthorized (401): the token was rejected - run `crmdash login` (Unauthenticated.)",
+        );
         let screen = h.render();
         assert!(screen.contains("Press r to retry."), "{screen}");
         snap("error", size, screen);

@@ -22,7 +22,10 @@ fn initial_query_is_explicit() {
     let h = Harness::new((120, 40));
     let first = h.fetches()[0].clone();
     assert_eq!(first.kind, TabKind::Deals);
-    assert_eq!((first.sort_by, first.direction), ("updated_at", SortDirection::Desc));
+    assert_eq!(
+        (first.sort_by, first.direction),
+        ("updated_at", SortDirection::Desc)
+    );
     assert_eq!((first.page, first.per_page), (1, 25));
     assert_eq!(first.includes, ["account", "assigned_user"]);
 }
@@ -38,7 +41,17 @@ fn s_cycles_exactly_the_seed_sort_keys_and_requeries() {
         seen.push(h.app.tab().sort_by);
         h.answer_all();
     }
-    assert_eq!(seen, ["updated_at", "name", "status", "value", "created_at", "updated_at"]);
+    assert_eq!(
+        seen,
+        [
+            "updated_at",
+            "name",
+            "status",
+            "value",
+            "created_at",
+            "updated_at"
+        ]
+    );
     h.ch('S');
     assert_eq!(h.app.tab().direction, SortDirection::Asc);
     assert_eq!(h.fetches().last().unwrap().direction, SortDirection::Asc);
@@ -87,11 +100,20 @@ fn stale_responses_are_dropped() {
     // A's answer arrives anyway (the abort raced): it must not be shown.
     let stale_spec = h.fetches()[h.fetches().len() - 2].clone();
     let page = std::sync::Arc::new(h.data.page(&stale_spec));
-    let stale_id = h.effects.iter().rev().find_map(|e| match e {
-        Effect::Cancel(id) => Some(*id),
-        _ => None,
-    }).unwrap();
-    h.send(crmdash::app::Message::Fetched { id: stale_id, result: Ok(page), elapsed: Duration::ZERO });
+    let stale_id = h
+        .effects
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Effect::Cancel(id) => Some(*id),
+            _ => None,
+        })
+        .unwrap();
+    h.send(crmdash::app::Message::Fetched {
+        id: stale_id,
+        result: Ok(page),
+        elapsed: Duration::ZERO,
+    });
     assert_ne!(h.app.tab().shown.as_ref().unwrap().spec.sort_by, "name");
     h.answer_all();
     assert_eq!(h.app.tab().shown.as_ref().unwrap().spec.sort_by, "status");
@@ -114,7 +136,10 @@ fn tabs_keep_their_own_state() {
     h.ch('2');
     let t = h.app.tab();
     assert_eq!((t.sort_by, t.page, t.selected), ("name", 2, 1));
-    assert_eq!(h.app.tab_of(TabKind::Projects).direction, SortDirection::Asc);
+    assert_eq!(
+        h.app.tab_of(TabKind::Projects).direction,
+        SortDirection::Asc
+    );
     // Back on a loaded tab: nothing to fetch.
     let before = h.fetches().len();
     h.ch('3');
@@ -134,7 +159,11 @@ fn next_page_is_prefetched_once_and_then_served_from_cache() {
     assert!(h.pending.is_empty());
     let before = h.fetches().len();
     h.ch('n');
-    assert_eq!(h.app.tab().shown.as_ref().unwrap().spec.page, 2, "page 2 comes from the cache at once");
+    assert_eq!(
+        h.app.tab().shown.as_ref().unwrap().spec.page,
+        2,
+        "page 2 comes from the cache at once"
+    );
     // ...and page 3 is prefetched in turn.
     assert_eq!(h.fetches().len(), before + 1);
     assert_eq!(h.fetches().last().unwrap().page, 3);
@@ -151,7 +180,11 @@ fn cache_expires_after_thirty_seconds_and_r_bypasses_it() {
     h.advance(Duration::from_secs(31));
     let before = h.fetches().len();
     h.ch('p');
-    assert_eq!(h.fetches().len(), before + 1, "expired page is fetched again");
+    assert_eq!(
+        h.fetches().len(),
+        before + 1,
+        "expired page is fetched again"
+    );
     h.answer_all();
     let before = h.fetches().len();
     h.ch('r');
@@ -179,7 +212,10 @@ fn includes_checklist_changes_the_query() {
     h.key(KeyCode::Char(' ')); // contacts on
     h.key(KeyCode::Enter);
     assert!(h.app.overlays.is_empty());
-    assert_eq!(h.fetches().last().unwrap().includes, ["assigned_user", "contacts"]);
+    assert_eq!(
+        h.fetches().last().unwrap().includes,
+        ["assigned_user", "contacts"]
+    );
 }
 
 #[test]
@@ -197,14 +233,24 @@ fn filter_text_applies_after_the_debounce_only() {
     let spec = (*h.fetches().last().unwrap()).clone();
     assert_eq!(spec.filter_summary(), "name=acme");
     h.answer_all();
-    assert!(h.app.tab().records().iter().all(|r| r.label.to_lowercase().contains("acme")));
+    assert!(
+        h.app
+            .tab()
+            .records()
+            .iter()
+            .all(|r| r.label.to_lowercase().contains("acme"))
+    );
     // Ctrl-U clears; Esc applies at once.
     h.ctrl('u');
     h.key(KeyCode::Esc);
     assert!(!h.app.tab().filter_open);
     assert!(h.app.tab().filters.is_empty());
     let shown = &h.app.tab().shown.as_ref().unwrap().spec;
-    assert_eq!(shown.filter_summary(), "", "the unfiltered page comes back from the cache");
+    assert_eq!(
+        shown.filter_summary(),
+        "",
+        "the unfiltered page comes back from the cache"
+    );
 }
 
 #[test]
@@ -221,8 +267,14 @@ fn keys_typed_in_the_filter_bar_do_not_trigger_actions() {
 fn errors_show_and_retry_with_r() {
     let mut h = Harness::new((120, 40));
     h.fail(0, "Server error (503): down");
-    assert_eq!(h.app.tab().error.as_deref(), Some("Server error (503): down"));
-    assert_eq!(h.app.status.error.as_deref(), Some("Server error (503): down"));
+    assert_eq!(
+        h.app.tab().error.as_deref(),
+        Some("Server error (503): down")
+    );
+    assert_eq!(
+        h.app.status.error.as_deref(),
+        Some("Server error (503): down")
+    );
     h.ch('r');
     h.answer_all();
     assert!(h.app.tab().error.is_none());
@@ -234,7 +286,9 @@ fn q_quits_and_saves_the_remembered_state() {
     let mut h = loaded();
     h.ch('s');
     let fx = h.ch('q');
-    let Some(Effect::SaveState(state)) = fx.first() else { panic!("{fx:?}") };
+    let Some(Effect::SaveState(state)) = fx.first() else {
+        panic!("{fx:?}")
+    };
     assert_eq!(state.active_tab, Some(TabKind::Deals));
     assert_eq!(state.tabs[&TabKind::Deals].sort_by, "name");
     assert_eq!(fx.last(), Some(&Effect::Quit));
@@ -260,7 +314,9 @@ fn remembered_state_round_trips_into_a_new_app() {
 fn y_copies_the_record_json() {
     let mut h = loaded();
     let fx = h.ch('y');
-    let Some(Effect::Copy(text)) = fx.first() else { panic!("{fx:?}") };
+    let Some(Effect::Copy(text)) = fx.first() else {
+        panic!("{fx:?}")
+    };
     let v: serde_json::Value = serde_json::from_str(text).unwrap();
     assert_eq!(v["id"], "1000");
 }
@@ -279,13 +335,22 @@ fn header_click_sorts_by_that_column() {
         }
         x += w + 1;
     }
-    let click = MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: x + 1, row: inner.y, modifiers: KeyModifiers::NONE };
+    let click = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: x + 1,
+        row: inner.y,
+        modifiers: KeyModifiers::NONE,
+    };
     h.send(crmdash::app::Message::Mouse(click));
     assert_eq!(h.app.tab().sort_by, "value");
     h.send(crmdash::app::Message::Mouse(click));
     assert_eq!(h.app.tab().direction, SortDirection::Desc);
     // A click on a tab title switches tabs.
-    let tab_click = MouseEvent { row: 0, column: 2, ..click };
+    let tab_click = MouseEvent {
+        row: 0,
+        column: 2,
+        ..click
+    };
     h.send(crmdash::app::Message::Mouse(tab_click));
     assert_eq!(h.app.active, TabKind::Contacts);
 }

@@ -4,18 +4,29 @@
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use serde_json::Value;
 
+use super::effects::Effect;
 use super::keymap::Action;
 use super::overlay::{Dialog, DialogCx, Outcome};
 use super::record::{DisplayZone, Record};
 use super::resource::TabKind;
 use super::scroll::{Entry, ScrollText, Tone};
-use super::effects::Effect;
 use crate::api::Timestamp;
 
 /// Fields shown first, in this order; the rest follow alphabetically.
 const FIRST: &[&str] = &[
-    "id", "name", "full_name", "first_name", "last_name", "email", "phone", "status", "value",
-    "start_date", "end_date", "created_at", "updated_at",
+    "id",
+    "name",
+    "full_name",
+    "first_name",
+    "last_name",
+    "email",
+    "phone",
+    "status",
+    "value",
+    "start_date",
+    "end_date",
+    "created_at",
+    "updated_at",
 ];
 
 pub struct DetailView {
@@ -25,7 +36,13 @@ pub struct DetailView {
 }
 
 impl DetailView {
-    pub fn new(kind: TabKind, record: &Record, zone: &DisplayZone, width: u16, height: u16) -> Self {
+    pub fn new(
+        kind: TabKind,
+        record: &Record,
+        zone: &DisplayZone,
+        width: u16,
+        height: u16,
+    ) -> Self {
         let entries = entries(&record.raw, zone);
         let noun = match kind {
             TabKind::Contacts => "Contact",
@@ -158,7 +175,11 @@ mod tests {
         assert_eq!(flat[1], (0, "name".into(), "X".into()));
         assert_eq!(
             flat[2],
-            (0, "updated_at".into(), "2026-01-02 03:04  (2026-01-02T03:04:05Z)".into())
+            (
+                0,
+                "updated_at".into(),
+                "2026-01-02 03:04  (2026-01-02T03:04:05Z)".into()
+            )
         );
         assert!(flat.contains(&(2, "tier".into(), "gold".into())));
         assert!(flat.contains(&(4, "[1]".into(), "b".into())));

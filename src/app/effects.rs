@@ -37,7 +37,10 @@ impl ExportFormat {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Load one page; answer with `Message::Fetched` carrying the same id.
-    Fetch { id: RequestId, spec: QuerySpec },
+    Fetch {
+        id: RequestId,
+        spec: QuerySpec,
+    },
     /// The answer is no longer wanted: abort the request if it is still running.
     Cancel(RequestId),
     /// Write every page of the query (from page 1) to `path`; report with `Message::Export`.

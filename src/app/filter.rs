@@ -152,13 +152,20 @@ mod tests {
         assert_eq!(got.len(), 2);
         assert_eq!(got[0], ("full_name", FilterValue::Text("Ada".into())));
         assert_eq!(got[1].0, "updated_after");
-        assert!(bar.fields[2].error.as_deref().unwrap().contains("not a time"));
+        assert!(
+            bar.fields[2]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("not a time")
+        );
     }
 
     #[test]
     fn status_completion_cycles_seen_values() {
         let mut bar = FilterBar::new(Resource::of(TabKind::Deals).filters);
-        bar.seen_statuses.extend(["lost", "open", "won"].map(String::from));
+        bar.seen_statuses
+            .extend(["lost", "open", "won"].map(String::from));
         bar.focus_next();
         bar.focused_mut().input.set("w");
         assert_eq!(bar.status_suggestions(), ["won"]);

@@ -38,8 +38,12 @@ impl HelpView {
             e.push(row(k.to_string(), d.to_string()));
         }
         e.push(heading(""));
-        e.push(heading("Mouse: click a tab, a row or a column header (sorts); the wheel scrolls."));
-        e.push(heading("Keys can be rebound in the config file: [keys] filter = [\"ctrl-f\"]."));
+        e.push(heading(
+            "Mouse: click a tab, a row or a column header (sorts); the wheel scrolls.",
+        ));
+        e.push(heading(
+            "Keys can be rebound in the config file: [keys] filter = [\"ctrl-f\"].",
+        ));
         let log = log_path
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "(not logging)".to_string());

@@ -21,9 +21,15 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
-        let ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
         if let Some(top) = self.overlays.len().checked_sub(1) {
-            let mut cx = DialogCx::new(&self.keymap, &self.config.zone, self.wall, &mut self.next_id);
+            let mut cx = DialogCx::new(
+                &self.keymap,
+                &self.config.zone,
+                self.wall,
+                &mut self.next_id,
+            );
             let out = self.overlays[top].dialog_mut().on_key(&key, &mut cx);
             if !matches!(out, Outcome::Ignored) {
                 return self.apply_outcome(top, out);
@@ -94,7 +100,11 @@ impl App {
                     let step = rows.max(1) as isize;
                     tab.move_selection(if next { step } else { -step });
                 } else {
-                    let target = if next { tab.page + 1 } else { tab.page.saturating_sub(1) };
+                    let target = if next {
+                        tab.page + 1
+                    } else {
+                        tab.page.saturating_sub(1)
+                    };
                     // A flip while loading follows on (the earlier request is cancelled).
                     if tab.go_to_page(target) {
                         return self.load(self.active, false);
@@ -126,7 +136,11 @@ impl App {
                 let scope = {
                     let f = t.filter_summary();
                     let sort = format!("sorted by {} {}", t.sort_by, t.direction);
-                    if f.is_empty() { sort } else { format!("{f}; {sort}") }
+                    if f.is_empty() {
+                        sort
+                    } else {
+                        format!("{f}; {sort}")
+                    }
                 };
                 let local = self.wall.with_timezone(&chrono::Local);
                 let d = ExportDialog::new(self.active, scope, local);
@@ -185,7 +199,13 @@ impl App {
                     self.tab_mut().debounce_until = Some(self.now + FILTER_DEBOUNCE);
                 }
             }
-            _ => match self.tab_mut().filter_bar.focused_mut().input.handle_key(&key) {
+            _ => match self
+                .tab_mut()
+                .filter_bar
+                .focused_mut()
+                .input
+                .handle_key(&key)
+            {
                 InputOutcome::Changed => {
                     self.tab_mut().debounce_until = Some(self.now + FILTER_DEBOUNCE);
                 }
@@ -231,7 +251,13 @@ impl App {
             return self.apply_outcome(top, out);
         }
         if self.tab().filter_open
-            && self.tab_mut().filter_bar.focused_mut().input.insert_str(text) == InputOutcome::Changed
+            && self
+                .tab_mut()
+                .filter_bar
+                .focused_mut()
+                .input
+                .insert_str(text)
+                == InputOutcome::Changed
         {
             self.tab_mut().debounce_until = Some(self.now + FILTER_DEBOUNCE);
             self.dirty = true;
@@ -248,7 +274,11 @@ impl App {
         let rows = areas.table_rows();
         match m.kind {
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
-                let d = if m.kind == MouseEventKind::ScrollDown { 3 } else { -3 };
+                let d = if m.kind == MouseEventKind::ScrollDown {
+                    3
+                } else {
+                    -3
+                };
                 self.tab_mut().move_selection(d);
                 self.tab_mut().scroll_into_view(rows);
                 self.dirty = true;

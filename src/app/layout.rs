@@ -26,13 +26,28 @@ pub struct Areas {
 impl Areas {
     /// `filter_rows`: the number of filter fields when the bar is open.
     pub fn compute(area: Rect, filter_rows: Option<u16>) -> Areas {
-        let tabs = Rect { height: 1.min(area.height), ..area };
+        let tabs = Rect {
+            height: 1.min(area.height),
+            ..area
+        };
         let bottom = area.y + area.height;
-        let hint = Rect { y: bottom.saturating_sub(1), height: 1, ..area };
-        let status = Rect { y: bottom.saturating_sub(2), height: 1, ..area };
+        let hint = Rect {
+            y: bottom.saturating_sub(1),
+            height: 1,
+            ..area
+        };
+        let status = Rect {
+            y: bottom.saturating_sub(2),
+            height: 1,
+            ..area
+        };
         let mut y = area.y + 1;
         let filter = filter_rows.map(|n| {
-            let r = Rect { y, height: n + 2, ..area };
+            let r = Rect {
+                y,
+                height: n + 2,
+                ..area
+            };
             y += n + 2;
             r
         });
@@ -41,7 +56,13 @@ impl Areas {
             height: status.y.saturating_sub(y),
             ..area
         };
-        Areas { tabs, filter, table, status, hint }
+        Areas {
+            tabs,
+            filter,
+            table,
+            status,
+            hint,
+        }
     }
 
     /// Rows of records the table shows (borders and header excluded).
@@ -155,7 +176,10 @@ mod tests {
         assert_eq!(wide.len(), 7);
         assert_eq!(wide.iter().map(|c| c.1).sum::<u16>() + 6, 158);
         let narrow = fit_columns(deals.columns, 78);
-        let names: Vec<&str> = narrow.iter().map(|(i, _)| deals.columns[*i].title).collect();
+        let names: Vec<&str> = narrow
+            .iter()
+            .map(|(i, _)| deals.columns[*i].title)
+            .collect();
         assert!(names.starts_with(&["Name", "Status", "Value"]), "{names:?}");
         assert!(!names.contains(&"Created"));
         let used: u16 = narrow.iter().map(|c| c.1).sum::<u16>() + narrow.len() as u16 - 1;

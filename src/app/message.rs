@@ -13,8 +13,15 @@ use super::record::FetchedPage;
 /// How an export is going.
 #[derive(Debug, Clone)]
 pub enum ExportEvent {
-    Progress { records: usize, page: u32, last_page: Option<u32> },
-    Done { records: usize, path: PathBuf },
+    Progress {
+        records: usize,
+        page: u32,
+        last_page: Option<u32>,
+    },
+    Done {
+        records: usize,
+        path: PathBuf,
+    },
     Failed(String),
     Cancelled,
 }
@@ -34,8 +41,15 @@ pub enum Message {
         elapsed: Duration,
     },
     /// The client is retrying: "retrying (2/4): 503".
-    Retrying { attempt: u32, max_attempts: u32, reason: String },
-    Export { id: RequestId, event: ExportEvent },
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        reason: String,
+    },
+    Export {
+        id: RequestId,
+        event: ExportEvent,
+    },
     /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
     Terminate,
 }

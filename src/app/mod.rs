@@ -237,7 +237,9 @@ impl App {
     /// The screen's areas for the current size and filter bar.
     pub fn areas(&self) -> Areas {
         let tab = self.tab();
-        let rows = tab.filter_open.then_some(tab.filter_bar.fields.len() as u16);
+        let rows = tab
+            .filter_open
+            .then_some(tab.filter_bar.fields.len() as u16);
         Areas::compute(
             ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1),
             rows,
@@ -282,13 +284,18 @@ impl App {
                 Vec::new()
             }
             Message::Tick => self.on_tick(),
-            Message::Fetched { id, result, elapsed } => self.on_fetched(id, result, elapsed),
+            Message::Fetched {
+                id,
+                result,
+                elapsed,
+            } => self.on_fetched(id, result, elapsed),
             Message::Retrying {
                 attempt,
                 max_attempts,
                 reason,
             } => {
-                self.status.retrying = Some(format!("retrying ({attempt}/{max_attempts}): {reason}"));
+                self.status.retrying =
+                    Some(format!("retrying ({attempt}/{max_attempts}): {reason}"));
                 self.dirty = true;
                 Vec::new()
             }
@@ -475,7 +482,8 @@ impl App {
         let current = self.tabs[i].pending == Some(id);
         match result {
             Ok(page) => {
-                self.cache.retain(|_, (_, at)| self.now.saturating_duration_since(*at) < CACHE_TTL);
+                self.cache
+                    .retain(|_, (_, at)| self.now.saturating_duration_since(*at) < CACHE_TTL);
                 self.cache.insert(f.spec.clone(), (page.clone(), self.now));
                 if current {
                     self.tabs[i].pending = None;

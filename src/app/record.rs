@@ -62,7 +62,9 @@ impl StatusTone {
             StatusTone::Bad
         } else if has(&["won", "complete", "done", "active", "success", "finished"]) {
             StatusTone::Good
-        } else if has(&["open", "new", "progress", "pending", "planned", "draft", "hold"]) {
+        } else if has(&[
+            "open", "new", "progress", "pending", "planned", "draft", "hold",
+        ]) {
             StatusTone::Pending
         } else {
             StatusTone::Neutral
@@ -311,7 +313,14 @@ mod tests {
         let texts: Vec<&str> = p.records[0].cells.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(
             texts,
-            ["Big Deal", "won", "1200.50", "Acme", "2026-01-02 03:04", "-"]
+            [
+                "Big Deal",
+                "won",
+                "1200.50",
+                "Acme",
+                "2026-01-02 03:04",
+                "-"
+            ]
         );
         assert_eq!(
             p.records[0].cells[1].style,

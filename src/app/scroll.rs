@@ -68,7 +68,11 @@ impl ScrollText {
             let lead = pad.width() + key.width();
             let hang = if lead + 8 > w { pad.width() + 2 } else { lead };
             let mut first = true;
-            let chunks = wrap(&e.value, w.saturating_sub(lead).max(8), w.saturating_sub(hang).max(8));
+            let chunks = wrap(
+                &e.value,
+                w.saturating_sub(lead).max(8),
+                w.saturating_sub(hang).max(8),
+            );
             for chunk in chunks {
                 let spans = if first {
                     let mut v = vec![(format!("{pad}{key}"), Tone::Key)];

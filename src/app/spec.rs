@@ -5,9 +5,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::resource::TabKind;
-use crate::api::{
-    ApiError, ContactQuery, DealQuery, Paging, ProjectQuery, SortDirection,
-};
+use crate::api::{ApiError, ContactQuery, DealQuery, Paging, ProjectQuery, SortDirection};
 
 /// A filter's value, already checked.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -153,10 +151,7 @@ mod tests {
         };
         let q = spec.deal_query().unwrap();
         assert_eq!(q.sort_by, Some(DealSort::Value));
-        assert_eq!(
-            q.include,
-            [DealInclude::Account, DealInclude::AssignedUser]
-        );
+        assert_eq!(q.include, [DealInclude::Account, DealInclude::AssignedUser]);
         assert_eq!(q.status.as_deref(), Some("won"));
         assert!(q.to_pairs().unwrap().contains(&("page", "2".to_string())));
         assert_eq!(spec.filter_summary(), "status=won");

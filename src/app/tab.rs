@@ -111,7 +111,10 @@ impl TabState {
         let meta = self.shown.as_ref()?.page.meta?;
         let last = meta.last_page.or_else(|| {
             let total = meta.total?;
-            let per = meta.per_page.filter(|p| *p > 0).unwrap_or(self.per_page as u64);
+            let per = meta
+                .per_page
+                .filter(|p| *p > 0)
+                .unwrap_or(self.per_page as u64);
             Some(total.div_ceil(per).max(1))
         })?;
         Some(u32::try_from(last).unwrap_or(u32::MAX).max(1))

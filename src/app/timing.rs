@@ -36,7 +36,9 @@ impl App {
     /// The age label of the data on the active tab.
     pub fn age_label(&self) -> Option<String> {
         let shown = self.tab().shown.as_ref()?;
-        Some(age_label(self.now.saturating_duration_since(shown.loaded_at)))
+        Some(age_label(
+            self.now.saturating_duration_since(shown.loaded_at),
+        ))
     }
 
     fn refresh_paused(&self) -> bool {
@@ -70,7 +72,10 @@ impl App {
         let now = self.now;
         let mut fx = Vec::new();
         for kind in TabKind::ALL {
-            if self.tabs[kind.index()].debounce_until.is_some_and(|t| t <= now) {
+            if self.tabs[kind.index()]
+                .debounce_until
+                .is_some_and(|t| t <= now)
+            {
                 fx.extend(self.apply_filters(kind));
             }
         }
@@ -113,7 +118,13 @@ mod tests {
         assert_eq!(age_label(Duration::from_secs(3)), "updated just now");
         assert_eq!(age_label(Duration::from_secs(19)), "updated 10 s ago");
         assert_eq!(age_label(Duration::from_secs(125)), "updated 2 min ago");
-        assert_eq!(age_step_left(Duration::from_secs(3)), Duration::from_secs(7));
-        assert_eq!(age_step_left(Duration::from_secs(61)), Duration::from_secs(59));
+        assert_eq!(
+            age_step_left(Duration::from_secs(3)),
+            Duration::from_secs(7)
+        );
+        assert_eq!(
+            age_step_left(Duration::from_secs(61)),
+            Duration::from_secs(59)
+        );
     }
 }

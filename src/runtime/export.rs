@@ -36,7 +36,8 @@ impl Job {
                 _ = self.cancel.cancelled() => return Ok(ExportEvent::Cancelled),
                 r = self.client.list(&query) => r,
             };
-            let got = result.map_err(|e| format!("Export failed on page {page}: {}", e.summary()))?;
+            let got =
+                result.map_err(|e| format!("Export failed on page {page}: {}", e.summary()))?;
             let n = got.data.len();
             let has_next = got.has_next();
             let last = got
@@ -89,7 +90,9 @@ fn write_file<T: crate::api::ApiRecord>(
         let mut w = BufWriter::new(file);
         match format {
             ExportFormat::Csv => crate::output::write_csv(records, &mut w).map_err(|e| fail(&e))?,
-            ExportFormat::Json => crate::output::write_json(records, &mut w).map_err(|e| fail(&e))?,
+            ExportFormat::Json => {
+                crate::output::write_json(records, &mut w).map_err(|e| fail(&e))?
+            }
         }
         w.flush().map_err(|e| fail(&e))?;
         std::fs::rename(&tmp, path).map_err(|e| fail(&e))

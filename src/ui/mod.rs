@@ -28,15 +28,23 @@ pub fn render(app: &App, f: &mut Frame) {
             Line::from("Enlarge the window, or press q to quit."),
         ]);
         let top = area.height.saturating_sub(3) / 2;
-        let a = ratatui::layout::Rect { y: area.y + top, height: area.height - top, ..area };
+        let a = ratatui::layout::Rect {
+            y: area.y + top,
+            height: area.height - top,
+            ..area
+        };
         f.render_widget(
-            Paragraph::new(text).alignment(Alignment::Center).wrap(Wrap { trim: true }),
+            Paragraph::new(text)
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true }),
             a,
         );
         return;
     }
     let tab = app.tab();
-    let rows = tab.filter_open.then_some(tab.filter_bar.fields.len() as u16);
+    let rows = tab
+        .filter_open
+        .then_some(tab.filter_bar.fields.len() as u16);
     let areas = Areas::compute(area, rows);
     common::tabs::draw(f, areas.tabs, app, &theme);
     if let Some(fa) = areas.filter {

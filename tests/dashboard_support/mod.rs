@@ -50,8 +50,16 @@ pub struct FakeData {
 
 impl FakeData {
     pub fn new(n: usize) -> FakeData {
-        let names = ["Acme renewal", "Globex expansion", "Initech licences", "Umbrella pilot",
-            "Stark retrofit", "Wayne security", "Hooli cloud", "Pied Piper compression"];
+        let names = [
+            "Acme renewal",
+            "Globex expansion",
+            "Initech licences",
+            "Umbrella pilot",
+            "Stark retrofit",
+            "Wayne security",
+            "Hooli cloud",
+            "Pied Piper compression",
+        ];
         let deals = (0..n)
             .map(|i| {
                 let mut d = json!({
@@ -131,7 +139,11 @@ impl FakeData {
                 spec.filters.iter().all(|(k, v)| match v {
                     FilterValue::Text(t) => {
                         let field = if *k == "full_name" {
-                            format!("{} {}", r["first_name"].as_str().unwrap_or(""), r["last_name"].as_str().unwrap_or(""))
+                            format!(
+                                "{} {}",
+                                r["first_name"].as_str().unwrap_or(""),
+                                r["last_name"].as_str().unwrap_or("")
+                            )
                         } else {
                             r[*k].as_str().unwrap_or("").to_string()
                         };
@@ -143,7 +155,9 @@ impl FakeData {
                     }
                     FilterValue::Instant(t) => {
                         let key = k.trim_end_matches("_after").to_string() + "_at";
-                        r[&key].as_str().is_some_and(|s| s > t.to_rfc3339().as_str())
+                        r[&key]
+                            .as_str()
+                            .is_some_and(|s| s > t.to_rfc3339().as_str())
                     }
                 })
             })
@@ -174,9 +188,17 @@ impl FakeData {
 
     pub fn page(&self, spec: &QuerySpec) -> FetchedPage {
         let body = self.body(spec);
-        let cols: Vec<_> = Resource::of(spec.kind).columns.iter().map(|c| c.id).collect();
+        let cols: Vec<_> = Resource::of(spec.kind)
+            .columns
+            .iter()
+            .map(|c| c.id)
+            .collect();
         let zone = DisplayZone::Named(chrono_tz::Tz::UTC);
-        fn build<T: TableRecord>(b: &str, cols: &[crmdash::app::resource::ColumnId], z: &DisplayZone) -> FetchedPage {
+        fn build<T: TableRecord>(
+            b: &str,
+            cols: &[crmdash::app::resource::ColumnId],
+            z: &DisplayZone,
+        ) -> FetchedPage {
             build_page(decode_page::<T>(b.as_bytes()).unwrap(), cols, z)
         }
         match spec.kind {
@@ -190,8 +212,12 @@ impl FakeData {
 /// ISO dates only: enough grammar for the tests (the real one is `timeparse`).
 pub fn test_parser() -> DateParser {
     Arc::new(|s: &str, now: DateTime<Utc>| {
-        crmdash::timeparse::parse_instant(s, &crmdash::timeparse::Zone::Named(chrono_tz::Tz::UTC), now)
-            .map_err(|e| e.to_string())
+        crmdash::timeparse::parse_instant(
+            s,
+            &crmdash::timeparse::Zone::Named(chrono_tz::Tz::UTC),
+            now,
+        )
+        .map_err(|e| e.to_string())
     })
 }
 
@@ -232,7 +258,13 @@ impl Harness {
             wall: wall0(),
         };
         let app = App::new(config, &PersistedState::default(), size, now);
-        let mut h = Harness { app, data, now, effects: Vec::new(), pending: Vec::new() };
+        let mut h = Harness {
+            app,
+            data,
+            now,
+            effects: Vec::new(),
+            pending: Vec::new(),
+        };
         let fx = h.app.start(now);
         h.record(fx);
         h
@@ -264,7 +296,10 @@ impl Harness {
     }
 
     pub fn ctrl(&mut self, c: char) -> Vec<Effect> {
-        self.send(Message::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)))
+        self.send(Message::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::CONTROL,
+        )))
     }
 
     pub fn type_str(&mut self, s: &str) {
@@ -283,12 +318,20 @@ impl Harness {
     pub fn answer(&mut self, index: usize) -> Vec<Effect> {
         let (id, spec) = self.pending.remove(index);
         let page = Arc::new(self.data.page(&spec));
-        self.send(Message::Fetched { id, result: Ok(page), elapsed: Duration::from_millis(42) })
+        self.send(Message::Fetched {
+            id,
+            result: Ok(page),
+            elapsed: Duration::from_millis(42),
+        })
     }
 
     pub fn fail(&mut self, index: usize, error: &str) -> Vec<Effect> {
         let (id, _) = self.pending.remove(index);
-        self.send(Message::Fetched { id, result: Err(error.to_string()), elapsed: Duration::from_millis(42) })
+        self.send(Message::Fetched {
+            id,
+            result: Err(error.to_string()),
+            elapsed: Duration::from_millis(42),
+        })
     }
 
     /// Answers every pending fetch, including those the answers cause (prefetches).
@@ -348,7 +391,12 @@ pub struct FakeSource {
 
 impl FakeSource {
     pub fn new(data: FakeData, delay: Duration) -> Arc<FakeSource> {
-        Arc::new(FakeSource { data: Mutex::new(data), calls: AtomicUsize::new(0), delay, seen: Mutex::new(Vec::new()) })
+        Arc::new(FakeSource {
+            data: Mutex::new(data),
+            calls: AtomicUsize::new(0),
+            delay,
+            seen: Mutex::new(Vec::new()),
+        })
     }
 
     pub fn calls(&self) -> usize {

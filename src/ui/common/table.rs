@@ -7,11 +7,11 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
 
 use crate::api::SortDirection;
+use crate::app::App;
 use crate::app::keymap::Action;
 use crate::app::layout::{COLUMN_GAP, fit_columns};
 use crate::app::resource::Align;
 use crate::app::tab::TabState;
-use crate::app::App;
 use crate::ui::theme::Theme;
 
 fn arrow(d: SortDirection) -> &'static str {
@@ -27,7 +27,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut title = vec![
         Span::styled(format!(" {} ", tab.resource.kind.title()), theme.title),
         Span::styled(
-            format!("· sort {} {} · {}/page ", tab.sort_by, arrow(tab.direction), tab.per_page),
+            format!(
+                "· sort {} {} · {}/page ",
+                tab.sort_by,
+                arrow(tab.direction),
+                tab.per_page
+            ),
             theme.dim,
         ),
     ];
@@ -36,7 +41,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let focused = !tab.filter_open && app.overlays.is_empty();
     let block = Block::bordered()
-        .border_style(if focused { theme.border_focus } else { theme.border })
+        .border_style(if focused {
+            theme.border_focus
+        } else {
+            theme.border
+        })
         .title(Line::from(title));
     let inner = block.inner(area);
     f.render_widget(block, area);

@@ -15,7 +15,10 @@ pub fn draw(f: &mut Frame, area: Rect, input: &TextInput, focused: bool, theme: 
     // One column stays free for the cursor at the end.
     let (shown, cursor) = input.view(area.width.saturating_sub(1).max(1));
     let style = if focused { theme.input } else { theme.dim };
-    f.render_widget(Paragraph::new(Span::styled(shown, style)).style(style), area);
+    f.render_widget(
+        Paragraph::new(Span::styled(shown, style)).style(style),
+        area,
+    );
     if focused {
         f.set_cursor_position((area.x + cursor.min(area.width - 1), area.y));
     }

@@ -60,13 +60,21 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, theme: &Theme) {
         ExportStage::Finished(msg) => {
             f.render_widget(
                 Paragraph::new(Span::styled(msg.as_str(), theme.note)).wrap(Wrap { trim: true }),
-                Rect { y: inner.y + 2, height: inner.height - 2, ..inner },
+                Rect {
+                    y: inner.y + 2,
+                    height: inner.height - 2,
+                    ..inner
+                },
             );
         }
         ExportStage::Failed(msg) => {
             f.render_widget(
                 Paragraph::new(Span::styled(msg.as_str(), theme.error)).wrap(Wrap { trim: true }),
-                Rect { y: inner.y + 2, height: inner.height - 2, ..inner },
+                Rect {
+                    y: inner.y + 2,
+                    height: inner.height - 2,
+                    ..inner
+                },
             );
         }
     }

@@ -14,14 +14,24 @@ pub fn draw(f: &mut Frame, area: Rect, p: &IncludesPicker, app: &App, theme: &Th
     let h = p.items.len() as u16 + 5;
     let m = modal::centered(area, 56, h);
     let title = format!("Include with {}", app.tab().resource.kind.noun());
-    let inner = modal::frame(f, m, &title, "Space toggle · Enter apply · Esc cancel", theme);
+    let inner = modal::frame(
+        f,
+        m,
+        &title,
+        "Space toggle · Enter apply · Esc cancel",
+        theme,
+    );
     let mut lines = vec![Line::from(Span::styled(
         "Related records to request:",
         theme.dim,
     ))];
     for (i, (name, on)) in p.items.iter().enumerate() {
         let mark = if *on { "[x]" } else { "[ ]" };
-        let style = if i == p.cursor { theme.selected } else { ratatui::style::Style::new() };
+        let style = if i == p.cursor {
+            theme.selected
+        } else {
+            ratatui::style::Style::new()
+        };
         lines.push(Line::from(Span::styled(format!(" {mark} {name}"), style)));
     }
     f.render_widget(Paragraph::new(lines), inner);

@@ -17,7 +17,10 @@ pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
     let block = Block::bordered()
         .border_style(theme.border_focus)
         .title(Line::from(vec![
-            Span::styled(format!(" Filter {} ", tab.resource.kind.noun()), theme.title),
+            Span::styled(
+                format!(" Filter {} ", tab.resource.kind.noun()),
+                theme.title,
+            ),
             Span::styled(
                 "· typing filters · Tab next field · Enter apply · Esc close · Ctrl-U clear ",
                 theme.dim,

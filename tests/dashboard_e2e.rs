@@ -1,0 +1,146 @@
+//! End to end in a real terminal: the demo (embedded sandbox + dashboard) runs inside tmux;
+//! we switch to Deals, sort by value descending, page forward, filter by name, open a detail,
+//! quit, and check the screen at each step and that the terminal was restored (raw mode off,
+//! alternate screen left, mouse reporting off).
+//!
+//! Uses `examples/demo.rs` until the binary's `--demo` is wired; builds it when missing.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+    session: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux must be installed for the end-to-end test (apt-get install tmux)")
+    }
+
+    fn send(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.session];
+        args.extend_from_slice(keys);
+        assert!(self.cmd(&args).status.success());
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(
+            &self
+                .cmd(&["capture-pane", "-p", "-t", &self.session])
+                .stdout,
+        )
+        .into_owned()
+    }
+
+    fn display(&self, format: &str) -> String {
+        String::from_utf8_lossy(
+            &self
+                .cmd(&["display", "-p", "-t", &self.session, format])
+                .stdout,
+        )
+        .trim()
+        .to_string()
+    }
+
+    /// Polls the screen until it shows `text` (generous limit: machines are slow and shared).
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                panic!("screen never showed {text:?}; it shows:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+fn demo_binary() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--example", "demo", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .status()
+        .expect("cargo build --example demo");
+    assert!(status.success());
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    target.join("debug").join("examples").join("demo")
+}
+
+#[test]
+fn browse_deals_in_a_real_terminal_and_restore_it() {
+    let bin = demo_binary();
+    let tmux = Tmux {
+        socket: format!("crmdash-e2e-{}", std::process::id()),
+        session: "e2e".into(),
+    };
+    let script = format!(
+        "NO_COLOR=1 {}; echo EXIT=$?; stty -a; sleep 600",
+        bin.display()
+    );
+    let out = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "120",
+        "-y",
+        "32",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    tmux.wait_for("page 1/20 · 500 total");
+    assert_eq!(tmux.display("#{alternate_on}"), "1");
+    tmux.send(&["1"]);
+    tmux.wait_for("Contacts · sort updated_at ↓");
+    tmux.send(&["2"]);
+    tmux.wait_for("Deals · sort updated_at ↓");
+    tmux.send(&["s", "s", "s"]);
+    let s = tmux.wait_for("Deals · sort value ↓");
+    assert!(s.contains("Value ↓"), "{s}");
+    tmux.send(&["n"]);
+    tmux.wait_for("page 2/20");
+    tmux.send(&["/", "G", "m", "b", "H"]);
+    let s = tmux.wait_for("2 Deals [name=GmbH]");
+    assert!(s.contains("Filter deals"), "{s}");
+    tmux.send(&["Enter"]);
+    let s = tmux.wait_for("page 1/");
+    assert!(!s.contains("Filter deals"), "Enter closes the bar:\n{s}");
+    tmux.send(&["Enter"]);
+    let s = tmux.wait_for("Deal deal_");
+    assert!(s.contains("GmbH") && s.contains("value:"), "{s}");
+    tmux.send(&["Escape"]);
+    tmux.send(&["q"]);
+    let s = tmux.wait_for("EXIT=0");
+    // Cooked mode again: canonical input and echo are on.
+    assert!(s.contains(" icanon") && !s.contains("-icanon"), "{s}");
+    assert!(s.contains(" echo ") && !s.contains("-echo "), "{s}");
+    assert_eq!(tmux.display("#{alternate_on}"), "0");
+    assert_eq!(tmux.display("#{mouse_any_flag}"), "0");
+}
