@@ -85,18 +85,15 @@ fn demo_binary() -> PathBuf {
     target.join("debug").join("examples").join("demo")
 }
 
-#[test]
-fn browse_deals_in_a_real_terminal_and_restore_it() {
-    let bin = demo_binary();
+/// Runs `command` in a fresh tmux server (its own socket), then prints its exit status and
+/// the terminal settings, and lingers so the screen can be read.
+fn start(name: &str, command: &str) -> Tmux {
     let tmux = Tmux {
-        socket: format!("crmdash-e2e-{}", std::process::id()),
+        socket: format!("crmdash-{name}-{}", std::process::id()),
         session: "e2e".into(),
     };
-    let script = format!(
-        "NO_COLOR=1 {}; echo EXIT=$?; stty -a; sleep 600",
-        bin.display()
-    );
-    let out = tmux.cmd(&[
+    let script = format!("{command}; echo EXIT=$?; stty -a; echo STTY-DONE; sleep 600");
+    let args = [
         "new-session",
         "-d",
         "-s",
@@ -107,14 +104,37 @@ fn browse_deals_in_a_real_terminal_and_restore_it() {
         "32",
         "sh",
         "-c",
-        &script,
-    ]);
+    ];
+    let mut full: Vec<&str> = args.to_vec();
+    full.push(&script);
+    let out = tmux.cmd(&full);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    tmux
+}
 
+/// Raw mode off (canonical input, echo), alternate screen left, mouse reporting off.
+fn assert_restored(tmux: &Tmux, screen: &str) {
+    let screen = &format!("{screen}{}", tmux.wait_for("STTY-DONE"));
+    assert!(
+        screen.contains(" icanon") && !screen.contains("-icanon"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(" echo ") && !screen.contains("-echo "),
+        "{screen}"
+    );
+    assert_eq!(tmux.display("#{alternate_on}"), "0");
+    assert_eq!(tmux.display("#{mouse_any_flag}"), "0");
+}
+
+#[test]
+fn browse_deals_in_a_real_terminal_and_restore_it() {
+    let bin = demo_binary();
+    let tmux = start("browse", &format!("NO_COLOR=1 {}", bin.display()));
     tmux.wait_for("page 1/20 · 500 total");
     assert_eq!(tmux.display("#{alternate_on}"), "1");
     tmux.send(&["1"]);
@@ -138,9 +158,62 @@ fn browse_deals_in_a_real_terminal_and_restore_it() {
     tmux.send(&["Escape"]);
     tmux.send(&["q"]);
     let s = tmux.wait_for("EXIT=0");
-    // Cooked mode again: canonical input and echo are on.
-    assert!(s.contains(" icanon") && !s.contains("-icanon"), "{s}");
-    assert!(s.contains(" echo ") && !s.contains("-echo "), "{s}");
-    assert_eq!(tmux.display("#{alternate_on}"), "0");
-    assert_eq!(tmux.display("#{mouse_any_flag}"), "0");
+    assert_restored(&tmux, &s);
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let bin = demo_binary();
+    let tmux = start("term", &bin.display().to_string());
+    tmux.wait_for("page 1/20");
+    assert_eq!(tmux.display("#{alternate_on}"), "1");
+    let shell = tmux.display("#{pane_pid}");
+    let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+    let pid = String::from_utf8_lossy(&child.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let s = tmux.wait_for("EXIT=0");
+    assert_restored(&tmux, &s);
+}
+
+/// The child of `a_panic_restores_the_terminal_then_prints_the_message`: enters the dashboard's
+/// terminal modes and panics. Does nothing unless run by that test.
+#[test]
+fn panicking_child() {
+    if std::env::var_os("CRMDASH_E2E_PANIC_CHILD").is_none() {
+        return;
+    }
+    let mut term = crmdash::terminal::enter(true).unwrap();
+    term.draw(|f| f.render_widget(ratatui::widgets::Paragraph::new("drawn"), f.area()))
+        .unwrap();
+    panic!("deliberate panic from the dashboard test");
+}
+
+#[test]
+fn a_panic_restores_the_terminal_then_prints_the_message() {
+    let exe = std::env::current_exe().unwrap();
+    let tmux = start(
+        "panic",
+        &format!(
+            "RUST_BACKTRACE=0 CRMDASH_E2E_PANIC_CHILD=1 {} --exact panicking_child --nocapture --test-threads=1",
+            exe.display()
+        ),
+    );
+    let s = tmux.wait_for("EXIT=");
+    assert!(
+        s.contains("deliberate panic from the dashboard test"),
+        "{s}"
+    );
+    assert!(!s.contains("EXIT=0"), "{s}");
+    assert_restored(&tmux, &s);
 }

@@ -33,6 +33,9 @@ impl Dialog for IncludesPicker {
             }
             return Outcome::Handled;
         }
+        if key.code == KeyCode::Enter {
+            return Outcome::CloseWith(DialogResult::SetIncludes(self.chosen()));
+        }
         let n = self.items.len().max(1);
         match cx.keymap.action(key) {
             Some(Action::Down) | Some(Action::NextTab) => self.cursor = (self.cursor + 1) % n,
