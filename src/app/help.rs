@@ -76,10 +76,12 @@ fn heading(s: &str) -> Entry {
 }
 
 fn row(keys: String, desc: String) -> Entry {
+    // Keys padded by display width (arrows and other symbols are one column wide each).
+    let pad = 24usize.saturating_sub(unicode_width::UnicodeWidthStr::width(keys.as_str()));
     Entry {
         indent: 2,
-        key: Some(format!("{keys:<22}")),
-        value: desc,
+        key: None,
+        value: format!("{keys}{}{desc}", " ".repeat(pad.max(1))),
         tone: Tone::Value,
     }
 }

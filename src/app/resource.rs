@@ -151,7 +151,7 @@ const CONTACT_COLUMNS: &[Column] = &[
     col(ColumnId::Phone, "Phone", 8, 16, 4, None, None),
     col(
         ColumnId::Accounts,
-        "Account(s)",
+        "Accounts",
         8,
         22,
         3,

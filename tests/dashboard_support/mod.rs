@@ -365,15 +365,21 @@ pub fn buffer_text(b: &TestBackend) -> String {
     let mut out = String::new();
     for y in 0..buf.area.height {
         let mut line = String::new();
-        let mut skip = 0;
-        for x in 0..buf.area.width {
-            if skip > 0 {
-                skip -= 1;
+        let mut x = 0;
+        while x < buf.area.width {
+            let sym = buf[(x, y)].symbol();
+            let w = unicode_width::UnicodeWidthStr::width(sym).max(1) as u16;
+            // A wide character whose second half was drawn over (a modal's border) shows as
+            // a blank followed by what covers it, as a terminal would.
+            let covered =
+                w > 1 && x + 1 < buf.area.width && !matches!(buf[(x + 1, y)].symbol(), "" | " ");
+            if covered {
+                line.push(' ');
+                x += 1;
                 continue;
             }
-            let sym = buf[(x, y)].symbol();
             line.push_str(sym);
-            skip = unicode_width::UnicodeWidthStr::width(sym).saturating_sub(1);
+            x += w;
         }
         out.push_str(line.trim_end());
         out.push('\n');

@@ -11,6 +11,7 @@ use crate::ui::theme::Theme;
 /// Draws the frame in `area`; returns the content area (inside a one-column margin,
 /// above the footer).
 pub fn frame(f: &mut Frame, area: Rect, title: &str, footer: &str, theme: &Theme) -> Rect {
+    cut_wide_at_left_edge(f, area);
     f.render_widget(Clear, area);
     let block = Block::bordered()
         .border_style(theme.border_focus)
@@ -38,6 +39,21 @@ pub fn frame(f: &mut Frame, area: Rect, title: &str, footer: &str, theme: &Theme
         y: inner.y,
         width: inner.width.saturating_sub(2),
         height: inner.height.saturating_sub(1),
+    }
+}
+
+/// A wide character just left of the box would spill into its border column (the terminal
+/// draws both halves): blank it, so the border stays where it belongs.
+fn cut_wide_at_left_edge(f: &mut Frame, area: Rect) {
+    if area.x == 0 {
+        return;
+    }
+    let buf = f.buffer_mut();
+    for y in area.y..area.y + area.height {
+        let cell = &mut buf[(area.x - 1, y)];
+        if unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1 {
+            cell.set_symbol(" ");
+        }
     }
 }
 
