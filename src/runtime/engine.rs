@@ -35,9 +35,6 @@ pub struct Engine {
     tasks: HashMap<RequestId, AbortHandle>,
     exports: HashMap<RequestId, CancellationToken>,
     state_file: Option<PathBuf>,
-    /// Every effect `update` returned, oldest first (tests read it; bounded).
-    pub log: Vec<Effect>,
-    pub keep_log: bool,
 }
 
 impl Engine {
@@ -57,8 +54,6 @@ impl Engine {
             tasks: HashMap::new(),
             exports: HashMap::new(),
             state_file,
-            log: Vec::new(),
-            keep_log: false,
         }
     }
 
@@ -139,9 +134,6 @@ impl Engine {
     fn run(&mut self, fx: Vec<Effect>) -> Vec<TermAction> {
         let mut out = Vec::new();
         for e in fx {
-            if self.keep_log && self.log.len() < 10_000 {
-                self.log.push(e.clone());
-            }
             match e {
                 Effect::Fetch { id, spec } => self.fetch(id, spec),
                 Effect::Cancel(id) => {
