@@ -29,6 +29,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+
+use crate::api::ApiRecord;
 use tokio::time::Instant;
 
 pub use effects::{Effect, ExportFormat, RequestId};
@@ -296,7 +298,17 @@ impl App {
                 self.dirty = true;
                 Vec::new()
             }
-            msg @ Message::Export { .. } => self.dispatch_to_dialogs(&msg),
+            msg @ (Message::Export { .. } | Message::Rescheduled { .. }) => {
+                self.dispatch_to_dialogs(&msg)
+            }
+            msg @ Message::ContactCreated { .. } => {
+                // A new contact changes the contacts list: forget its cached pages.
+                if matches!(&msg, Message::ContactCreated { result: Ok(_), .. }) {
+                    self.cache.retain(|s, _| s.kind != TabKind::Contacts);
+                    self.tabs[TabKind::Contacts.index()].prefetched_for = None;
+                }
+                self.dispatch_to_dialogs(&msg)
+            }
             Message::Terminate => self.quit(),
         };
         self.after_update(&mut fx);
@@ -317,12 +329,25 @@ impl App {
                 return self.apply_outcome(i, out);
             }
         }
-        if let Message::Export {
-            event: ExportEvent::Done { records, path },
-            ..
-        } = msg
-        {
-            self.note(format!("Exported {records} records to {}", path.display()));
+        // No dialog took it (closed meanwhile): say how it went in the status bar.
+        match msg {
+            Message::Export {
+                event: ExportEvent::Done { records, path },
+                ..
+            } => self.note(format!("Exported {records} records to {}", path.display())),
+            Message::ContactCreated { result: Ok(c), .. } => {
+                let who = c.record.as_ref().map(|r| r.label()).unwrap_or_default();
+                self.note(format!("Contact created {who}"));
+            }
+            Message::Rescheduled { result: Ok(a), .. } => {
+                self.note(format!("Appointment {} rescheduled", a.id));
+            }
+            Message::ContactCreated { result: Err(e), .. }
+            | Message::Rescheduled { result: Err(e), .. } => {
+                self.status.error = Some(e.summary());
+                self.dirty = true;
+            }
+            _ => {}
         }
         Vec::new()
     }
