@@ -51,15 +51,15 @@ pub enum Message {
         id: RequestId,
         event: ExportEvent,
     },
-    /// A create started by a dialog finished (field errors in the `ApiError`).
+    /// A create started by a dialog finished (field errors in the `ApiError`). Boxed: large.
     ContactCreated {
         id: RequestId,
-        result: Result<Created<Contact>, ApiError>,
+        result: Box<Result<Created<Contact>, ApiError>>,
     },
     /// A reschedule started by a dialog finished.
     Rescheduled {
         id: RequestId,
-        result: Result<AppointmentRef, ApiError>,
+        result: Box<Result<AppointmentRef, ApiError>>,
     },
     /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
     Terminate,

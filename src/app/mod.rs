@@ -303,7 +303,7 @@ impl App {
             }
             msg @ Message::ContactCreated { .. } => {
                 // A new contact changes the contacts list: forget its cached pages.
-                if matches!(&msg, Message::ContactCreated { result: Ok(_), .. }) {
+                if matches!(&msg, Message::ContactCreated { result, .. } if result.is_ok()) {
                     self.cache.retain(|s, _| s.kind != TabKind::Contacts);
                     self.tabs[TabKind::Contacts.index()].prefetched_for = None;
                 }
@@ -335,18 +335,17 @@ impl App {
                 event: ExportEvent::Done { records, path },
                 ..
             } => self.note(format!("Exported {records} records to {}", path.display())),
-            Message::ContactCreated { result: Ok(c), .. } => {
-                let who = c.record.as_ref().map(|r| r.label()).unwrap_or_default();
-                self.note(format!("Contact created {who}"));
-            }
-            Message::Rescheduled { result: Ok(a), .. } => {
-                self.note(format!("Appointment {} rescheduled", a.id));
-            }
-            Message::ContactCreated { result: Err(e), .. }
-            | Message::Rescheduled { result: Err(e), .. } => {
-                self.status.error = Some(e.summary());
-                self.dirty = true;
-            }
+            Message::ContactCreated { result, .. } => match result.as_ref() {
+                Ok(c) => {
+                    let who = c.record.as_ref().map(|r| r.label()).unwrap_or_default();
+                    self.note(format!("Contact created {who}"));
+                }
+                Err(e) => self.show_error(e.summary()),
+            },
+            Message::Rescheduled { result, .. } => match result.as_ref() {
+                Ok(a) => self.note(format!("Appointment {} rescheduled", a.id)),
+                Err(e) => self.show_error(e.summary()),
+            },
             _ => {}
         }
         Vec::new()
@@ -424,6 +423,11 @@ impl App {
     fn quit(&mut self) -> Vec<Effect> {
         self.quitting = true;
         vec![Effect::SaveState(self.remembered()), Effect::Quit]
+    }
+
+    fn show_error(&mut self, text: String) {
+        self.status.error = Some(text);
+        self.dirty = true;
     }
 
     pub fn note(&mut self, text: impl Into<String>) {

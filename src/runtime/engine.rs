@@ -161,7 +161,7 @@ impl Engine {
                     async move {
                         Message::ContactCreated {
                             id,
-                            result: fut.await,
+                            result: Box::new(fut.await),
                         }
                     }
                 }),
@@ -174,7 +174,7 @@ impl Engine {
                     async move {
                         Message::Rescheduled {
                             id,
-                            result: fut.await,
+                            result: Box::new(fut.await),
                         }
                     }
                 }),
