@@ -13,6 +13,7 @@ pub mod output;
 pub mod reschedule;
 pub mod runtime;
 pub mod sandbox;
+pub mod terminal;
 pub mod timeparse;
 pub mod ui;
 pub mod validate;

@@ -1,1 +1,249 @@
-//! runtime (under construction)
+//! The dashboard's async loop: a `biased` `select!` over a cancellation token (signals), the
+//! terminal's `EventStream`, the app's message channel and one timer (the app's next
+//! deadline). Every queued message is handled, then the screen is drawn once, and only when
+//! something changed. Idle, the loop sleeps: no tick runs without a deadline.
+
+mod engine;
+mod export;
+mod source;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{Event, EventStream};
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+pub use engine::{Engine, TermAction, read_state, write_state};
+pub use source::{ClientSource, DataSource};
+
+use crate::app::filter::DateParser;
+use crate::app::keymap::KeyMap;
+use crate::app::{App, AppConfig, DisplayZone, Message, Now};
+use crate::terminal::{self, Term};
+use crate::timeparse::Zone;
+
+/// What the binary hands the dashboard.
+pub struct DashboardOptions {
+    pub profile: String,
+    pub base_url: String,
+    /// `None`: no token yet; every request then reports how to log in.
+    pub client: Option<crate::api::Client>,
+    pub settings: crate::config::Settings,
+    /// Remembered tab, sorts, page sizes and includes (JSON).
+    pub state_file: Option<PathBuf>,
+    /// Shown in the help overlay.
+    pub log_path: Option<PathBuf>,
+    /// Running against the embedded sandbox.
+    pub demo: bool,
+}
+
+/// The host of a base URL, for the status bar.
+fn host_of(base_url: &str) -> String {
+    url::Url::parse(base_url)
+        .ok()
+        .and_then(|u| {
+            u.host_str().map(|h| match u.port() {
+                Some(p) => format!("{h}:{p}"),
+                None => h.to_string(),
+            })
+        })
+        .unwrap_or_else(|| base_url.to_string())
+}
+
+/// The app's configuration from the options and the environment (`NO_COLOR`).
+pub fn app_config(opts: &DashboardOptions) -> AppConfig {
+    let mut warnings = Vec::new();
+    let zone: Zone = opts
+        .settings
+        .reschedule
+        .timezone
+        .parse()
+        .unwrap_or_else(|e| {
+            warnings.push(format!("{e}"));
+            Zone::Local
+        });
+    let parser: DateParser = Arc::new(move |text: &str, now| {
+        crate::timeparse::parse_instant(text, &zone, now).map_err(|e| e.to_string())
+    });
+    let (keymap, key_warnings) = KeyMap::from_settings(&opts.settings.keys);
+    warnings.extend(key_warnings);
+    let ui = &opts.settings.ui;
+    let no_color = std::env::var("NO_COLOR").ok();
+    let profile = if opts.demo {
+        format!("{} (demo)", opts.profile)
+    } else {
+        opts.profile.clone()
+    };
+    AppConfig {
+        profile,
+        host: host_of(&opts.base_url),
+        per_page: ui.per_page,
+        refresh: (ui.refresh_seconds > 0).then(|| Duration::from_secs(ui.refresh_seconds)),
+        zone: DisplayZone::from(zone),
+        date_parser: parser,
+        log_path: opts.log_path.clone(),
+        keymap,
+        colors: crate::ui::theme::color_mode(&ui.theme, no_color.as_deref()),
+        warnings,
+    }
+}
+
+/// Builds the engine (app + effect runner) for these options, without touching the terminal.
+pub fn build_engine(opts: &DashboardOptions, size: (u16, u16)) -> Engine {
+    let config = app_config(opts);
+    let zone = config.zone;
+    let remembered = opts
+        .state_file
+        .as_deref()
+        .map(read_state)
+        .unwrap_or_default();
+    let app = App::new(config, &remembered, size, Now::current());
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let source: Option<Arc<dyn DataSource>> = opts
+        .client
+        .clone()
+        .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
+    let reason = format!(
+        "Not logged in: no API token for profile '{}' - run `crmdash login`",
+        opts.profile
+    );
+    Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx)
+}
+
+/// Runs the dashboard until the user quits or a signal ends it. The terminal is restored on
+/// every way out, errors included.
+pub async fn run_dashboard(opts: DashboardOptions) -> anyhow::Result<()> {
+    let size = crossterm::terminal::size().unwrap_or((80, 24));
+    let mut engine = build_engine(&opts, size);
+    let mouse = opts.settings.ui.mouse;
+    let cancel = CancellationToken::new();
+    let signals = tokio::spawn(watch_signals(cancel.clone()));
+    let mut term = terminal::enter(mouse)?;
+    let result = event_loop(&mut term, &mut engine, &cancel, mouse).await;
+    let restored = terminal::restore();
+    signals.abort();
+    result?;
+    restored?;
+    Ok(())
+}
+
+/// SIGTERM, SIGHUP and SIGINT end the loop through the token (in raw mode Ctrl-C arrives
+/// as a key instead).
+async fn watch_signals(cancel: CancellationToken) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
+        _ = int.recv() => {}
+    }
+    cancel.cancel();
+}
+
+fn to_message(e: Event) -> Option<Message> {
+    match e {
+        Event::Key(k) => Some(Message::Key(k)),
+        Event::Mouse(m) => Some(Message::Mouse(m)),
+        Event::Paste(p) => Some(Message::Paste(p)),
+        Event::Resize(w, h) => Some(Message::Resize(w, h)),
+        Event::FocusGained | Event::FocusLost => None,
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Applies terminal actions; true when the loop must end.
+fn act(
+    term: &mut Term,
+    engine: &mut Engine,
+    actions: Vec<TermAction>,
+    mouse: bool,
+) -> anyhow::Result<bool> {
+    for a in actions {
+        match a {
+            TermAction::Quit => return Ok(true),
+            TermAction::Copy(text) => terminal::copy_to_clipboard(&text)?,
+            TermAction::Suspend => {
+                terminal::suspend(term, mouse)?;
+                let (w, h) = crossterm::terminal::size().unwrap_or(engine.app.size);
+                engine.handle(Message::Resize(w, h));
+                engine.app.dirty = true;
+            }
+        }
+    }
+    Ok(false)
+}
+
+async fn event_loop(
+    term: &mut Term,
+    engine: &mut Engine,
+    cancel: &CancellationToken,
+    mouse: bool,
+) -> anyhow::Result<()> {
+    let mut events = EventStream::new();
+    // Draw the first frame before any request goes out.
+    term.draw(|f| crate::ui::render(&engine.app, f))?;
+    engine.app.dirty = false;
+    let first = engine.start();
+    if act(term, engine, first, mouse)? {
+        return Ok(());
+    }
+    loop {
+        if engine.app.dirty {
+            term.draw(|f| crate::ui::render(&engine.app, f))?;
+            engine.app.dirty = false;
+        }
+        let deadline = engine.app.next_deadline();
+        let msg = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Message::Terminate,
+            ev = events.next() => match ev {
+                Some(Ok(e)) => match to_message(e) {
+                    Some(m) => m,
+                    None => continue,
+                },
+                Some(Err(e)) => return Err(e.into()),
+                None => return Ok(()),
+            },
+            Some(m) = engine.recv() => m,
+            _ = sleep_until(deadline), if deadline.is_some() => Message::Tick,
+        };
+        let actions = engine.handle(msg);
+        if act(term, engine, actions, mouse)? {
+            return Ok(());
+        }
+        // Everything already queued is handled before the next draw. Polled inside `select!`
+        // (not `now_or_never`) so the stream keeps the task's real waker.
+        loop {
+            let next = tokio::select! {
+                biased;
+                ev = events.next() => match ev {
+                    Some(Ok(e)) => to_message(e),
+                    Some(Err(e)) => return Err(e.into()),
+                    None => return Ok(()),
+                },
+                Some(m) = engine.recv() => Some(m),
+                _ = std::future::ready(()) => break,
+            };
+            if let Some(m) = next {
+                let actions = engine.handle(m);
+                if act(term, engine, actions, mouse)? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}

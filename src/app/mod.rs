@@ -1,1 +1,470 @@
-//! app (under construction)
+//! The dashboard's brain: pure state and its transitions. `App::update(msg, now)` changes the
+//! state and returns the `Effect`s for the runtime to run; drawing reads `App` and nothing else.
+
+pub mod confirm;
+pub mod detail;
+pub mod effects;
+pub mod export;
+pub mod filter;
+pub mod help;
+pub mod includes;
+mod input;
+pub mod keymap;
+pub mod layout;
+mod loading;
+pub mod message;
+pub mod overlay;
+pub mod persist;
+pub mod record;
+pub mod resource;
+pub mod scroll;
+pub mod spec;
+pub mod tab;
+pub mod text_input;
+mod timing;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::api::ApiRecord;
+use tokio::time::Instant;
+
+pub use effects::{Effect, ExportFormat, RequestId};
+pub use message::{ExportEvent, Message};
+pub use record::{DisplayZone, FetchedPage};
+pub use resource::TabKind;
+pub use spec::QuerySpec;
+
+use filter::DateParser;
+use keymap::KeyMap;
+use layout::Areas;
+use overlay::{DialogCx, DialogResult, Outcome, Overlay};
+use persist::{PersistedState, PersistedTab};
+use resource::Resource;
+use tab::TabState;
+
+/// How long typed filter text waits before it is sent.
+pub const FILTER_DEBOUNCE: Duration = Duration::from_millis(250);
+/// How long a page seen before is reused without asking the server.
+pub const CACHE_TTL: Duration = Duration::from_secs(30);
+/// Spinner frame interval (only while a request is in flight).
+pub const SPINNER_STEP: Duration = Duration::from_millis(100);
+
+/// The two clocks `update` reads: monotonic for deadlines, wall for typed dates and names.
+#[derive(Debug, Clone, Copy)]
+pub struct Now {
+    pub at: Instant,
+    pub wall: DateTime<Utc>,
+}
+
+impl Now {
+    pub fn current() -> Now {
+        Now {
+            at: Instant::now(),
+            wall: Utc::now(),
+        }
+    }
+}
+
+/// Colours: full, the 16 ANSI colours, or none (`NO_COLOR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorMode {
+    Full,
+    Ansi16,
+    None,
+}
+
+/// What the app is given at start.
+#[derive(Clone)]
+pub struct AppConfig {
+    pub profile: String,
+    /// Host of the base URL, shown in the status bar.
+    pub host: String,
+    pub per_page: u32,
+    /// Auto-refresh period; `None` is off.
+    pub refresh: Option<Duration>,
+    pub zone: DisplayZone,
+    pub date_parser: DateParser,
+    pub log_path: Option<PathBuf>,
+    pub keymap: KeyMap,
+    pub colors: ColorMode,
+    /// Problems found in the settings, shown once in the status bar.
+    pub warnings: Vec<String>,
+}
+
+/// A request whose answer is awaited.
+#[derive(Debug, Clone)]
+struct InFlight {
+    spec: QuerySpec,
+    /// Only warms the cache (next page); no spinner, no error shown.
+    prefetch: bool,
+}
+
+/// The status bar's facts.
+#[derive(Debug, Clone, Default)]
+pub struct StatusInfo {
+    pub latency: Option<Duration>,
+    /// The last failure, in plain words.
+    pub error: Option<String>,
+    /// "retrying (2/4): 503 Service Unavailable".
+    pub retrying: Option<String>,
+    /// A short-lived message ("Copied deal 7 as JSON").
+    pub note: Option<(String, Instant)>,
+}
+
+pub struct App {
+    pub tabs: Vec<TabState>,
+    pub active: TabKind,
+    /// Modal stack; input goes to the last one.
+    pub overlays: Vec<Overlay>,
+    pub keymap: KeyMap,
+    /// The hint line, built once from the key map.
+    pub hint: String,
+    pub config: AppConfig,
+    pub status: StatusInfo,
+    /// Terminal size.
+    pub size: (u16, u16),
+    /// The time of the message being handled (drawing reads ages from it).
+    pub now: Instant,
+    pub wall: DateTime<Utc>,
+    pub spinner_frame: usize,
+    spinner_due: Option<Instant>,
+    cache: HashMap<QuerySpec, (Arc<FetchedPage>, Instant)>,
+    in_flight: HashMap<RequestId, InFlight>,
+    next_id: u64,
+    refresh_due: Option<Instant>,
+    quit_asked: bool,
+    /// The age label last drawn; a tick redraws only when it changes.
+    age_seen: Option<String>,
+    /// Set when the state changed since the last draw.
+    pub dirty: bool,
+    pub quitting: bool,
+}
+
+impl App {
+    pub fn new(config: AppConfig, remembered: &PersistedState, size: (u16, u16), now: Now) -> App {
+        let tabs = TabKind::ALL
+            .iter()
+            .map(|k| {
+                let mut t = TabState::new(Resource::of(*k), config.per_page);
+                if let Some(p) = remembered.tabs.get(k) {
+                    p.apply(&mut t);
+                }
+                t
+            })
+            .collect();
+        let note = (!config.warnings.is_empty())
+            .then(|| (config.warnings.join("; "), now.at + Duration::from_secs(15)));
+        App {
+            tabs,
+            active: remembered.active_tab.unwrap_or(TabKind::Deals),
+            overlays: Vec::new(),
+            keymap: config.keymap.clone(),
+            hint: config.keymap.hint_line(),
+            status: StatusInfo {
+                note,
+                ..Default::default()
+            },
+            refresh_due: config.refresh.map(|d| now.at + d),
+            config,
+            size,
+            now: now.at,
+            wall: now.wall,
+            spinner_frame: 0,
+            spinner_due: None,
+            cache: HashMap::new(),
+            in_flight: HashMap::new(),
+            next_id: 0,
+            quit_asked: false,
+            age_seen: None,
+            dirty: true,
+            quitting: false,
+        }
+    }
+
+    /// The first effects: load the active tab.
+    pub fn start(&mut self, now: Now) -> Vec<Effect> {
+        self.set_now(now);
+        let mut fx = self.load(self.active, false);
+        self.after_update(&mut fx);
+        fx
+    }
+
+    fn set_now(&mut self, now: Now) {
+        self.now = now.at;
+        self.wall = now.wall;
+    }
+
+    pub fn tab(&self) -> &TabState {
+        &self.tabs[self.active.index()]
+    }
+
+    pub fn tab_mut(&mut self) -> &mut TabState {
+        &mut self.tabs[self.active.index()]
+    }
+
+    pub fn tab_of(&self, kind: TabKind) -> &TabState {
+        &self.tabs[kind.index()]
+    }
+
+    /// Requests (not prefetches) or an export are running: the spinner turns.
+    pub fn busy(&self) -> bool {
+        self.in_flight.values().any(|f| !f.prefetch)
+            || self.overlays.iter().any(|o| o.dialog().busy())
+    }
+
+    /// How many requests of any kind are running (tests, the status bar).
+    pub fn requests_in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    pub fn remembered(&self) -> PersistedState {
+        PersistedState {
+            active_tab: Some(self.active),
+            tabs: self
+                .tabs
+                .iter()
+                .map(|t| (t.resource.kind, PersistedTab::of(t)))
+                .collect(),
+        }
+    }
+
+    /// The screen's areas for the current size and filter bar.
+    pub fn areas(&self) -> Areas {
+        let tab = self.tab();
+        let rows = tab
+            .filter_open
+            .then_some(tab.filter_bar.fields.len() as u16);
+        Areas::compute(
+            ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1),
+            rows,
+        )
+    }
+
+    /// Tab titles as drawn: `2 Deals [status=won]`.
+    pub fn tab_titles(&self) -> Vec<String> {
+        self.tabs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut s = format!("{} {}", i + 1, t.resource.kind.title());
+                let f = t.filter_summary();
+                if !f.is_empty() {
+                    let short: String = f.chars().take(24).collect();
+                    let more = if short.len() < f.len() { "…" } else { "" };
+                    s.push_str(&format!(" [{short}{more}]"));
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// Handles one message. Returns what the runtime must do.
+    pub fn update(&mut self, msg: Message, now: Now) -> Vec<Effect> {
+        self.set_now(now);
+        let mut fx = match msg {
+            Message::Key(key) => self.on_key(key),
+            Message::Mouse(m) => self.on_mouse(m),
+            Message::Paste(text) => self.on_paste(&text),
+            Message::Resize(w, h) => {
+                self.size = (w, h);
+                for o in &mut self.overlays {
+                    o.dialog_mut().on_resize(w, h);
+                }
+                let rows = self.areas().table_rows();
+                for t in &mut self.tabs {
+                    t.scroll_into_view(rows);
+                }
+                self.dirty = true;
+                Vec::new()
+            }
+            Message::Tick => self.on_tick(),
+            Message::Fetched {
+                id,
+                result,
+                elapsed,
+            } => self.on_fetched(id, result, elapsed),
+            Message::Retrying {
+                attempt,
+                max_attempts,
+                reason,
+            } => {
+                self.status.retrying =
+                    Some(format!("retrying ({attempt}/{max_attempts}): {reason}"));
+                self.dirty = true;
+                Vec::new()
+            }
+            msg @ (Message::Export { .. } | Message::Rescheduled { .. }) => {
+                self.dispatch_to_dialogs(&msg)
+            }
+            msg @ Message::ContactCreated { .. } => {
+                // A new contact changes the contacts list: forget its cached pages.
+                if matches!(&msg, Message::ContactCreated { result, .. } if result.is_ok()) {
+                    self.cache.retain(|s, _| s.kind != TabKind::Contacts);
+                    self.tabs[TabKind::Contacts.index()].prefetched_for = None;
+                }
+                self.dispatch_to_dialogs(&msg)
+            }
+            Message::Terminate => self.quit(),
+        };
+        self.after_update(&mut fx);
+        fx
+    }
+
+    /// Offers a message to the dialogs, top first.
+    fn dispatch_to_dialogs(&mut self, msg: &Message) -> Vec<Effect> {
+        for i in (0..self.overlays.len()).rev() {
+            let mut cx = DialogCx::new(
+                &self.keymap,
+                &self.config.zone,
+                self.wall,
+                &mut self.next_id,
+            );
+            let out = self.overlays[i].dialog_mut().on_message(msg, &mut cx);
+            if !matches!(out, Outcome::Ignored) {
+                return self.apply_outcome(i, out);
+            }
+        }
+        // No dialog took it (closed meanwhile): say how it went in the status bar.
+        match msg {
+            Message::Export {
+                event: ExportEvent::Done { records, path },
+                ..
+            } => self.note(format!("Exported {records} records to {}", path.display())),
+            Message::ContactCreated { result, .. } => match result.as_ref() {
+                Ok(c) => {
+                    let who = c.record.as_ref().map(|r| r.label()).unwrap_or_default();
+                    self.note(format!("Contact created {who}"));
+                }
+                Err(e) => self.show_error(e.summary()),
+            },
+            Message::Rescheduled { result, .. } => match result.as_ref() {
+                Ok(a) => self.note(format!("Appointment {} rescheduled", a.id)),
+                Err(e) => self.show_error(e.summary()),
+            },
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Carries out what a dialog decided.
+    fn apply_outcome(&mut self, index: usize, out: Outcome) -> Vec<Effect> {
+        match out {
+            Outcome::Ignored => return Vec::new(),
+            Outcome::Handled => {}
+            Outcome::Effects(fx) => {
+                self.dirty = true;
+                return fx;
+            }
+            Outcome::Close => {
+                self.overlays.truncate(index);
+            }
+            Outcome::CloseWith(r) => {
+                self.overlays.truncate(index);
+                self.dirty = true;
+                return self.on_dialog_result(r);
+            }
+            Outcome::Apply(r) => {
+                self.dirty = true;
+                return self.on_dialog_result(r);
+            }
+        }
+        self.dirty = true;
+        Vec::new()
+    }
+
+    fn on_dialog_result(&mut self, r: DialogResult) -> Vec<Effect> {
+        match r {
+            DialogResult::SetIncludes(includes) => {
+                let tab = self.tab_mut();
+                if tab.includes == includes {
+                    return Vec::new();
+                }
+                tab.includes = includes;
+                self.load(self.active, false)
+            }
+            DialogResult::StartExport { path, format } => {
+                self.next_id += 1;
+                let id = RequestId(self.next_id);
+                if let Some(Overlay::Export(d)) = self.overlays.last_mut() {
+                    d.start(id);
+                }
+                let spec = self.tab().spec().at_page(1);
+                vec![Effect::Export {
+                    id,
+                    spec,
+                    path: PathBuf::from(path),
+                    format,
+                }]
+            }
+            DialogResult::Quit => self.quit(),
+        }
+    }
+
+    /// Quits, unless a dialog guards a draft or a write: then asks once.
+    pub fn request_quit(&mut self) -> Vec<Effect> {
+        let guarded = self.overlays.iter().any(|o| o.dialog().guards_quit());
+        if guarded && !self.quit_asked {
+            self.quit_asked = true;
+            self.overlays
+                .push(Overlay::ConfirmQuit(confirm::ConfirmQuit {
+                    reason: "A draft or a running job would be lost.".into(),
+                }));
+            self.dirty = true;
+            return Vec::new();
+        }
+        self.quit()
+    }
+
+    fn quit(&mut self) -> Vec<Effect> {
+        self.quitting = true;
+        vec![Effect::SaveState(self.remembered()), Effect::Quit]
+    }
+
+    fn show_error(&mut self, text: String) {
+        self.status.error = Some(text);
+        self.dirty = true;
+    }
+
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.status.note = Some((text.into(), self.now + Duration::from_secs(5)));
+        self.dirty = true;
+    }
+
+    fn new_id(&mut self) -> RequestId {
+        self.next_id += 1;
+        RequestId(self.next_id)
+    }
+
+    fn after_update(&mut self, fx: &mut Vec<Effect>) {
+        if !self.quitting
+            && let Some(e) = self.maybe_prefetch()
+        {
+            fx.push(e);
+        }
+        if self.busy() && self.spinner_due.is_none() {
+            self.spinner_due = Some(self.now + SPINNER_STEP);
+        }
+        if !self.busy() {
+            self.spinner_due = None;
+        }
+    }
+
+    /// Switches tab; a tab never loaded starts loading.
+    fn switch_to(&mut self, kind: TabKind) -> Vec<Effect> {
+        if self.active == kind {
+            return Vec::new();
+        }
+        self.active = kind;
+        self.dirty = true;
+        let t = self.tab();
+        if t.shown.is_none() && t.pending.is_none() && t.error.is_none() {
+            return self.load(kind, false);
+        }
+        Vec::new()
+    }
+}

@@ -1,1 +1,59 @@
-//! ui (under construction)
+//! Drawing only: `render(&App, &mut Frame)` reads the state and changes nothing.
+
+pub mod common;
+pub mod dialogs;
+pub mod theme;
+pub mod views;
+
+use ratatui::Frame;
+use ratatui::layout::Alignment;
+use ratatui::text::{Line, Text};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::app::App;
+use crate::app::layout::{Areas, MIN_HEIGHT, MIN_WIDTH};
+use theme::Theme;
+
+/// Draws the whole screen.
+pub fn render(app: &App, f: &mut Frame) {
+    let area = f.area();
+    let theme = Theme::new(app.config.colors);
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let text = Text::from(vec![
+            Line::from("Terminal too small"),
+            Line::from(format!(
+                "{}x{} here; crmdash needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
+                area.width, area.height
+            )),
+            Line::from("Enlarge the window, or press q to quit."),
+        ]);
+        let top = area.height.saturating_sub(3) / 2;
+        let a = ratatui::layout::Rect {
+            y: area.y + top,
+            height: area.height - top,
+            ..area
+        };
+        f.render_widget(
+            Paragraph::new(text)
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true }),
+            a,
+        );
+        return;
+    }
+    let tab = app.tab();
+    let rows = tab
+        .filter_open
+        .then_some(tab.filter_bar.fields.len() as u16);
+    let areas = Areas::compute(area, rows);
+    common::tabs::draw(f, areas.tabs, app, &theme);
+    if let Some(fa) = areas.filter {
+        views::filter_bar::draw(f, fa, tab, &theme);
+    }
+    common::table::draw(f, areas.table, app, &theme);
+    common::status_bar::draw_status(f, areas.status, app, &theme);
+    common::status_bar::draw_hint(f, areas.hint, app, &theme);
+    for o in &app.overlays {
+        dialogs::draw(f, area, o, app, &theme);
+    }
+}

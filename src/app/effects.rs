@@ -1,0 +1,77 @@
+//! `Effect`: what `update` asks the runtime to do. The app never performs I/O itself.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::persist::PersistedState;
+use super::spec::QuerySpec;
+use crate::api::{IdempotencyKey, NewContact};
+
+/// Tags a request so its answer can be matched to the query that asked (stale ones dropped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestId(pub u64);
+
+/// The file format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Csv,
+    Json,
+}
+
+impl ExportFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+        }
+    }
+
+    /// From a path's extension; CSV unless it ends in `.json`.
+    pub fn from_path(path: &str) -> ExportFormat {
+        if path.trim().to_ascii_lowercase().ends_with(".json") {
+            ExportFormat::Json
+        } else {
+            ExportFormat::Csv
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Load one page; answer with `Message::Fetched` carrying the same id.
+    Fetch {
+        id: RequestId,
+        spec: QuerySpec,
+    },
+    /// The answer is no longer wanted: abort the request if it is still running.
+    Cancel(RequestId),
+    /// Write every page of the query (from page 1) to `path`; report with `Message::Export`.
+    Export {
+        id: RequestId,
+        spec: QuerySpec,
+        path: PathBuf,
+        format: ExportFormat,
+    },
+    CancelExport(RequestId),
+    /// `POST /contacts` with this key (kept across retries); answer with
+    /// `Message::ContactCreated` carrying the same id.
+    CreateContact {
+        id: RequestId,
+        contact: NewContact,
+        key: IdempotencyKey,
+    },
+    /// `POST /appointments/{appointment_id}/reschedule`; answer with `Message::Rescheduled`.
+    Reschedule {
+        id: RequestId,
+        appointment_id: String,
+        body: Map<String, Value>,
+    },
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+    /// Remember tabs, sorts, page sizes and includes for the next run.
+    SaveState(PersistedState),
+    /// Stop the process (Ctrl-Z), restoring the terminal first.
+    Suspend,
+    Quit,
+}

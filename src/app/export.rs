@@ -1,0 +1,193 @@
+//! The `e` dialog: asks where to write (a timestamped default in the current directory), then
+//! shows the export's progress; `Esc` cancels a running export.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::effects::{Effect, ExportFormat, RequestId};
+use super::message::{ExportEvent, Message};
+use super::overlay::{Dialog, DialogCx, DialogResult, Outcome};
+use super::resource::TabKind;
+use super::text_input::{InputOutcome, TextInput};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportStage {
+    Asking,
+    Running {
+        id: RequestId,
+        records: usize,
+        page: u32,
+        last_page: Option<u32>,
+    },
+    Finished(String),
+    Failed(String),
+}
+
+pub struct ExportDialog {
+    pub kind: TabKind,
+    pub path: TextInput,
+    pub format: ExportFormat,
+    pub stage: ExportStage,
+    /// What the export covers, e.g. "status=won, sorted by value desc".
+    pub scope: String,
+}
+
+impl ExportDialog {
+    pub fn new(kind: TabKind, scope: String, now: chrono::DateTime<chrono::Local>) -> Self {
+        let format = ExportFormat::Csv;
+        ExportDialog {
+            kind,
+            path: TextInput::new(default_name(kind, format, now)),
+            format,
+            stage: ExportStage::Asking,
+            scope,
+        }
+    }
+
+    pub fn start(&mut self, id: RequestId) {
+        self.stage = ExportStage::Running {
+            id,
+            records: 0,
+            page: 0,
+            last_page: None,
+        };
+    }
+
+    fn switch_format(&mut self) {
+        self.format = match self.format {
+            ExportFormat::Csv => ExportFormat::Json,
+            ExportFormat::Json => ExportFormat::Csv,
+        };
+        let p = self.path.value().to_string();
+        if let Some(dot) = p.rfind('.')
+            && ["csv", "json"].contains(&p[dot + 1..].to_ascii_lowercase().as_str())
+        {
+            self.path
+                .set(format!("{}.{}", &p[..dot], self.format.extension()));
+        }
+    }
+}
+
+/// `deals-20261122-143000.csv`.
+pub fn default_name(
+    kind: TabKind,
+    format: ExportFormat,
+    now: chrono::DateTime<chrono::Local>,
+) -> String {
+    format!(
+        "{}-{}.{}",
+        kind.noun(),
+        now.format("%Y%m%d-%H%M%S"),
+        format.extension()
+    )
+}
+
+impl Dialog for ExportDialog {
+    fn on_key(&mut self, key: &KeyEvent, _cx: &mut DialogCx) -> Outcome {
+        match &self.stage {
+            ExportStage::Asking => match key.code {
+                KeyCode::Esc => Outcome::Close,
+                KeyCode::Tab | KeyCode::BackTab => {
+                    self.switch_format();
+                    Outcome::Handled
+                }
+                KeyCode::Enter => {
+                    let path = self.path.value().trim().to_string();
+                    if path.is_empty() {
+                        return Outcome::Handled;
+                    }
+                    Outcome::Apply(DialogResult::StartExport {
+                        path,
+                        format: ExportFormat::from_path_or(&self.path, self.format),
+                    })
+                }
+                _ => match self.path.handle_key(key) {
+                    InputOutcome::Ignored => Outcome::Ignored,
+                    _ => Outcome::Handled,
+                },
+            },
+            ExportStage::Running { id, .. } => match key.code {
+                KeyCode::Esc => Outcome::Effects(vec![Effect::CancelExport(*id)]),
+                _ => Outcome::Handled,
+            },
+            ExportStage::Finished(_) | ExportStage::Failed(_) => match key.code {
+                KeyCode::Esc | KeyCode::Enter => Outcome::Close,
+                _ => Outcome::Handled,
+            },
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) -> Outcome {
+        if self.stage == ExportStage::Asking {
+            self.path.insert_str(text);
+            return Outcome::Handled;
+        }
+        Outcome::Ignored
+    }
+
+    fn on_message(&mut self, msg: &Message, _cx: &mut DialogCx) -> Outcome {
+        let Message::Export { id, event } = msg else {
+            return Outcome::Ignored;
+        };
+        let ExportStage::Running {
+            id: running,
+            records,
+            page,
+            last_page,
+        } = &mut self.stage
+        else {
+            return Outcome::Ignored;
+        };
+        if id != running {
+            return Outcome::Ignored;
+        }
+        match event {
+            ExportEvent::Progress {
+                records: r,
+                page: p,
+                last_page: l,
+            } => {
+                *records = *r;
+                *page = *p;
+                *last_page = *l;
+            }
+            ExportEvent::Done { records, path } => {
+                self.stage = ExportStage::Finished(format!(
+                    "Wrote {records} {} to {}",
+                    self.kind.noun(),
+                    path.display()
+                ));
+            }
+            ExportEvent::Failed(e) => self.stage = ExportStage::Failed(e.clone()),
+            ExportEvent::Cancelled => {
+                self.stage = ExportStage::Failed("Export cancelled; no file was kept".into())
+            }
+        }
+        Outcome::Handled
+    }
+
+    fn guards_quit(&self) -> bool {
+        matches!(self.stage, ExportStage::Running { .. })
+    }
+
+    fn busy(&self) -> bool {
+        matches!(self.stage, ExportStage::Running { .. })
+    }
+
+    fn captures_text(&self) -> bool {
+        self.stage == ExportStage::Asking
+    }
+}
+
+impl ExportFormat {
+    /// The format the path's extension names, else the one chosen.
+    fn from_path_or(path: &TextInput, chosen: ExportFormat) -> ExportFormat {
+        let p = path.value().trim().to_ascii_lowercase();
+        if p.ends_with(".json") {
+            ExportFormat::Json
+        } else if p.ends_with(".csv") {
+            ExportFormat::Csv
+        } else {
+            chosen
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! The `?` overlay: every binding of the active key map, the filter bar's editing keys and
+//! the log file's path.
+
+use std::path::Path;
+
+use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
+
+use super::keymap::{Action, KeyMap};
+use super::overlay::{Dialog, DialogCx, Outcome};
+use super::scroll::{Entry, ScrollText, Tone};
+
+/// Editing keys of text fields (not rebindable: they follow readline).
+const EDITING: &[(&str, &str)] = &[
+    ("Tab Shift-Tab ↑ ↓", "next / previous filter field"),
+    ("Enter", "apply the filters now and close the bar"),
+    ("Esc", "close the filter bar (filters stay)"),
+    ("Ctrl-U", "clear the field"),
+    ("Ctrl-W Alt-Backspace", "delete the word before the cursor"),
+    ("Ctrl-A Ctrl-E Home End", "start / end of the field"),
+    ("Ctrl-← Ctrl-→", "word left / right"),
+    ("Ctrl-N Ctrl-P", "status: next / previous value seen"),
+];
+
+pub struct HelpView {
+    pub text: ScrollText,
+}
+
+impl HelpView {
+    pub fn new(keymap: &KeyMap, log_path: Option<&Path>, width: u16, height: u16) -> Self {
+        let mut e = vec![heading("Keys")];
+        for (keys, desc) in keymap.help_rows() {
+            e.push(row(keys, desc.to_string()));
+        }
+        e.push(row("Ctrl-C".into(), "quit from anywhere".into()));
+        e.push(heading(""));
+        e.push(heading("In the filter bar and text fields"));
+        for (k, d) in EDITING {
+            e.push(row(k.to_string(), d.to_string()));
+        }
+        e.push(heading(""));
+        e.push(heading(
+            "Mouse: click a tab, a row or a column header (sorts); the wheel scrolls.",
+        ));
+        e.push(heading(
+            "Keys can be rebound in the config file: [keys] filter = [\"ctrl-f\"].",
+        ));
+        let log = log_path
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "(not logging)".to_string());
+        e.push(Entry {
+            indent: 0,
+            key: Some("Log file".into()),
+            value: log,
+            tone: Tone::Value,
+        });
+        let close = keymap.first_key(Action::Back);
+        e.push(Entry {
+            indent: 0,
+            key: None,
+            value: format!("{close} closes this help"),
+            tone: Tone::Dim,
+        });
+        HelpView {
+            text: ScrollText::new(e, width, height),
+        }
+    }
+}
+
+fn heading(s: &str) -> Entry {
+    Entry {
+        indent: 0,
+        key: None,
+        value: s.to_string(),
+        tone: Tone::Heading,
+    }
+}
+
+fn row(keys: String, desc: String) -> Entry {
+    // Keys padded by display width (arrows and other symbols are one column wide each).
+    let pad = 24usize.saturating_sub(unicode_width::UnicodeWidthStr::width(keys.as_str()));
+    Entry {
+        indent: 2,
+        key: None,
+        value: format!("{keys}{}{desc}", " ".repeat(pad.max(1))),
+        tone: Tone::Value,
+    }
+}
+
+impl Dialog for HelpView {
+    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
+        if self.text.on_key(key, cx.keymap) {
+            return Outcome::Handled;
+        }
+        match cx.keymap.action(key) {
+            Some(Action::Back) | Some(Action::Help) => Outcome::Close,
+            _ => Outcome::Ignored,
+        }
+    }
+
+    fn on_mouse(&mut self, mouse: &MouseEvent) -> Outcome {
+        match mouse.kind {
+            MouseEventKind::ScrollDown => self.text.scroll_by(3),
+            MouseEventKind::ScrollUp => self.text.scroll_by(-3),
+            _ => return Outcome::Ignored,
+        }
+        Outcome::Handled
+    }
+
+    fn on_resize(&mut self, width: u16, height: u16) {
+        let (w, h) = super::layout::modal_inner(width, height);
+        self.text.reflow(w, h);
+    }
+}

@@ -1,0 +1,321 @@
+//! Keys, mouse and pastes: to the top dialog first, then the filter bar, then the key map.
+
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+use super::detail::DetailView;
+use super::effects::Effect;
+use super::export::ExportDialog;
+use super::help::HelpView;
+use super::includes::IncludesPicker;
+use super::keymap::Action;
+use super::layout::{self, fit_columns, modal_inner};
+use super::overlay::{DialogCx, Outcome, Overlay};
+use super::resource::TabKind;
+use super::text_input::InputOutcome;
+use super::{App, FILTER_DEBOUNCE};
+
+impl App {
+    pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(top) = self.overlays.len().checked_sub(1) {
+            let mut cx = DialogCx::new(
+                &self.keymap,
+                &self.config.zone,
+                self.wall,
+                &mut self.next_id,
+            );
+            let out = self.overlays[top].dialog_mut().on_key(&key, &mut cx);
+            if !matches!(out, Outcome::Ignored) {
+                return self.apply_outcome(top, out);
+            }
+            if ctrl_c {
+                return self.request_quit();
+            }
+            if self.keymap.action(&key) == Some(Action::Suspend) {
+                return vec![Effect::Suspend];
+            }
+            // Quit from a read-only overlay; dialogs with text fields keep `q` for typing.
+            if !self.overlays[top].dialog().captures_text()
+                && self.keymap.action(&key) == Some(Action::Quit)
+            {
+                return self.request_quit();
+            }
+            return Vec::new();
+        }
+        if ctrl_c {
+            return self.request_quit();
+        }
+        if self.tab().filter_open {
+            return self.on_filter_key(key);
+        }
+        match self.keymap.action(&key) {
+            Some(a) => self.on_action(a),
+            None => Vec::new(),
+        }
+    }
+
+    fn on_action(&mut self, action: Action) -> Vec<Effect> {
+        let rows = self.areas().table_rows();
+        let (w, h) = modal_inner(self.size.0, self.size.1);
+        match action {
+            Action::Quit => return self.request_quit(),
+            Action::TabContacts => return self.switch_to(TabKind::Contacts),
+            Action::TabDeals => return self.switch_to(TabKind::Deals),
+            Action::TabProjects => return self.switch_to(TabKind::Projects),
+            Action::NextTab => {
+                let next = TabKind::ALL[(self.active.index() + 1) % 3];
+                return self.switch_to(next);
+            }
+            Action::PrevTab => {
+                let prev = TabKind::ALL[(self.active.index() + 2) % 3];
+                return self.switch_to(prev);
+            }
+            Action::Down => self.tab_mut().move_selection(1),
+            Action::Up => self.tab_mut().move_selection(-1),
+            Action::First => self.tab_mut().select(0),
+            Action::Last => self.tab_mut().select(usize::MAX),
+            Action::Filter => {
+                self.tab_mut().filter_open = true;
+                self.refresh_due_reset();
+            }
+            Action::SortNext => {
+                self.tab_mut().next_sort();
+                return self.load(self.active, false);
+            }
+            Action::SortFlip => {
+                self.tab_mut().flip_direction();
+                return self.load(self.active, false);
+            }
+            Action::NextPage | Action::PrevPage => {
+                let next = action == Action::NextPage;
+                let tab = self.tab_mut();
+                if !tab.server_pages() {
+                    // The whole list is here: page through it on screen.
+                    let step = rows.max(1) as isize;
+                    tab.move_selection(if next { step } else { -step });
+                } else {
+                    let target = if next {
+                        tab.page + 1
+                    } else {
+                        tab.page.saturating_sub(1)
+                    };
+                    // A flip while loading follows on (the earlier request is cancelled).
+                    if tab.go_to_page(target) {
+                        return self.load(self.active, false);
+                    }
+                    return Vec::new();
+                }
+            }
+            Action::PageSizeUp | Action::PageSizeDown => {
+                if self.tab_mut().step_per_page(action == Action::PageSizeUp) {
+                    return self.load(self.active, false);
+                }
+                return Vec::new();
+            }
+            Action::Includes => {
+                let t = self.tab();
+                let picker = IncludesPicker::new(&t.resource.includes, &t.includes);
+                self.overlays.push(Overlay::Includes(picker));
+            }
+            Action::Detail => {
+                let kind = self.active;
+                if let Some(r) = self.tab().selected_record() {
+                    let v = DetailView::new(kind, r, &self.config.zone, w, h);
+                    self.overlays.push(Overlay::Detail(v));
+                }
+            }
+            Action::Refresh => return self.load(self.active, true),
+            Action::Export => {
+                let t = self.tab();
+                let scope = {
+                    let f = t.filter_summary();
+                    let sort = format!("sorted by {} {}", t.sort_by, t.direction);
+                    if f.is_empty() {
+                        sort
+                    } else {
+                        format!("{f}; {sort}")
+                    }
+                };
+                let local = self.wall.with_timezone(&chrono::Local);
+                let d = ExportDialog::new(self.active, scope, local);
+                self.overlays.push(Overlay::Export(d));
+            }
+            Action::CopyJson => {
+                if let Some(r) = self.tab().selected_record() {
+                    let fx = vec![Effect::Copy(r.raw.to_string())];
+                    let msg = format!("Copied {} as JSON", r.label);
+                    self.note(msg);
+                    return fx;
+                }
+                return Vec::new();
+            }
+            Action::Help => {
+                let v = HelpView::new(&self.keymap, self.config.log_path.as_deref(), w, h);
+                self.overlays.push(Overlay::Help(v));
+            }
+            Action::Back => {
+                if self.status.error.take().is_none() {
+                    return Vec::new();
+                }
+            }
+            Action::Suspend => return vec![Effect::Suspend],
+        }
+        self.tab_mut().scroll_into_view(rows);
+        self.dirty = true;
+        Vec::new()
+    }
+
+    fn refresh_due_reset(&mut self) {
+        if let Some(d) = self.config.refresh {
+            self.refresh_due = Some(self.now + d);
+        }
+    }
+
+    fn on_filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        self.dirty = true;
+        match key.code {
+            KeyCode::Esc => {
+                self.tab_mut().filter_open = false;
+                self.refresh_due_reset();
+                return self.apply_filters_if_pending(self.active);
+            }
+            KeyCode::Enter => {
+                self.tab_mut().filter_open = false;
+                self.tab_mut().debounce_until = Some(self.now);
+                return self.apply_filters_if_pending(self.active);
+            }
+            KeyCode::Tab | KeyCode::Down => self.tab_mut().filter_bar.focus_next(),
+            KeyCode::BackTab | KeyCode::Up => self.tab_mut().filter_bar.focus_prev(),
+            KeyCode::Char('n') | KeyCode::Char('p') if ctrl => {
+                let fwd = key.code == KeyCode::Char('n');
+                if self.tab_mut().filter_bar.cycle_status(fwd) {
+                    self.tab_mut().debounce_until = Some(self.now + FILTER_DEBOUNCE);
+                }
+            }
+            _ => match self
+                .tab_mut()
+                .filter_bar
+                .focused_mut()
+                .input
+                .handle_key(&key)
+            {
+                InputOutcome::Changed => {
+                    self.tab_mut().debounce_until = Some(self.now + FILTER_DEBOUNCE);
+                }
+                InputOutcome::Moved => {}
+                InputOutcome::Ignored => {
+                    if self.keymap.action(&key) == Some(Action::Suspend) {
+                        return vec![Effect::Suspend];
+                    }
+                    self.dirty = false;
+                }
+            },
+        }
+        Vec::new()
+    }
+
+    /// Applies the typed filters now if a debounce is pending (Enter, Esc).
+    fn apply_filters_if_pending(&mut self, kind: TabKind) -> Vec<Effect> {
+        if self.tabs[kind.index()].debounce_until.is_some() {
+            return self.apply_filters(kind);
+        }
+        Vec::new()
+    }
+
+    /// Reads the filter bar into the tab's query; re-queries when it changed.
+    pub(super) fn apply_filters(&mut self, kind: TabKind) -> Vec<Effect> {
+        let parser = self.config.date_parser.clone();
+        let wall = self.wall;
+        let tab = &mut self.tabs[kind.index()];
+        tab.debounce_until = None;
+        let filters = tab.filter_bar.evaluate(&parser, wall);
+        self.dirty = true;
+        if filters == tab.filters {
+            return Vec::new();
+        }
+        tab.filters = filters;
+        tab.page = 1;
+        self.load(kind, false)
+    }
+
+    pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        if let Some(top) = self.overlays.len().checked_sub(1) {
+            let out = self.overlays[top].dialog_mut().on_paste(text);
+            return self.apply_outcome(top, out);
+        }
+        if self.tab().filter_open
+            && self
+                .tab_mut()
+                .filter_bar
+                .focused_mut()
+                .input
+                .insert_str(text)
+                == InputOutcome::Changed
+        {
+            self.tab_mut().debounce_until = Some(self.now + FILTER_DEBOUNCE);
+            self.dirty = true;
+        }
+        Vec::new()
+    }
+
+    pub(super) fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        if let Some(top) = self.overlays.len().checked_sub(1) {
+            let out = self.overlays[top].dialog_mut().on_mouse(&m);
+            return self.apply_outcome(top, out);
+        }
+        let areas = self.areas();
+        let rows = areas.table_rows();
+        match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let d = if m.kind == MouseEventKind::ScrollDown {
+                    3
+                } else {
+                    -3
+                };
+                self.tab_mut().move_selection(d);
+                self.tab_mut().scroll_into_view(rows);
+                self.dirty = true;
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                if m.row == areas.tabs.y {
+                    let titles = self.tab_titles();
+                    let hit = layout::tab_ranges(&titles)
+                        .iter()
+                        .position(|(a, b)| m.column >= *a && m.column < *b);
+                    if let Some(i) = hit {
+                        return self.switch_to(TabKind::ALL[i]);
+                    }
+                    return Vec::new();
+                }
+                let inner = areas.table_inner();
+                if m.column < inner.x || m.column >= inner.x + inner.width {
+                    return Vec::new();
+                }
+                if m.row == inner.y {
+                    let fitted = fit_columns(self.tab().resource.columns, inner.width);
+                    let col = layout::column_at(&fitted, m.column - inner.x);
+                    let key = col.and_then(|c| self.tab().resource.columns[c].sort);
+                    if let Some(k) = key {
+                        self.tab_mut().sort_by_key(k);
+                        return self.load(self.active, false);
+                    }
+                } else if m.row > inner.y && m.row < inner.y + inner.height {
+                    let index = self.tab().offset + (m.row - inner.y - 1) as usize;
+                    if index < self.tab().records().len() {
+                        self.tab_mut().select(index);
+                        self.dirty = true;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+}

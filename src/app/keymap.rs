@@ -1,0 +1,307 @@
+//! The key map: actions, their default keys, rebinding from `settings.keys`
+//! (`action = ["ctrl-s", "alt-up", "q"]`). The hint line and the help overlay are generated
+//! from the active map, so a rebinding shows up there.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+macro_rules! actions {
+    ($($variant:ident => $name:literal, $desc:literal, [$($key:literal),*];)+) => {
+        /// Something a key can do on the main screen.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Action { $($variant),+ }
+
+        impl Action {
+            pub const ALL: &'static [Action] = &[$(Action::$variant),+];
+
+            /// The name used in the config file.
+            pub fn name(self) -> &'static str {
+                match self { $(Action::$variant => $name),+ }
+            }
+
+            pub fn description(self) -> &'static str {
+                match self { $(Action::$variant => $desc),+ }
+            }
+
+            fn default_keys(self) -> &'static [&'static str] {
+                match self { $(Action::$variant => &[$($key),*]),+ }
+            }
+        }
+    };
+}
+
+actions! {
+    Quit => "quit", "quit", ["q"];
+    TabContacts => "tab_contacts", "Contacts tab", ["1"];
+    TabDeals => "tab_deals", "Deals tab", ["2"];
+    TabProjects => "tab_projects", "Projects tab", ["3"];
+    NextTab => "next_tab", "next tab", ["tab"];
+    PrevTab => "prev_tab", "previous tab", ["shift-tab"];
+    Down => "down", "move down", ["j", "down"];
+    Up => "up", "move up", ["k", "up"];
+    First => "first", "first row", ["g", "home"];
+    Last => "last", "last row", ["G", "end"];
+    Filter => "filter", "filter", ["/"];
+    SortNext => "sort_next", "next sort key", ["s"];
+    SortFlip => "sort_flip", "flip sort direction", ["S"];
+    NextPage => "next_page", "next page", ["n", "pagedown"];
+    PrevPage => "prev_page", "previous page", ["p", "pageup"];
+    PageSizeUp => "page_size_up", "bigger pages", ["+"];
+    PageSizeDown => "page_size_down", "smaller pages", ["-"];
+    Includes => "includes", "included relations", ["i"];
+    Detail => "detail", "detail pane", ["enter"];
+    Refresh => "refresh", "refresh (bypass cache)", ["r"];
+    Export => "export", "export the view", ["e"];
+    CopyJson => "copy_json", "copy record as JSON", ["y"];
+    Help => "help", "help", ["?"];
+    Back => "back", "close / back", ["esc"];
+    Suspend => "suspend", "suspend", ["ctrl-z"];
+}
+
+/// One key with its modifiers, as written in the config (`ctrl-s`, `shift-tab`, `G`, `f5`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeySpec {
+    pub code: KeyCode,
+    pub modifiers: KeyModifiers,
+}
+
+impl KeySpec {
+    /// The config's key grammar (`config::KeySpec`, so the file is validated by the same
+    /// rules), with `shift-tab` read as the `BackTab` terminals send.
+    pub fn parse(spec: &str) -> Result<KeySpec, String> {
+        let k = crate::config::KeySpec::parse(spec).map_err(|e| e.to_string())?;
+        let mut modifiers = k.modifiers;
+        let code = match k.code {
+            KeyCode::Tab if modifiers.contains(KeyModifiers::SHIFT) => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                KeyCode::BackTab
+            }
+            KeyCode::Char(c) if modifiers.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            other => other,
+        };
+        Ok(KeySpec { code, modifiers })
+    }
+
+    /// Whether a key event is this key. Shift is implied by the character itself
+    /// (`G`, `?`, `+`), so it is ignored for characters.
+    pub fn matches(&self, key: &KeyEvent) -> bool {
+        if key.code != self.code {
+            return false;
+        }
+        let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
+        match self.code {
+            // Shift is part of the character, and of BackTab (crossterm reports it with SHIFT).
+            KeyCode::Char(_) | KeyCode::BackTab => {
+                key.modifiers & relevant == self.modifiers & relevant
+            }
+            _ => key.modifiers & (relevant | KeyModifiers::SHIFT) == self.modifiers,
+        }
+    }
+}
+
+impl fmt::Display for KeySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            f.write_str("Ctrl-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::ALT) {
+            f.write_str("Alt-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::SHIFT) {
+            f.write_str("Shift-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) if self.modifiers.contains(KeyModifiers::CONTROL) => {
+                write!(f, "{}", c.to_ascii_uppercase())
+            }
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Esc => f.write_str("Esc"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::BackTab => f.write_str("Shift-Tab"),
+            KeyCode::Backspace => f.write_str("Backspace"),
+            KeyCode::Delete => f.write_str("Del"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            KeyCode::PageUp => f.write_str("PgUp"),
+            KeyCode::PageDown => f.write_str("PgDn"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+impl Action {
+    /// A word or two for the hint line.
+    pub fn short(self) -> &'static str {
+        match self {
+            Action::SortNext => "sort",
+            Action::SortFlip => "direction",
+            Action::NextPage => "next",
+            Action::PrevPage => "prev",
+            Action::Detail => "detail",
+            Action::Refresh => "refresh",
+            Action::Includes => "include",
+            Action::Export => "export",
+            other => other.description(),
+        }
+    }
+}
+
+/// The active bindings.
+#[derive(Debug, Clone)]
+pub struct KeyMap {
+    bindings: Vec<(Action, Vec<KeySpec>)>,
+}
+
+/// Actions shown in the one-line hint, in order.
+const HINT_ACTIONS: &[Action] = &[
+    Action::Quit,
+    Action::Help,
+    Action::Filter,
+    Action::SortNext,
+    Action::SortFlip,
+    Action::NextPage,
+    Action::PrevPage,
+    Action::Detail,
+    Action::Refresh,
+    Action::Includes,
+    Action::Export,
+];
+
+impl Default for KeyMap {
+    fn default() -> Self {
+        KeyMap::from_settings(&BTreeMap::new()).0
+    }
+}
+
+impl KeyMap {
+    /// The defaults with the config's rebindings applied; the second value lists the
+    /// problems found (unknown action, bad key), to show instead of failing.
+    pub fn from_settings(keys: &BTreeMap<String, Vec<String>>) -> (KeyMap, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut bindings: Vec<(Action, Vec<KeySpec>)> = Action::ALL
+            .iter()
+            .map(|a| {
+                let keys = a
+                    .default_keys()
+                    .iter()
+                    .filter_map(|k| KeySpec::parse(k).ok())
+                    .collect();
+                (*a, keys)
+            })
+            .collect();
+        for (name, specs) in keys {
+            let Some(slot) = bindings.iter_mut().find(|(a, _)| a.name() == name) else {
+                warnings.push(format!("keys: unknown action '{name}'"));
+                continue;
+            };
+            let mut parsed = Vec::new();
+            for s in specs {
+                match KeySpec::parse(s) {
+                    Ok(k) => parsed.push(k),
+                    Err(e) => warnings.push(format!("keys.{name}: {e}")),
+                }
+            }
+            if !parsed.is_empty() {
+                slot.1 = parsed;
+            }
+        }
+        (KeyMap { bindings }, warnings)
+    }
+
+    pub fn action(&self, key: &KeyEvent) -> Option<Action> {
+        self.bindings
+            .iter()
+            .find(|(_, keys)| keys.iter().any(|k| k.matches(key)))
+            .map(|(a, _)| *a)
+    }
+
+    pub fn keys(&self, action: Action) -> &[KeySpec] {
+        self.bindings
+            .iter()
+            .find(|(a, _)| *a == action)
+            .map(|(_, k)| k.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// `r` or `Ctrl-R`: the first key of an action, for messages like "press r to retry".
+    pub fn first_key(&self, action: Action) -> String {
+        self.keys(action)
+            .first()
+            .map(|k| k.to_string())
+            .unwrap_or_else(|| action.name().to_string())
+    }
+
+    /// `q quit · ? help · / filter ...`.
+    pub fn hint_line(&self) -> String {
+        HINT_ACTIONS
+            .iter()
+            .filter(|a| !self.keys(**a).is_empty())
+            .map(|a| format!("{} {}", self.first_key(*a), a.short()))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+
+    /// Every action with all its keys, for the help overlay.
+    pub fn help_rows(&self) -> Vec<(String, &'static str)> {
+        self.bindings
+            .iter()
+            .map(|(a, keys)| {
+                let k = keys
+                    .iter()
+                    .map(|k| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (k, a.description())
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_matches_keys() {
+        let k = KeySpec::parse("ctrl-s").unwrap();
+        assert!(k.matches(&KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)));
+        assert!(!k.matches(&KeyEvent::new(KeyCode::Char('s'), KeyModifiers::NONE)));
+        let g = KeySpec::parse("G").unwrap();
+        assert!(g.matches(&KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT)));
+        assert_eq!(KeySpec::parse("-").unwrap().code, KeyCode::Char('-'));
+        let back = KeySpec::parse("shift-tab").unwrap();
+        assert_eq!(back.code, KeyCode::BackTab);
+        assert!(back.matches(&KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)));
+        assert_eq!(KeySpec::parse("alt-up").unwrap().to_string(), "Alt-↑");
+        assert!(KeySpec::parse("hyper-x").is_err());
+    }
+
+    #[test]
+    fn rebinding_shows_in_hint_and_help() {
+        let mut keys = BTreeMap::new();
+        keys.insert("filter".to_string(), vec!["ctrl-f".to_string()]);
+        keys.insert("nope".to_string(), vec!["x".to_string()]);
+        let (map, warnings) = KeyMap::from_settings(&keys);
+        assert_eq!(warnings, ["keys: unknown action 'nope'"]);
+        assert!(map.hint_line().contains("Ctrl-F filter"));
+        assert_eq!(
+            map.action(&KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL)),
+            Some(Action::Filter)
+        );
+        assert_eq!(
+            map.action(&KeyEvent::new(KeyCode::Char('/'), KeyModifiers::NONE)),
+            None
+        );
+    }
+}

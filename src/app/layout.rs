@@ -1,0 +1,189 @@
+//! Screen geometry, shared by drawing and by mouse hit-testing so both always agree:
+//! where the tabs, filter bar, table, status and hint lines go, and which columns fit.
+
+use ratatui::layout::Rect;
+use unicode_width::UnicodeWidthStr;
+
+use super::resource::Column;
+
+/// Smallest terminal the dashboard draws in; below it, a notice.
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+
+/// Gap between table columns.
+pub const COLUMN_GAP: u16 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    pub tabs: Rect,
+    pub filter: Option<Rect>,
+    /// The table's block, borders included.
+    pub table: Rect,
+    pub status: Rect,
+    pub hint: Rect,
+}
+
+impl Areas {
+    /// `filter_rows`: the number of filter fields when the bar is open.
+    pub fn compute(area: Rect, filter_rows: Option<u16>) -> Areas {
+        let tabs = Rect {
+            height: 1.min(area.height),
+            ..area
+        };
+        let bottom = area.y + area.height;
+        let hint = Rect {
+            y: bottom.saturating_sub(1),
+            height: 1,
+            ..area
+        };
+        let status = Rect {
+            y: bottom.saturating_sub(2),
+            height: 1,
+            ..area
+        };
+        let mut y = area.y + 1;
+        let filter = filter_rows.map(|n| {
+            let r = Rect {
+                y,
+                height: n + 2,
+                ..area
+            };
+            y += n + 2;
+            r
+        });
+        let table = Rect {
+            y,
+            height: status.y.saturating_sub(y),
+            ..area
+        };
+        Areas {
+            tabs,
+            filter,
+            table,
+            status,
+            hint,
+        }
+    }
+
+    /// Rows of records the table shows (borders and header excluded).
+    pub fn table_rows(&self) -> usize {
+        self.table.height.saturating_sub(3) as usize
+    }
+
+    /// The table's inner area (inside the borders).
+    pub fn table_inner(&self) -> Rect {
+        Rect {
+            x: self.table.x + 1,
+            y: self.table.y + 1,
+            width: self.table.width.saturating_sub(2),
+            height: self.table.height.saturating_sub(2),
+        }
+    }
+}
+
+/// Picks the columns that fit in `width` and their widths. Columns are taken in priority
+/// order while each can have a comfortable width (halfway between its minimum and ideal), so
+/// narrow terminals hide the least important ones instead of squeezing all; then spare room
+/// grows columns towards their ideal width and the first column takes the rest.
+pub fn fit_columns(columns: &[Column], width: u16) -> Vec<(usize, u16)> {
+    let mut by_priority: Vec<usize> = (0..columns.len()).collect();
+    by_priority.sort_by_key(|i| (columns[*i].priority, *i));
+    let mut shown: Vec<usize> = Vec::new();
+    let mut used = 0u16;
+    for i in by_priority {
+        let c = &columns[i];
+        let comfortable = (c.min + c.ideal).div_ceil(2);
+        let gap = if shown.is_empty() { 0 } else { COLUMN_GAP };
+        if used + gap + comfortable > width {
+            break;
+        }
+        used += gap + comfortable;
+        shown.push(i);
+    }
+    if shown.is_empty() && !columns.is_empty() {
+        shown.push(0);
+    }
+    shown.sort();
+    let gaps = COLUMN_GAP * shown.len().saturating_sub(1) as u16;
+    let mut widths: Vec<u16> = shown.iter().map(|i| columns[*i].min).collect();
+    let mut spare = width.saturating_sub(widths.iter().sum::<u16>() + gaps);
+    let mut order: Vec<usize> = (0..shown.len()).collect();
+    order.sort_by_key(|p| columns[shown[*p]].priority);
+    for p in order {
+        let give = columns[shown[p]].ideal.saturating_sub(widths[p]).min(spare);
+        widths[p] += give;
+        spare -= give;
+    }
+    if let Some(w) = widths.first_mut() {
+        *w += spare;
+    }
+    shown.into_iter().zip(widths).collect()
+}
+
+/// The column under x (relative to the table's inner area).
+pub fn column_at(fitted: &[(usize, u16)], x: u16) -> Option<usize> {
+    let mut left = 0;
+    for (i, w) in fitted {
+        if x >= left && x < left + w {
+            return Some(*i);
+        }
+        left += w + COLUMN_GAP;
+    }
+    None
+}
+
+/// The centred box of a modal: most of the screen, a little margin.
+pub fn modal_area(area: Rect) -> Rect {
+    let w = area.width.saturating_sub(8).clamp(20.min(area.width), 120);
+    let h = area.height.saturating_sub(4).max(5.min(area.height));
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// Width and height of a modal's text area (inside borders, above the footer line).
+pub fn modal_inner(width: u16, height: u16) -> (u16, u16) {
+    let m = modal_area(Rect::new(0, 0, width, height));
+    (m.width.saturating_sub(4), m.height.saturating_sub(3))
+}
+
+/// The tab bar's spans: each title and the x range it covers.
+pub fn tab_ranges(titles: &[String]) -> Vec<(u16, u16)> {
+    let mut x = 0u16;
+    titles
+        .iter()
+        .map(|t| {
+            let w = t.width() as u16 + 2;
+            let r = (x, x + w);
+            x += w + 1;
+            r
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::resource::{Resource, TabKind};
+
+    #[test]
+    fn narrow_terminals_hide_low_priority_columns() {
+        let deals = Resource::of(TabKind::Deals);
+        let wide = fit_columns(deals.columns, 158);
+        assert_eq!(wide.len(), 7);
+        assert_eq!(wide.iter().map(|c| c.1).sum::<u16>() + 6, 158);
+        let narrow = fit_columns(deals.columns, 78);
+        let names: Vec<&str> = narrow
+            .iter()
+            .map(|(i, _)| deals.columns[*i].title)
+            .collect();
+        assert!(names.starts_with(&["Name", "Status", "Value"]), "{names:?}");
+        assert!(!names.contains(&"Created"));
+        let used: u16 = narrow.iter().map(|c| c.1).sum::<u16>() + narrow.len() as u16 - 1;
+        assert!(used <= 78);
+        assert_eq!(column_at(&narrow, 0), Some(0));
+    }
+}

@@ -1,0 +1,66 @@
+//! `Message`: everything that can change the app: input events, API results tagged with
+//! their request id, export progress, and the timer.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::effects::RequestId;
+use super::record::FetchedPage;
+use crate::api::{ApiError, AppointmentRef, Contact, Created};
+
+/// How an export is going.
+#[derive(Debug, Clone)]
+pub enum ExportEvent {
+    Progress {
+        records: usize,
+        page: u32,
+        last_page: Option<u32>,
+    },
+    Done {
+        records: usize,
+        path: PathBuf,
+    },
+    Failed(String),
+    Cancelled,
+}
+
+#[derive(Debug, Clone)]
+pub enum Message {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Paste(String),
+    Resize(u16, u16),
+    /// A deadline `App::next_deadline` asked for has passed (debounce, spinner, age, refresh).
+    Tick,
+    /// A page request finished. `error` is the one-line summary a user can act on.
+    Fetched {
+        id: RequestId,
+        result: Result<Arc<FetchedPage>, String>,
+        elapsed: Duration,
+    },
+    /// The client is retrying: "retrying (2/4): 503".
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        reason: String,
+    },
+    Export {
+        id: RequestId,
+        event: ExportEvent,
+    },
+    /// A create started by a dialog finished (field errors in the `ApiError`). Boxed: large.
+    ContactCreated {
+        id: RequestId,
+        result: Box<Result<Created<Contact>, ApiError>>,
+    },
+    /// A reschedule started by a dialog finished.
+    Rescheduled {
+        id: RequestId,
+        result: Box<Result<AppointmentRef, ApiError>>,
+    },
+    /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
+    Terminate,
+}

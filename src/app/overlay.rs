@@ -1,0 +1,150 @@
+//! Modal overlays (detail pane, help, includes, export, confirmations, and the forms other
+//! modules add). Each dialog's state lives in its own file and implements `Dialog`; the app
+//! keeps a stack of `Overlay`s and sends input to the top one.
+//!
+//! Adding a dialog (e.g. `app/contact_form.rs`):
+//! 1. the state and `impl Dialog` in its own file, text fields as `TextInput`s
+//!    (`captures_text` true, so single-key bindings do not fire while typing);
+//! 2. a variant here, with its arm in `dialog` / `dialog_mut`;
+//! 3. its draw function in `ui/dialogs/` and the arm in `ui::dialogs::draw`;
+//! 4. the key that opens it: an action in `keymap.rs` (`actions!`) and its arm in
+//!    `App::on_action` (`input.rs`), which pushes the overlay.
+//!
+//! Requests: return `Outcome::Effects(vec![Effect::CreateContact { id: cx.request_id(), .. }])`;
+//! the answer comes back to `on_message` as `Message::ContactCreated` with that id (likewise
+//! `Effect::Reschedule` / `Message::Rescheduled`). `guards_quit` makes quitting ask once;
+//! `busy` turns the spinner.
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::confirm::ConfirmQuit;
+use super::detail::DetailView;
+use super::effects::{Effect, ExportFormat, RequestId};
+use super::export::ExportDialog;
+use super::help::HelpView;
+use super::includes::IncludesPicker;
+use super::keymap::KeyMap;
+use super::message::Message;
+use super::record::DisplayZone;
+
+/// What a dialog may use while it handles input.
+pub struct DialogCx<'a> {
+    pub keymap: &'a KeyMap,
+    pub zone: &'a DisplayZone,
+    pub now: chrono::DateTime<chrono::Utc>,
+    next_id: &'a mut u64,
+}
+
+impl<'a> DialogCx<'a> {
+    pub fn new(
+        keymap: &'a KeyMap,
+        zone: &'a DisplayZone,
+        now: chrono::DateTime<chrono::Utc>,
+        next_id: &'a mut u64,
+    ) -> Self {
+        DialogCx {
+            keymap,
+            zone,
+            now,
+            next_id,
+        }
+    }
+
+    /// A fresh id for a request the dialog starts.
+    pub fn request_id(&mut self) -> RequestId {
+        *self.next_id += 1;
+        RequestId(*self.next_id)
+    }
+}
+
+/// A decision a dialog hands back to the app (things only the app can do).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DialogResult {
+    SetIncludes(Vec<&'static str>),
+    StartExport { path: String, format: ExportFormat },
+    Quit,
+}
+
+/// What handling an input did.
+#[derive(Debug, Default)]
+pub enum Outcome {
+    /// Not for this dialog (the app may use it, e.g. Ctrl-C).
+    Ignored,
+    /// Consumed; redraw.
+    #[default]
+    Handled,
+    /// Consumed; run these effects.
+    Effects(Vec<Effect>),
+    /// Close the dialog.
+    Close,
+    /// Close and hand a decision to the app.
+    CloseWith(DialogResult),
+    /// Stay open and hand a decision to the app.
+    Apply(DialogResult),
+}
+
+pub trait Dialog {
+    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome;
+
+    fn on_paste(&mut self, _text: &str) -> Outcome {
+        Outcome::Ignored
+    }
+
+    fn on_mouse(&mut self, _mouse: &MouseEvent) -> Outcome {
+        Outcome::Ignored
+    }
+
+    /// Messages for the dialog (results of the requests it started). Return `Ignored` for
+    /// messages that are not its own, so the app handles them.
+    fn on_message(&mut self, _msg: &Message, _cx: &mut DialogCx) -> Outcome {
+        Outcome::Ignored
+    }
+
+    /// A draft would be lost or a write is in flight: quitting asks once first.
+    fn guards_quit(&self) -> bool {
+        false
+    }
+
+    /// A request of the dialog is running (the spinner turns).
+    fn busy(&self) -> bool {
+        false
+    }
+
+    /// A text field has focus: single-key bindings must not fire.
+    fn captures_text(&self) -> bool {
+        false
+    }
+
+    /// The terminal was resized (re-wrap text).
+    fn on_resize(&mut self, _width: u16, _height: u16) {}
+}
+
+pub enum Overlay {
+    Detail(DetailView),
+    Help(HelpView),
+    Includes(IncludesPicker),
+    Export(ExportDialog),
+    ConfirmQuit(ConfirmQuit),
+}
+
+impl Overlay {
+    pub fn dialog_mut(&mut self) -> &mut dyn Dialog {
+        match self {
+            Overlay::Detail(d) => d,
+            Overlay::Help(d) => d,
+            Overlay::Includes(d) => d,
+            Overlay::Export(d) => d,
+            Overlay::ConfirmQuit(d) => d,
+        }
+    }
+
+    pub fn dialog(&self) -> &dyn Dialog {
+        match self {
+            Overlay::Detail(d) => d,
+            Overlay::Help(d) => d,
+            Overlay::Includes(d) => d,
+            Overlay::Export(d) => d,
+            Overlay::ConfirmQuit(d) => d,
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! What the dashboard remembers between runs: the active tab and each tab's sort, page size
+//! and includes (JSON in the data dir). Filters and pages are deliberately not remembered.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::resource::TabKind;
+use super::tab::{TabState, clamp_per_page};
+use crate::api::SortDirection;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PersistedState {
+    pub active_tab: Option<TabKind>,
+    pub tabs: BTreeMap<TabKind, PersistedTab>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PersistedTab {
+    pub sort_by: String,
+    pub sort_direction: SortDirection,
+    pub per_page: u32,
+    pub includes: Vec<String>,
+}
+
+impl PersistedTab {
+    pub fn of(tab: &TabState) -> Self {
+        PersistedTab {
+            sort_by: tab.sort_by.to_string(),
+            sort_direction: tab.direction,
+            per_page: tab.per_page,
+            includes: tab.includes.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// Applies what is still valid (a key the seed no longer lists is ignored).
+    pub fn apply(&self, tab: &mut TabState) {
+        if let Some(k) = tab.resource.sort_key(&self.sort_by) {
+            tab.sort_by = k;
+        }
+        tab.direction = self.sort_direction;
+        tab.per_page = clamp_per_page(self.per_page);
+        let mut inc: Vec<&'static str> = self
+            .includes
+            .iter()
+            .filter_map(|i| tab.resource.include(i))
+            .collect();
+        inc.sort();
+        inc.dedup();
+        tab.includes = inc;
+    }
+}

@@ -1,0 +1,331 @@
+//! Records as the table shows them: every cell formatted once, when a page arrives, so drawing
+//! a frame only borrows strings. Values are made single-line and bounded here, so long,
+//! multi-line or odd values can never break the layout.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Local, Utc};
+use chrono_tz::Tz;
+
+use super::resource::ColumnId;
+use crate::api::{ApiRecord, Contact, Deal, Meta, Page, Project, Related, Timestamp, When};
+
+/// The zone dates are shown in: the machine's, or a fixed one (tests, config).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DisplayZone {
+    Local,
+    Named(Tz),
+}
+
+impl From<crate::timeparse::Zone> for DisplayZone {
+    fn from(z: crate::timeparse::Zone) -> Self {
+        match z {
+            crate::timeparse::Zone::Local => DisplayZone::Local,
+            crate::timeparse::Zone::Named(tz) => DisplayZone::Named(tz),
+        }
+    }
+}
+
+impl DisplayZone {
+    /// `2026-11-22 14:03` in this zone; a date alone as `2026-11-22`; unparsed text as sent.
+    pub fn format(&self, ts: &Timestamp) -> String {
+        match ts.when() {
+            Some(When::Instant(t)) => self.format_instant(t),
+            Some(When::Date(d)) => d.format("%Y-%m-%d").to_string(),
+            None => ts.raw().to_string(),
+        }
+    }
+
+    pub fn format_instant(&self, t: DateTime<Utc>) -> String {
+        const FMT: &str = "%Y-%m-%d %H:%M";
+        match self {
+            DisplayZone::Local => t.with_timezone(&Local).format(FMT).to_string(),
+            DisplayZone::Named(tz) => t.with_timezone(tz).format(FMT).to_string(),
+        }
+    }
+}
+
+/// How a status value is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusTone {
+    Good,
+    Bad,
+    Pending,
+    Neutral,
+}
+
+impl StatusTone {
+    pub fn of(status: &str) -> StatusTone {
+        let s = status.to_ascii_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| s.contains(w));
+        if has(&["lost", "cancel", "reject", "fail", "closed_lost", "abandon"]) {
+            StatusTone::Bad
+        } else if has(&["won", "complete", "done", "active", "success", "finished"]) {
+            StatusTone::Good
+        } else if has(&[
+            "open", "new", "progress", "pending", "planned", "draft", "hold",
+        ]) {
+            StatusTone::Pending
+        } else {
+            StatusTone::Neutral
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellStyle {
+    Plain,
+    /// A missing value.
+    Missing,
+    Status(StatusTone),
+}
+
+/// One formatted cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    pub text: String,
+    pub style: CellStyle,
+}
+
+impl Cell {
+    fn plain(text: impl AsRef<str>) -> Cell {
+        let text = one_line(text.as_ref());
+        if text.is_empty() {
+            return Cell::missing();
+        }
+        Cell {
+            text,
+            style: CellStyle::Plain,
+        }
+    }
+
+    fn missing() -> Cell {
+        Cell {
+            text: "-".to_string(),
+            style: CellStyle::Missing,
+        }
+    }
+
+    fn opt(v: Option<impl AsRef<str>>) -> Cell {
+        v.map(Cell::plain).unwrap_or_else(Cell::missing)
+    }
+}
+
+/// Longest text kept in a cell; wider columns do not exist.
+const MAX_CELL_CHARS: usize = 160;
+
+/// Control characters (newlines, tabs, escapes) become spaces and runs of spaces collapse, so
+/// a value always takes one line and cannot move the cursor.
+pub fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(MAX_CELL_CHARS));
+    let mut last_space = true;
+    for c in s.chars().take(MAX_CELL_CHARS * 2) {
+        let c = if c.is_control() || c.is_whitespace() {
+            ' '
+        } else {
+            c
+        };
+        if c == ' ' {
+            if last_space {
+                continue;
+            }
+            last_space = true;
+        } else {
+            last_space = false;
+        }
+        out.push(c);
+        if out.chars().count() >= MAX_CELL_CHARS {
+            break;
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// A row of the generic table.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub id: String,
+    pub label: String,
+    /// One per column of the tab's descriptor, in order.
+    pub cells: Vec<Cell>,
+    pub status: Option<String>,
+    /// The server's JSON, for the detail pane and `y`.
+    pub raw: Arc<str>,
+}
+
+/// A page ready to show.
+#[derive(Debug, Clone)]
+pub struct FetchedPage {
+    pub records: Vec<Record>,
+    pub meta: Option<Meta>,
+}
+
+/// A record type the generic table can show.
+pub trait TableRecord: ApiRecord {
+    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell;
+    fn status(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// Formats a page for the given columns; runs off the draw path, when a page arrives.
+pub fn build_page<T: TableRecord>(
+    page: Page<T>,
+    columns: &[ColumnId],
+    zone: &DisplayZone,
+) -> FetchedPage {
+    let records = page
+        .data
+        .iter()
+        .map(|r| Record {
+            id: r.id().to_string(),
+            label: one_line(&r.label()),
+            cells: columns.iter().map(|c| r.cell(*c, zone)).collect(),
+            status: r.status().map(str::to_string),
+            raw: Arc::from(r.raw().get()),
+        })
+        .collect();
+    FetchedPage {
+        records,
+        meta: page.meta,
+    }
+}
+
+fn time_cell(ts: Option<&Timestamp>, zone: &DisplayZone) -> Cell {
+    Cell::opt(ts.map(|t| zone.format(t)))
+}
+
+fn related_cell(r: Option<&Related>) -> Cell {
+    Cell::opt(r.map(Related::label))
+}
+
+fn related_list_cell(list: Option<&Vec<Related>>) -> Cell {
+    match list {
+        Some(l) if !l.is_empty() => {
+            Cell::plain(l.iter().map(Related::label).collect::<Vec<_>>().join(", "))
+        }
+        _ => Cell::missing(),
+    }
+}
+
+fn status_cell(status: Option<&str>) -> Cell {
+    match status {
+        Some(s) if !s.trim().is_empty() => Cell {
+            text: one_line(s),
+            style: CellStyle::Status(StatusTone::of(s)),
+        },
+        _ => Cell::missing(),
+    }
+}
+
+/// The first of the single and the plural relation that was included.
+fn assignee(one: Option<&Related>, many: Option<&Vec<Related>>) -> Cell {
+    match one {
+        Some(r) => related_cell(Some(r)),
+        None => related_list_cell(many),
+    }
+}
+
+impl TableRecord for Contact {
+    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
+        match column {
+            ColumnId::Name => Cell::plain(self.full_name()),
+            ColumnId::Email => Cell::opt(self.email.as_ref()),
+            ColumnId::Phone => Cell::opt(self.phone.as_ref()),
+            ColumnId::Accounts | ColumnId::Account => related_list_cell(self.accounts.as_ref()),
+            ColumnId::Assignee | ColumnId::Owner => {
+                assignee(self.assigned_user.as_ref(), self.assigned_users.as_ref())
+            }
+            ColumnId::Created => time_cell(self.created_at.as_ref(), zone),
+            ColumnId::Updated => time_cell(self.updated_at.as_ref(), zone),
+            _ => Cell::missing(),
+        }
+    }
+}
+
+impl TableRecord for Deal {
+    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
+        match column {
+            ColumnId::Name => Cell::opt(self.name.as_ref()),
+            ColumnId::Status => status_cell(self.status.as_deref()),
+            ColumnId::Value => Cell::opt(self.value.as_ref().map(|m| m.display())),
+            ColumnId::Account | ColumnId::Accounts => related_cell(self.account.as_ref()),
+            ColumnId::Assignee | ColumnId::Owner => {
+                assignee(self.assigned_user.as_ref(), self.assigned_users.as_ref())
+            }
+            ColumnId::Created => time_cell(self.created_at.as_ref(), zone),
+            ColumnId::Updated => time_cell(self.updated_at.as_ref(), zone),
+            _ => Cell::missing(),
+        }
+    }
+
+    fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+}
+
+impl TableRecord for Project {
+    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
+        match column {
+            ColumnId::Name => Cell::opt(self.name.as_ref()),
+            ColumnId::Status => status_cell(self.status.as_deref()),
+            ColumnId::Start => time_cell(self.start_date.as_ref(), zone),
+            ColumnId::End => time_cell(self.end_date.as_ref(), zone),
+            ColumnId::Owner | ColumnId::Assignee => related_cell(self.owner.as_ref()),
+            ColumnId::Members => Cell::opt(self.members.as_ref().map(|m| m.len().to_string())),
+            ColumnId::Created => time_cell(self.created_at.as_ref(), zone),
+            ColumnId::Updated => time_cell(self.updated_at.as_ref(), zone),
+            _ => Cell::missing(),
+        }
+    }
+
+    fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::decode_page;
+
+    #[test]
+    fn cells_are_single_line_and_bounded() {
+        assert_eq!(one_line("a\nb\t\tc\x1b[31m"), "a b c [31m");
+        assert_eq!(one_line(&"x".repeat(1000)).chars().count(), MAX_CELL_CHARS);
+    }
+
+    #[test]
+    fn deals_format_money_dates_and_status() {
+        let body = br#"{"data":[{"id":"7","name":"Big\nDeal","status":"won","value":"1200.5",
+            "updated_at":"2026-01-02 03:04:05","account":{"id":"a1","name":"Acme"}}],
+            "meta":{"current_page":1,"last_page":1,"per_page":25,"total":1}}"#;
+        let page = decode_page::<Deal>(body).unwrap();
+        let cols = [
+            ColumnId::Name,
+            ColumnId::Status,
+            ColumnId::Value,
+            ColumnId::Account,
+            ColumnId::Updated,
+            ColumnId::Created,
+        ];
+        let p = build_page(page, &cols, &DisplayZone::Named(Tz::UTC));
+        let texts: Vec<&str> = p.records[0].cells.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Big Deal",
+                "won",
+                "1200.50",
+                "Acme",
+                "2026-01-02 03:04",
+                "-"
+            ]
+        );
+        assert_eq!(
+            p.records[0].cells[1].style,
+            CellStyle::Status(StatusTone::Good)
+        );
+        assert_eq!(p.meta.unwrap().total, Some(1));
+    }
+}

@@ -1,0 +1,181 @@
+//! Where pages come from: the API client (turning a `QuerySpec` into the typed query and the
+//! answer into pre-formatted rows), or, in tests, anything else implementing `DataSource`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use serde_json::{Map, Value};
+
+use crate::api::{
+    ApiError, AppointmentRef, Client, Contact, Created, IdempotencyKey, ListQuery, NewContact,
+    Page, RequestEvent,
+};
+use crate::app::record::{TableRecord, build_page};
+use crate::app::resource::{ColumnId, Resource};
+use crate::app::{DisplayZone, ExportEvent, ExportFormat, FetchedPage, QuerySpec, TabKind};
+
+/// What the dashboard needs from the service.
+pub trait DataSource: Send + Sync + 'static {
+    /// One page of a query, formatted for the table.
+    fn fetch(&self, spec: QuerySpec) -> BoxFuture<'static, Result<FetchedPage, ApiError>>;
+
+    /// Every page of a query (from `spec.page`) written to `path`; progress goes to
+    /// `progress`; stops (removing the partial file) when `cancel` fires.
+    fn export(
+        &self,
+        spec: QuerySpec,
+        path: PathBuf,
+        format: ExportFormat,
+        progress: Box<dyn Fn(ExportEvent) + Send + Sync>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, ExportEvent>;
+
+    /// Creates a contact; the same key on a retry never duplicates it.
+    fn create_contact(
+        &self,
+        contact: NewContact,
+        key: IdempotencyKey,
+    ) -> BoxFuture<'static, Result<Created<Contact>, ApiError>>;
+
+    /// Reschedules an appointment with the given body.
+    fn reschedule(
+        &self,
+        appointment_id: String,
+        body: Map<String, Value>,
+    ) -> BoxFuture<'static, Result<AppointmentRef, ApiError>>;
+}
+
+/// The real service, through `api::Client`.
+pub struct ClientSource {
+    client: Client,
+    zone: DisplayZone,
+}
+
+impl ClientSource {
+    /// `on_event` hears the client's request events (retries for the status bar, the log).
+    pub fn new(
+        client: Client,
+        zone: DisplayZone,
+        on_event: Option<UnboundedSender<crate::app::Message>>,
+    ) -> Self {
+        let client = match on_event {
+            Some(tx) => client.with_observer(Arc::new(move |ev: &RequestEvent| {
+                tracing::debug!(event = ?ev, "request");
+                if let RequestEvent::Retrying {
+                    attempt,
+                    max_attempts,
+                    reason,
+                    ..
+                } = ev
+                {
+                    let _ = tx.send(crate::app::Message::Retrying {
+                        attempt: *attempt,
+                        max_attempts: *max_attempts,
+                        reason: reason.clone(),
+                    });
+                }
+            })),
+            None => client,
+        };
+        ClientSource { client, zone }
+    }
+}
+
+fn columns(kind: TabKind) -> Vec<ColumnId> {
+    Resource::of(kind).columns.iter().map(|c| c.id).collect()
+}
+
+async fn fetch_typed<Q: ListQuery>(
+    client: Client,
+    query: Q,
+    zone: DisplayZone,
+    kind: TabKind,
+) -> Result<FetchedPage, ApiError>
+where
+    Q::Item: TableRecord,
+{
+    let page: Page<Q::Item> = client.list(&query).await?;
+    let cols = columns(kind);
+    // Formatting a page of 100 rows is small but not free: keep it off the async workers.
+    tokio::task::spawn_blocking(move || build_page(page, &cols, &zone))
+        .await
+        .map_err(|e| ApiError::new(crate::api::ErrorKind::Other, e.to_string()))
+}
+
+impl DataSource for ClientSource {
+    fn fetch(&self, spec: QuerySpec) -> BoxFuture<'static, Result<FetchedPage, ApiError>> {
+        let client = self.client.clone();
+        let zone = self.zone;
+        Box::pin(async move {
+            match spec.kind {
+                TabKind::Contacts => {
+                    fetch_typed(client, spec.contact_query()?, zone, spec.kind).await
+                }
+                TabKind::Deals => fetch_typed(client, spec.deal_query()?, zone, spec.kind).await,
+                TabKind::Projects => {
+                    fetch_typed(client, spec.project_query()?, zone, spec.kind).await
+                }
+            }
+        })
+    }
+
+    fn export(
+        &self,
+        spec: QuerySpec,
+        path: PathBuf,
+        format: ExportFormat,
+        progress: Box<dyn Fn(ExportEvent) + Send + Sync>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, ExportEvent> {
+        let client = self.client.clone();
+        Box::pin(async move {
+            let job = super::export::Job {
+                client,
+                path,
+                format,
+                progress,
+                cancel,
+            };
+            let result = match spec.kind {
+                TabKind::Contacts => match spec.contact_query() {
+                    Ok(q) => job.run(q).await,
+                    Err(e) => Err(e.summary()),
+                },
+                TabKind::Deals => match spec.deal_query() {
+                    Ok(q) => job.run(q).await,
+                    Err(e) => Err(e.summary()),
+                },
+                TabKind::Projects => match spec.project_query() {
+                    Ok(q) => job.run(q).await,
+                    Err(e) => Err(e.summary()),
+                },
+            };
+            match result {
+                Ok(ev) => ev,
+                Err(e) => ExportEvent::Failed(e),
+            }
+        })
+    }
+
+    fn create_contact(
+        &self,
+        contact: NewContact,
+        key: IdempotencyKey,
+    ) -> BoxFuture<'static, Result<Created<Contact>, ApiError>> {
+        let client = self.client.clone();
+        Box::pin(async move { client.create_contact(&contact, &key).await })
+    }
+
+    fn reschedule(
+        &self,
+        appointment_id: String,
+        body: Map<String, Value>,
+    ) -> BoxFuture<'static, Result<AppointmentRef, ApiError>> {
+        let client = self.client.clone();
+        Box::pin(async move { client.reschedule_appointment(&appointment_id, &body).await })
+    }
+}

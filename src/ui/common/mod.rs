@@ -1,0 +1,8 @@
+//! Reusable widgets: the paged table, tabs, text input, modal frame, status bar, scroll text.
+
+pub mod modal;
+pub mod scroll_text;
+pub mod status_bar;
+pub mod table;
+pub mod tabs;
+pub mod text_input;

@@ -1,0 +1,70 @@
+//! A modal's frame: clears what is under it, draws a bordered box with a title and a footer
+//! line, and returns the area for its content.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use crate::ui::theme::Theme;
+
+/// Draws the frame in `area`; returns the content area (inside a one-column margin,
+/// above the footer).
+pub fn frame(f: &mut Frame, area: Rect, title: &str, footer: &str, theme: &Theme) -> Rect {
+    cut_wide_at_left_edge(f, area);
+    f.render_widget(Clear, area);
+    let block = Block::bordered()
+        .border_style(theme.border_focus)
+        .title(Line::from(Span::styled(format!(" {title} "), theme.title)));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.height == 0 {
+        return inner;
+    }
+    let footer_area = Rect {
+        y: inner.y + inner.height - 1,
+        height: 1,
+        ..inner
+    };
+    f.render_widget(
+        Paragraph::new(Line::from(Span::styled(footer.to_string(), theme.dim))),
+        Rect {
+            x: footer_area.x + 1,
+            width: footer_area.width.saturating_sub(2),
+            ..footer_area
+        },
+    );
+    Rect {
+        x: inner.x + 1,
+        y: inner.y,
+        width: inner.width.saturating_sub(2),
+        height: inner.height.saturating_sub(1),
+    }
+}
+
+/// A wide character just left of the box would spill into its border column (the terminal
+/// draws both halves): blank it, so the border stays where it belongs.
+fn cut_wide_at_left_edge(f: &mut Frame, area: Rect) {
+    if area.x == 0 {
+        return;
+    }
+    let buf = f.buffer_mut();
+    for y in area.y..area.y + area.height {
+        let cell = &mut buf[(area.x - 1, y)];
+        if unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1 {
+            cell.set_symbol(" ");
+        }
+    }
+}
+
+/// A box of `width` x `height` centred in `area` (clamped to it).
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}

@@ -1,0 +1,38 @@
+//! Draws pre-wrapped `ScrollText` (detail pane, help): only the visible lines, borrowed.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::Paragraph;
+
+use crate::app::scroll::ScrollText;
+use crate::ui::theme::Theme;
+
+pub fn draw(f: &mut Frame, area: Rect, text: &ScrollText, theme: &Theme) {
+    let lines: Vec<Line> = text
+        .lines
+        .iter()
+        .skip(text.offset)
+        .take(area.height as usize)
+        .map(|l| {
+            Line::from(
+                l.spans
+                    .iter()
+                    .map(|(s, tone)| Span::styled(s.as_str(), theme.tone(*tone)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    f.render_widget(Paragraph::new(Text::from(lines)), area);
+}
+
+/// "12-30/84" for a footer.
+pub fn position(text: &ScrollText, rows: u16) -> String {
+    let total = text.lines.len();
+    if total == 0 {
+        return "0/0".into();
+    }
+    let first = text.offset + 1;
+    let last = (text.offset + rows as usize).min(total);
+    format!("{first}-{last}/{total}")
+}

@@ -1,0 +1,17 @@
+//! The quit confirmation.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::app::confirm::ConfirmQuit;
+use crate::ui::common::modal;
+use crate::ui::theme::Theme;
+
+pub fn draw(f: &mut Frame, area: Rect, c: &ConfirmQuit, theme: &Theme) {
+    let m = modal::centered(area, 50, 6);
+    let inner = modal::frame(f, m, "Quit?", "y quit · n stay", theme);
+    let text = vec![Line::from(c.reason.as_str()), Line::from("Quit anyway?")];
+    f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), inner);
+}

@@ -1,0 +1,38 @@
+//! The includes checklist.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::App;
+use crate::app::includes::IncludesPicker;
+use crate::ui::common::modal;
+use crate::ui::theme::Theme;
+
+pub fn draw(f: &mut Frame, area: Rect, p: &IncludesPicker, app: &App, theme: &Theme) {
+    let h = p.items.len() as u16 + 5;
+    let m = modal::centered(area, 56, h);
+    let title = format!("Include with {}", app.tab().resource.kind.noun());
+    let inner = modal::frame(
+        f,
+        m,
+        &title,
+        "Space toggle · Enter apply · Esc cancel",
+        theme,
+    );
+    let mut lines = vec![Line::from(Span::styled(
+        "Related records to request:",
+        theme.dim,
+    ))];
+    for (i, (name, on)) in p.items.iter().enumerate() {
+        let mark = if *on { "[x]" } else { "[ ]" };
+        let style = if i == p.cursor {
+            theme.selected
+        } else {
+            ratatui::style::Style::new()
+        };
+        lines.push(Line::from(Span::styled(format!(" {mark} {name}"), style)));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}

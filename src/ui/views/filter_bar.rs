@@ -1,0 +1,69 @@
+//! The tab's filter bar: one line per filter field, with inline errors and, for status, the
+//! values seen so far.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use crate::app::resource::FilterKind;
+use crate::app::tab::TabState;
+use crate::ui::common::text_input;
+use crate::ui::theme::Theme;
+
+const LABEL_WIDTH: u16 = 15;
+
+pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
+    let block = Block::bordered()
+        .border_style(theme.border_focus)
+        .title(Line::from(vec![
+            Span::styled(
+                format!(" Filter {} ", tab.resource.kind.noun()),
+                theme.title,
+            ),
+            Span::styled(
+                "· typing filters · Tab next field · Enter apply · Esc close · Ctrl-U clear ",
+                theme.dim,
+            ),
+        ]));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let bar = &tab.filter_bar;
+    for (i, field) in bar.fields.iter().enumerate() {
+        let y = inner.y + i as u16;
+        if y >= inner.y + inner.height {
+            break;
+        }
+        let focused = i == bar.focused;
+        let label_style = if focused { theme.key } else { theme.dim };
+        f.render_widget(
+            Paragraph::new(Span::styled(field.field.label, label_style)),
+            Rect::new(inner.x + 1, y, LABEL_WIDTH.min(inner.width), 1),
+        );
+        let rest = inner.width.saturating_sub(LABEL_WIDTH + 2);
+        let input_w = (rest / 2).clamp(10.min(rest), 40);
+        let input_area = Rect::new(inner.x + 1 + LABEL_WIDTH, y, input_w, 1);
+        text_input::draw(f, input_area, &field.input, focused, theme);
+        let note_area = Rect::new(
+            input_area.x + input_w + 1,
+            y,
+            rest.saturating_sub(input_w + 1),
+            1,
+        );
+        let note = if let Some(e) = &field.error {
+            Span::styled(e.as_str(), theme.error)
+        } else if field.field.kind == FilterKind::Status && focused {
+            let seen = bar.status_suggestions();
+            if seen.is_empty() {
+                Span::styled("free text", theme.dim)
+            } else {
+                Span::styled(format!("Ctrl-N: {}", seen.join(" · ")), theme.dim)
+            }
+        } else if field.field.kind == FilterKind::Date && focused {
+            Span::styled("e.g. 2026-01-31, yesterday, -7d", theme.dim)
+        } else {
+            Span::raw("")
+        };
+        f.render_widget(Paragraph::new(note), note_area);
+    }
+}

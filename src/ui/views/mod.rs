@@ -1,0 +1,3 @@
+//! Screens drawn around the shared widgets: the filter bar and the too-small notice.
+
+pub mod filter_bar;
