@@ -94,10 +94,12 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
             "nothing to send: give --start, --end, --set or --body",
         ));
     }
+    // Resolve the token before asking, so a confirmed change is not then refused for setup.
+    let client = ctx.client().await?;
     if !args.yes {
         confirm(ctx, &id, &body)?;
     }
-    let result = ctx.client.reschedule_appointment(&id, &body).await;
+    let result = client.reschedule_appointment(&id, &body).await;
     if let Err(e) = reschedule::append_log(&id, &body, &result) {
         eprintln!("warning: could not write the reschedule log: {e}");
     }

@@ -139,13 +139,13 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
     };
     if !args.allow_duplicate
         && let Some(email) = &contact.email
-        && let Some(id) = find_by_email(&ctx.client, email).await?
+        && let Some(id) = find_by_email(ctx.client().await?, email).await?
     {
         return Err(CliError::Duplicate(format!(
             "a contact with email {email} already exists: id {id} (--allow-duplicate creates another)"
         )));
     }
-    let created = ctx.client.create_contact(&contact, &key).await?;
+    let created = ctx.client().await?.create_contact(&contact, &key).await?;
     let fmt = format::resolve(args.format, ctx.tty);
     match &created.record {
         Some(record) => format::print_one(record, fmt)?,

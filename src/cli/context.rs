@@ -4,12 +4,13 @@
 use std::io::IsTerminal;
 
 use secrecy::SecretString;
+use tokio::sync::OnceCell;
 
 use crate::api::Client;
 use crate::cli::exit::CliError;
 use crate::cli::verbose;
 use crate::config::Settings;
-use crate::sandbox::{Sandbox, SandboxConfig};
+use crate::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
 
 /// The global options, as parsed.
 #[derive(Debug, Clone, Default)]
@@ -38,38 +39,52 @@ impl Ttys {
     }
 }
 
-/// A command's surroundings.
+/// A command's surroundings. The client is built on first use, so every check a command makes
+/// on its arguments comes before the token is looked up or a demo sandbox is started.
 pub struct Ctx {
-    pub client: Client,
     pub settings: Settings,
     pub tty: Ttys,
-    /// Keeps the `--demo` sandbox running while the command runs; dropped after it.
-    _sandbox: Option<Sandbox>,
+    global: GlobalOpts,
+    /// The client, and the `--demo` sandbox it talks to (stopped when the context is dropped).
+    client: OnceCell<(Client, Option<SandboxHandle>)>,
 }
 
 impl Ctx {
-    /// Resolves settings, base URL and token (or starts the demo sandbox) and builds the client.
-    pub async fn build(global: &GlobalOpts) -> Result<Ctx, CliError> {
-        let settings = super::setup::load_settings();
-        let (client, sandbox) = if global.demo {
-            let sb = Sandbox::start(SandboxConfig::default())
-                .await
-                .map_err(|e| CliError::other(format!("cannot start the demo sandbox: {e}")))?;
-            let client = Client::new(&sb.base_url(), SecretString::from(sb.token().to_string()))?;
-            (client, Some(sb))
-        } else {
-            let (base_url, token) = super::setup::resolve_endpoint(global, &settings).await?;
-            (Client::new(&base_url, token)?, None)
-        };
-        let client = match verbose::observer(global.verbose) {
-            Some(o) => client.with_observer(o),
-            None => client,
-        };
-        Ok(Ctx {
-            client,
+    pub fn new(global: &GlobalOpts, settings: Settings) -> Ctx {
+        Ctx {
             settings,
             tty: Ttys::detect(),
-            _sandbox: sandbox,
-        })
+            global: global.clone(),
+            client: OnceCell::new(),
+        }
+    }
+
+    /// The client: for `--demo` against a fresh in-process sandbox, else against the resolved
+    /// base URL with the resolved token.
+    pub async fn client(&self) -> Result<&Client, CliError> {
+        let (client, _) = self
+            .client
+            .get_or_try_init(|| async {
+                let (client, sandbox) = if self.global.demo {
+                    let sb = Sandbox::start(SandboxConfig::default())
+                        .await
+                        .map_err(|e| {
+                            CliError::other(format!("cannot start the demo sandbox: {e}"))
+                        })?;
+                    let client = Client::new(&sb.base_url(), SecretString::from(sb.token()))?;
+                    (client, Some(sb))
+                } else {
+                    let (base_url, token) =
+                        super::setup::resolve_endpoint(&self.global, &self.settings).await?;
+                    (Client::new(&base_url, token)?, None)
+                };
+                let client = match verbose::observer(self.global.verbose) {
+                    Some(o) => client.with_observer(o),
+                    None => client,
+                };
+                Ok::<_, CliError>((client, sandbox))
+            })
+            .await?;
+        Ok(client)
     }
 }

@@ -132,11 +132,15 @@ async fn import_row(
 ) -> Result<Outcome, CliError> {
     if !allow_duplicate
         && let Some(email) = &row.contact.email
-        && let Some(id) = find_by_email(&ctx.client, email).await?
+        && let Some(id) = find_by_email(ctx.client().await?, email).await?
     {
         return Ok(Outcome::Duplicate(id));
     }
-    let created = ctx.client.create_contact(&row.contact, &row.key).await?;
+    let created = ctx
+        .client()
+        .await?
+        .create_contact(&row.contact, &row.key)
+        .await?;
     Ok(if created.replayed {
         Outcome::Replayed
     } else {

@@ -63,7 +63,7 @@ where
     query.set_paging(args.paging()?);
     // Refuse a bad query before the first request, whatever page it would be on.
     query.to_pairs()?;
-    let records = paging::fetch(&ctx.client, &query, args.all).await?;
+    let records = paging::fetch(ctx.client().await?, &query, args.all).await?;
     let fmt = format::resolve(args.format, ctx.tty);
     format::print_list(&records, fmt)
 }
