@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::Method;
 use reqwest::header::{self, HeaderMap, HeaderValue};
@@ -13,10 +13,12 @@ use url::Url;
 
 use super::error::{ApiError, ErrorKind};
 use super::models::{
-    AppointmentRef, Contact, Deal, IdempotencyKey, NewContact, Page, Project, decode_page,
-    decode_single,
+    AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, NewContact, Page, Project,
+    decode_page, decode_single,
 };
 use super::query::{ContactQuery, DealQuery, ListQuery, ProjectQuery};
+use super::retry::RetryPolicy;
+use super::transport::{Outgoing, bad_response};
 
 /// Timeouts, retry and size limits. The defaults are the product's contract.
 #[derive(Debug, Clone)]
@@ -84,18 +86,6 @@ pub enum RequestEvent {
 
 pub type Observer = Arc<dyn Fn(&RequestEvent) + Send + Sync>;
 
-/// When a failed attempt may be repeated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RetryPolicy {
-    /// GET: connection errors, one timeout, 502/503/504, 429.
-    Read,
-    /// Create with an Idempotency-Key: like a read, same key and body each time.
-    IdempotentWrite,
-    /// Not idempotent (reschedule): only when the request surely did not arrive
-    /// (connect error) or the server said to come back (429/503 with Retry-After).
-    Unsafe,
-}
-
 /// A created record and how the server answered.
 #[derive(Debug, Clone)]
 pub struct Created<T> {
@@ -104,6 +94,9 @@ pub struct Created<T> {
     pub record: Option<T>,
     /// The server said this answer replays an earlier one (`Idempotent-Replayed: true`).
     pub replayed: bool,
+    /// Why a 2xx body did not decode into a record. The create succeeded all the same
+    /// (the status says so); only the echo of the record is missing.
+    pub undecoded: Option<DecodeError>,
 }
 
 struct Inner {
@@ -151,6 +144,13 @@ pub fn check_base_url(base_url: &str) -> Result<Url, ApiError> {
             ));
         }
     }
+    if !url.username().is_empty() || url.password().is_some() {
+        // Credentials in a URL end up in logs and error messages; the token goes in a header.
+        return Err(ApiError::invalid_request(
+            "base_url",
+            "the base URL must not contain a user name or password (the token is sent in a header)",
+        ));
+    }
     if url.host_str().is_none_or(str::is_empty) {
         return Err(ApiError::invalid_request(
             "base_url",
@@ -182,6 +182,9 @@ impl Client {
         opts: ClientOptions,
     ) -> Result<Self, ApiError> {
         let base = check_base_url(base_url)?;
+        if token.expose_secret().trim().is_empty() {
+            return Err(ApiError::invalid_request("token", "the API token is empty"));
+        }
         let mut auth = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret().trim()))
             .map_err(|_| {
             ApiError::invalid_request(
@@ -262,7 +265,13 @@ impl Client {
                 .extend_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));
         }
         let resp = self
-            .execute(Method::GET, url, None, None, RetryPolicy::Read)
+            .execute(Outgoing {
+                method: Method::GET,
+                url,
+                body: None,
+                key: None,
+                policy: RetryPolicy::Read,
+            })
             .await?;
         decode_page::<Q::Item>(&resp.body).map_err(|e| bad_response(resp.status, e))
     }
@@ -291,20 +300,26 @@ impl Client {
         })?;
         let url = self.endpoint(&["contacts"]);
         let resp = self
-            .execute(
-                Method::POST,
+            .execute(Outgoing {
+                method: Method::POST,
                 url,
-                Some(body),
-                Some(key),
-                RetryPolicy::IdempotentWrite,
-            )
+                body: Some(body),
+                key: Some(key),
+                policy: RetryPolicy::IdempotentWrite,
+            })
             .await?;
-        let record =
-            decode_single::<Contact>(&resp.body).map_err(|e| bad_response(resp.status, e))?;
+        let (record, undecoded) = match decode_single::<Contact>(&resp.body) {
+            Ok(r) => (r, None),
+            Err(e) => {
+                tracing::warn!(status = resp.status, error = %e, "created, but the body did not decode");
+                (None, Some(e))
+            }
+        };
         Ok(Created {
             status: resp.status,
             record,
             replayed: resp.replayed,
+            undecoded,
         })
     }
 
@@ -315,294 +330,51 @@ impl Client {
         id: &str,
         body: &Map<String, Value>,
     ) -> Result<AppointmentRef, ApiError> {
-        if id.trim().is_empty() {
+        let id = id.trim();
+        if id.is_empty() {
             return Err(ApiError::invalid_request(
                 "id",
                 "an appointment id is required",
             ));
         }
+        if id == "." || id == ".." {
+            // URLs treat these as "this/parent folder" (even percent-encoded): the request
+            // would reach another endpoint.
+            return Err(ApiError::invalid_request(
+                "id",
+                format!("'{id}' cannot be sent as an appointment id"),
+            ));
+        }
         let body = serde_json::to_vec(body)
             .map_err(|e| ApiError::new(ErrorKind::Other, format!("cannot encode the body: {e}")))?;
-        let url = self.endpoint(&["appointments", id.trim(), "reschedule"]);
+        let url = self.endpoint(&["appointments", id, "reschedule"]);
         let resp = self
-            .execute(Method::POST, url, Some(body), None, RetryPolicy::Unsafe)
+            .execute(Outgoing {
+                method: Method::POST,
+                url,
+                body: Some(body),
+                key: None,
+                policy: RetryPolicy::Unsafe,
+            })
             .await?;
         match decode_single::<AppointmentRef>(&resp.body) {
             Ok(Some(a)) => Ok(a),
             Ok(None) => Err(bad_response(
                 resp.status,
-                super::models::DecodeError::new(
-                    "the response has no body (expected {data: {id, ...}})",
-                    b"",
-                ),
+                DecodeError::new("the response has no body (expected {data: {id, ...}})", b""),
             )),
             Err(e) => Err(bad_response(resp.status, e)),
         }
     }
 
-    fn emit(&self, ev: RequestEvent) {
+    pub(super) fn http(&self) -> &reqwest::Client {
+        &self.inner.http
+    }
+
+    pub(super) fn emit(&self, ev: RequestEvent) {
         tracing::debug!(event = ?ev, "http");
         if let Some(o) = &self.observer {
             o(&ev);
         }
     }
-
-    /// Sends with retries under the operation deadline.
-    async fn execute(
-        &self,
-        method: Method,
-        url: Url,
-        body: Option<Vec<u8>>,
-        key: Option<&IdempotencyKey>,
-        policy: RetryPolicy,
-    ) -> Result<RawResponse, ApiError> {
-        let opts = &self.inner.opts;
-        let started = Instant::now();
-        let max_attempts = opts.max_retries + 1;
-        let mut timeouts = 0u32;
-        let mut attempt = 1u32;
-        loop {
-            let remaining = opts.deadline.saturating_sub(started.elapsed());
-            let result = if remaining.is_zero() {
-                Err(timeout_error(opts.deadline, method != Method::GET))
-            } else {
-                match tokio::time::timeout(
-                    remaining,
-                    self.attempt(&method, &url, body.as_deref(), key, attempt, max_attempts),
-                )
-                .await
-                {
-                    Ok(r) => r,
-                    Err(_) => Err(timeout_error(opts.deadline, method != Method::GET)),
-                }
-            };
-            let mut err = match result {
-                Ok(resp) => return Ok(resp),
-                Err(e) => e,
-            };
-            err.attempts = attempt;
-            if err.kind == ErrorKind::Timeout {
-                timeouts += 1;
-            }
-            let retry = attempt < max_attempts && should_retry(policy, &err, timeouts);
-            if !retry {
-                return Err(err);
-            }
-            let delay = backoff(opts, attempt, err.retry_after);
-            if started.elapsed() + delay >= opts.deadline {
-                return Err(err);
-            }
-            self.emit(RequestEvent::Retrying {
-                attempt: attempt + 1,
-                max_attempts,
-                delay,
-                reason: err.summary(),
-            });
-            tokio::time::sleep(delay).await;
-            attempt += 1;
-        }
-    }
-
-    async fn attempt(
-        &self,
-        method: &Method,
-        url: &Url,
-        body: Option<&[u8]>,
-        key: Option<&IdempotencyKey>,
-        attempt: u32,
-        max_attempts: u32,
-    ) -> Result<RawResponse, ApiError> {
-        let opts = &self.inner.opts;
-        let shown = url.to_string();
-        self.emit(RequestEvent::Sending {
-            method: method.clone(),
-            url: shown.clone(),
-            attempt,
-            max_attempts,
-        });
-        let t0 = Instant::now();
-        let mut req = self
-            .inner
-            .http
-            .request(method.clone(), url.clone())
-            .timeout(opts.request_timeout);
-        if let Some(b) = body {
-            req = req
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(b.to_vec());
-        }
-        if let Some(k) = key {
-            req = req.header("Idempotency-Key", k.as_str());
-        }
-        let sent_body = body.is_some();
-        let resp = match req.send().await {
-            Ok(r) => r,
-            Err(e) => {
-                let err = transport_error(&e, sent_body);
-                self.emit(RequestEvent::Failed {
-                    method: method.clone(),
-                    url: shown,
-                    error: err.summary(),
-                    elapsed: t0.elapsed(),
-                });
-                return Err(err);
-            }
-        };
-        let status = resp.status();
-        let headers = resp.headers().clone();
-        let body = match read_body(resp, opts.max_body_bytes).await {
-            Ok(b) => b,
-            Err(mut err) => {
-                err.status = Some(status.as_u16());
-                // Whatever the status, a write may have been applied: only the same key may retry it.
-                err.outcome_unknown = sent_body;
-                self.emit(RequestEvent::Failed {
-                    method: method.clone(),
-                    url: shown,
-                    error: err.summary(),
-                    elapsed: t0.elapsed(),
-                });
-                return Err(err);
-            }
-        };
-        self.emit(RequestEvent::Received {
-            method: method.clone(),
-            url: shown,
-            status: status.as_u16(),
-            elapsed: t0.elapsed(),
-        });
-        if status.is_success() {
-            let replayed = headers
-                .get("idempotent-replayed")
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-            return Ok(RawResponse {
-                status: status.as_u16(),
-                body,
-                replayed,
-            });
-        }
-        Err(super::error::from_response(status, &headers, &body))
-    }
-}
-
-struct RawResponse {
-    status: u16,
-    body: Vec<u8>,
-    replayed: bool,
-}
-
-fn bad_response(status: u16, e: super::models::DecodeError) -> ApiError {
-    let mut err = ApiError::new(ErrorKind::BadResponse, e.to_string());
-    err.status = Some(status);
-    err
-}
-
-fn timeout_error(after: Duration, write: bool) -> ApiError {
-    let mut e = ApiError::new(
-        ErrorKind::Timeout,
-        format!("no answer within {}s", after.as_secs()),
-    );
-    e.outcome_unknown = write;
-    e
-}
-
-/// Reads at most `max` bytes; more is refused (a body that large is not an API answer).
-async fn read_body(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, ApiError> {
-    if let Some(len) = resp.content_length()
-        && len as usize > max
-    {
-        return Err(ApiError::new(
-            ErrorKind::BadResponse,
-            format!(
-                "the response is {len} bytes, over the {} MB limit",
-                max / (1024 * 1024)
-            ),
-        ));
-    }
-    let mut out = Vec::new();
-    loop {
-        match resp.chunk().await {
-            Ok(Some(chunk)) => {
-                if out.len() + chunk.len() > max {
-                    return Err(ApiError::new(
-                        ErrorKind::BadResponse,
-                        format!("the response is over the {} MB limit", max / (1024 * 1024)),
-                    ));
-                }
-                out.extend_from_slice(&chunk);
-            }
-            Ok(None) => return Ok(out),
-            Err(e) => {
-                let mut err = transport_error(&e, false);
-                err.message = format!(
-                    "the connection broke while reading the response ({})",
-                    err.message
-                );
-                return Err(err);
-            }
-        }
-    }
-}
-
-/// Classifies a reqwest error. `sent_body`: the request was a write, so anything but a failed
-/// connect leaves its outcome unknown.
-fn transport_error(e: &reqwest::Error, sent_body: bool) -> ApiError {
-    let mut err = if e.is_timeout() {
-        ApiError::new(
-            ErrorKind::Timeout,
-            "the server did not answer in time".to_string(),
-        )
-    } else if e.is_connect() {
-        ApiError::new(
-            ErrorKind::Network,
-            format!("cannot connect: {}", root_cause(e)),
-        )
-    } else {
-        ApiError::new(
-            ErrorKind::Network,
-            format!("the connection failed: {}", root_cause(e)),
-        )
-    };
-    err.outcome_unknown = sent_body && !e.is_connect();
-    err
-}
-
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
-}
-
-fn should_retry(policy: RetryPolicy, err: &ApiError, timeouts: u32) -> bool {
-    let status_retry = match err.status {
-        Some(429) => true,
-        Some(502 | 504) => policy != RetryPolicy::Unsafe,
-        Some(503) => policy != RetryPolicy::Unsafe || err.retry_after.is_some(),
-        _ => false,
-    };
-    if policy == RetryPolicy::Unsafe {
-        // Only a failed connect is certain not to have reached the server.
-        return status_retry
-            || (err.kind == ErrorKind::Network && !err.outcome_unknown && err.status.is_none());
-    }
-    match err.kind {
-        ErrorKind::Timeout => timeouts <= 1,
-        ErrorKind::Network => true,
-        _ => status_retry,
-    }
-}
-
-/// Exponential backoff with jitter, or the server's `Retry-After` (capped).
-fn backoff(opts: &ClientOptions, attempt: u32, retry_after: Option<Duration>) -> Duration {
-    if let Some(ra) = retry_after {
-        return ra.min(opts.max_retry_after);
-    }
-    let exp = opts
-        .backoff_base
-        .saturating_mul(1u32 << (attempt - 1).min(8));
-    let jitter = rand::random_range(0.5..1.0);
-    exp.mul_f64(jitter)
 }

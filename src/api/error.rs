@@ -81,6 +81,17 @@ impl ApiError {
 
     /// One line: what happened and, where there is one, what to do about it.
     pub fn summary(&self) -> String {
+        let line = one_line(&self.headline());
+        if self.outcome_unknown {
+            format!(
+                "{line} - it may have been applied: retry with the same Idempotency-Key, or check before repeating"
+            )
+        } else {
+            line
+        }
+    }
+
+    fn headline(&self) -> String {
         let status = self.status.map(|s| format!(" ({s})")).unwrap_or_default();
         let msg = self.message.trim();
         match self.kind {
@@ -142,7 +153,10 @@ pub fn from_response(
     };
     let (message, field_errors) = parse_error_body(body);
     let status_text = status.canonical_reason().unwrap_or("error").to_string();
-    let mut err = ApiError::new(kind, message.unwrap_or(status_text));
+    let message = message
+        .or_else(|| plain_text_message(body))
+        .unwrap_or(status_text);
+    let mut err = ApiError::new(kind, message);
     err.status = Some(code);
     err.field_errors = field_errors;
     err.retry_after = headers
@@ -156,7 +170,19 @@ pub fn from_response(
     err
 }
 
-/// `Retry-After`: delay-seconds or an HTTP date.
+/// A short plain-text body (`Service Unavailable`), but never HTML or anything binary.
+fn plain_text_message(body: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(body).ok()?.trim();
+    let plain = !text.is_empty()
+        && text.len() <= 200
+        && !text.starts_with(['<', '{', '['])
+        && !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\r' && c != '\t');
+    plain.then(|| one_line(text))
+}
+
+/// `Retry-After`: delay-seconds or an HTTP date (a date in the past is zero).
 pub fn parse_retry_after(v: &str) -> Option<Duration> {
     let v = v.trim();
     if let Ok(secs) = v.parse::<u64>() {
@@ -183,6 +209,16 @@ pub fn parse_error_body(body: &[u8]) -> (Option<String>, BTreeMap<String, Vec<St
     let Value::Object(obj) = &v else {
         return (text(Some(&v)), fields);
     };
+    let mut listed = None;
+    if let Some(Value::Array(items)) = obj.get("errors") {
+        // JSON:API style: `errors: [{title, detail, source: {pointer}}]` or a list of strings.
+        listed = items.iter().find_map(|item| match item {
+            Value::Object(o) => text(o.get("detail"))
+                .or_else(|| text(o.get("message")))
+                .or_else(|| text(o.get("title"))),
+            other => text(Some(other)),
+        });
+    }
     if let Some(Value::Object(errs)) = obj.get("errors") {
         for (field, msgs) in errs {
             let list = match msgs {
@@ -207,12 +243,16 @@ pub fn parse_error_body(body: &[u8]) -> (Option<String>, BTreeMap<String, Vec<St
         (Some(t), Some(d)) => Some(format!("{t}: {d}")),
         (t, d) => t.or(d),
     };
-    let message = text(obj.get("message")).or(nested).or(problem).or_else(|| {
-        fields
-            .iter()
-            .next()
-            .and_then(|(f, m)| m.first().map(|m| format!("{f}: {m}")))
-    });
+    let message = text(obj.get("message"))
+        .or(nested)
+        .or(problem)
+        .or(listed)
+        .or_else(|| {
+            fields
+                .iter()
+                .next()
+                .and_then(|(f, m)| m.first().map(|m| format!("{f}: {m}")))
+        });
     (message, fields)
 }
 

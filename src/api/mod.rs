@@ -5,16 +5,19 @@ pub mod client;
 pub mod error;
 pub mod models;
 pub mod query;
+pub mod retry;
+mod transport;
 
 pub use client::{
     Client, ClientOptions, Created, Observer, RequestEvent, check_base_url, is_loopback,
 };
-pub use error::{ApiError, ErrorKind};
+pub use error::{ApiError, ErrorKind, parse_error_body, parse_retry_after};
 pub use models::{
     ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,
     Page, Project, Related, Timestamp, When, decode_page, decode_single, value_to_string,
 };
 pub use query::{
     ContactInclude, ContactQuery, ContactSort, DealInclude, DealQuery, DealSort, ListQuery,
-    MAX_PER_PAGE, Paging, ProjectInclude, ProjectQuery, ProjectSort, SortDirection,
+    MAX_FILTER_CHARS, MAX_PER_PAGE, Paging, ProjectInclude, ProjectQuery, ProjectSort,
+    SortDirection,
 };

@@ -164,10 +164,35 @@ pub trait ListQuery: Clone + Send + Sync + 'static {
     fn set_paging(&mut self, paging: Paging);
 }
 
-fn push_opt(out: &mut Vec<(&'static str, String)>, key: &'static str, v: &Option<String>) {
-    if let Some(v) = v {
-        out.push((key, v.clone()));
+/// Longest filter value sent; longer input is refused before any request (URLs this long
+/// are cut or refused by proxies and servers).
+pub const MAX_FILTER_CHARS: usize = 1000;
+
+/// A text filter: trimmed; blank means "no filter"; control characters and over-long values
+/// are refused before any request.
+fn push_opt(
+    out: &mut Vec<(&'static str, String)>,
+    key: &'static str,
+    v: &Option<String>,
+) -> Result<(), ApiError> {
+    let Some(v) = v.as_deref().map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(());
+    };
+    if v.chars().any(char::is_control) {
+        return Err(ApiError::invalid_request(
+            key,
+            format!("the {key} filter contains control characters"),
+        ));
     }
+    let len = v.chars().count();
+    if len > MAX_FILTER_CHARS {
+        return Err(ApiError::invalid_request(
+            key,
+            format!("the {key} filter is {len} characters long (at most {MAX_FILTER_CHARS})"),
+        ));
+    }
+    out.push((key, v.to_string()));
+    Ok(())
 }
 
 fn push_time(out: &mut Vec<(&'static str, String)>, key: &'static str, v: &Option<DateTime<Utc>>) {
@@ -228,8 +253,8 @@ impl ListQuery for ContactQuery {
     fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
         self.paging.validate()?;
         let mut out = Vec::new();
-        push_opt(&mut out, "email", &self.email);
-        push_opt(&mut out, "full_name", &self.full_name);
+        push_opt(&mut out, "email", &self.email)?;
+        push_opt(&mut out, "full_name", &self.full_name)?;
         push_time(&mut out, "created_after", &self.created_after);
         push_time(&mut out, "updated_after", &self.updated_after);
         push_sort(&mut out, &self.sort_by, &self.sort_direction);
@@ -263,8 +288,8 @@ impl ListQuery for DealQuery {
     fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
         self.paging.validate()?;
         let mut out = Vec::new();
-        push_opt(&mut out, "name", &self.name);
-        push_opt(&mut out, "status", &self.status);
+        push_opt(&mut out, "name", &self.name)?;
+        push_opt(&mut out, "status", &self.status)?;
         push_sort(&mut out, &self.sort_by, &self.sort_direction);
         push_include(&mut out, &self.include);
         self.paging.push(&mut out);
@@ -296,8 +321,8 @@ impl ListQuery for ProjectQuery {
     fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
         self.paging.validate()?;
         let mut out = Vec::new();
-        push_opt(&mut out, "name", &self.name);
-        push_opt(&mut out, "status", &self.status);
+        push_opt(&mut out, "name", &self.name)?;
+        push_opt(&mut out, "status", &self.status)?;
         push_sort(&mut out, &self.sort_by, &self.sort_direction);
         push_include(&mut out, &self.include);
         self.paging.push(&mut out);

@@ -1,0 +1,194 @@
+//! List and single-record bodies: every envelope the seed allows, plus `meta` read leniently.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::DecodeError;
+use super::records::ApiRecord;
+
+/// Pagination facts, when the server sends them. Integers may arrive as strings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Meta {
+    #[serde(default, deserialize_with = "lenient_u64")]
+    pub current_page: Option<u64>,
+    #[serde(default, deserialize_with = "lenient_u64")]
+    pub last_page: Option<u64>,
+    #[serde(default, deserialize_with = "lenient_u64")]
+    pub per_page: Option<u64>,
+    #[serde(default, deserialize_with = "lenient_u64")]
+    pub total: Option<u64>,
+}
+
+impl Meta {
+    fn is_empty(&self) -> bool {
+        *self == Meta::default()
+    }
+}
+
+fn lenient_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(match v {
+        Value::Number(n) => n
+            .as_u64()
+            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    })
+}
+
+/// One page of a list: the records, and `meta` when the server sends it.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    pub data: Vec<T>,
+    pub meta: Option<Meta>,
+    /// `links`, when sent (kept, not interpreted).
+    pub links: Option<Value>,
+}
+
+impl<T> Page<T> {
+    /// Whether a later page exists, judged from `meta` (false without it).
+    pub fn has_next(&self) -> bool {
+        match self.meta {
+            Some(Meta {
+                current_page: Some(c),
+                last_page: Some(l),
+                ..
+            }) => c < l,
+            _ => false,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    // `Some` even for `null`, which is an empty page rather than a missing list.
+    #[serde(default, deserialize_with = "present")]
+    data: Option<Box<RawValue>>,
+    // Raw, so a `meta` or `links` of an odd shape never fails the whole page.
+    #[serde(default)]
+    meta: Option<Box<RawValue>>,
+    #[serde(default)]
+    links: Option<Box<RawValue>>,
+    // Laravel's plain paginator puts these at the top level.
+    #[serde(default)]
+    current_page: Option<Box<RawValue>>,
+    #[serde(default)]
+    last_page: Option<Box<RawValue>>,
+    #[serde(default)]
+    per_page: Option<Box<RawValue>>,
+    #[serde(default)]
+    total: Option<Box<RawValue>>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
+}
+
+/// The body as text, without a UTF-8 byte-order mark.
+fn body_text(body: &[u8]) -> Result<&str, DecodeError> {
+    let text = std::str::from_utf8(body)
+        .map_err(|_| DecodeError::new("the body is not UTF-8 text", body))?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text).trim())
+}
+
+fn decode_records<T: ApiRecord>(list: &str, whole: &[u8]) -> Result<Vec<T>, DecodeError> {
+    let items: Vec<Box<RawValue>> = serde_json::from_str(list).map_err(|e| {
+        if list.trim_start().starts_with('[') {
+            DecodeError::new(format!("the body is not valid JSON: {e}"), whole)
+        } else {
+            DecodeError::new(format!("`data` is not a list: {e}"), whole)
+        }
+    })?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, raw)| {
+            T::from_raw(raw).map_err(|e| DecodeError {
+                message: format!("{} #{}: {}", T::KIND, i + 1, e.message),
+                snippet: e.snippet,
+            })
+        })
+        .collect()
+}
+
+fn lenient_raw_u64(raw: &Option<Box<RawValue>>) -> Option<u64> {
+    let v: Value = serde_json::from_str(raw.as_ref()?.get()).ok()?;
+    lenient_u64(v).ok().flatten()
+}
+
+/// Decodes a list body: `{data, meta}`, `{data, meta, links}`, `{data}`, a bare array, or
+/// Laravel's flat paginator (`{data, current_page, last_page, ...}`). `data: null` is an
+/// empty page.
+pub fn decode_page<T: ApiRecord>(body: &[u8]) -> Result<Page<T>, DecodeError> {
+    let text = body_text(body)?;
+    match text.as_bytes().first() {
+        Some(b'[') => Ok(Page {
+            data: decode_records(text, body)?,
+            meta: None,
+            links: None,
+        }),
+        Some(b'{') => {
+            let env: Envelope = serde_json::from_str(text)
+                .map_err(|e| DecodeError::new(format!("the body is not valid JSON: {e}"), body))?;
+            let data = match env.data {
+                Some(raw) if raw.get().trim() != "null" => decode_records(raw.get(), body)?,
+                Some(_) => Vec::new(),
+                None => {
+                    return Err(DecodeError::new(
+                        "expected a list (`{\"data\": [...]}` or `[...]`), found an object without `data`",
+                        body,
+                    ));
+                }
+            };
+            let meta = match env
+                .meta
+                .as_deref()
+                .filter(|m| m.get().trim_start().starts_with('{'))
+                .map(|m| serde_json::from_str::<Meta>(m.get()))
+            {
+                Some(Ok(m)) => Some(m),
+                _ => Some(Meta {
+                    current_page: lenient_raw_u64(&env.current_page),
+                    last_page: lenient_raw_u64(&env.last_page),
+                    per_page: lenient_raw_u64(&env.per_page),
+                    total: lenient_raw_u64(&env.total),
+                })
+                .filter(|m| !m.is_empty()),
+            };
+            let links = env
+                .links
+                .and_then(|l| serde_json::from_str::<Value>(l.get()).ok())
+                .filter(|l| !l.is_null());
+            Ok(Page { data, meta, links })
+        }
+        Some(_) => Err(DecodeError::new("the body is not JSON", body)),
+        None => Err(DecodeError::new("the body is empty", body)),
+    }
+}
+
+/// Decodes a single-record body: `{data: {...}}` or the bare object. An empty body, and
+/// `{data: null}`, are `None`.
+pub fn decode_single<T: ApiRecord>(body: &[u8]) -> Result<Option<T>, DecodeError> {
+    let text = body_text(body)?;
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(text)
+        .map_err(|e| DecodeError::new(format!("the body is not a JSON object: {e}"), body))?;
+    match map.get("data").map(|d| d.get().trim()) {
+        Some(inner) if inner.starts_with('{') => T::from_raw(
+            RawValue::from_string(inner.to_string())
+                .map_err(|e| DecodeError::new(format!("the body is not valid JSON: {e}"), body))?,
+        )
+        .map(Some),
+        Some("null") if !map.contains_key("id") => Ok(None),
+        _ => {
+            let raw = RawValue::from_string(text.to_string())
+                .map_err(|e| DecodeError::new(format!("the body is not valid JSON: {e}"), body))?;
+            T::from_raw(raw).map(Some)
+        }
+    }
+}

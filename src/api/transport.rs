@@ -1,0 +1,253 @@
+//! Sending one request with retries under the operation's deadline: per-attempt timeouts,
+//! bounded bodies, transport errors classified, and writes whose outcome is unknown flagged.
+
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use reqwest::header;
+use url::Url;
+
+use super::client::{Client, RequestEvent};
+use super::error::{ApiError, ErrorKind};
+use super::models::{DecodeError, IdempotencyKey};
+use super::retry::{RetryPolicy, backoff, should_retry};
+
+/// A 2xx answer, read whole.
+pub(super) struct RawResponse {
+    pub status: u16,
+    pub body: Vec<u8>,
+    /// `Idempotent-Replayed: true`.
+    pub replayed: bool,
+}
+
+/// One request as sent on every attempt: the same bytes and the same key each time.
+pub(super) struct Outgoing<'a> {
+    pub method: Method,
+    pub url: Url,
+    pub body: Option<Vec<u8>>,
+    pub key: Option<&'a IdempotencyKey>,
+    pub policy: RetryPolicy,
+}
+
+impl Client {
+    /// Sends with retries under the operation deadline.
+    pub(super) async fn execute(&self, req: Outgoing<'_>) -> Result<RawResponse, ApiError> {
+        let opts = self.options();
+        let started = Instant::now();
+        let max_attempts = opts.max_retries + 1;
+        let write = req.method != Method::GET;
+        let mut timeouts = 0u32;
+        // Once any attempt of a write may have been applied, the operation's outcome stays
+        // unknown whatever later attempts say (short of a success).
+        let mut maybe_applied = false;
+        let mut attempt = 1u32;
+        loop {
+            let remaining = opts.deadline.saturating_sub(started.elapsed());
+            let result = if remaining.is_zero() {
+                Err(deadline_error(opts.deadline, write && attempt > 1))
+            } else {
+                tokio::time::timeout(remaining, self.attempt(&req, attempt, max_attempts))
+                    .await
+                    .unwrap_or_else(|_| Err(deadline_error(opts.deadline, write)))
+            };
+            let mut err = match result {
+                Ok(resp) => return Ok(resp),
+                Err(e) => e,
+            };
+            err.attempts = attempt;
+            if err.kind == ErrorKind::Timeout {
+                timeouts += 1;
+            }
+            maybe_applied |= err.outcome_unknown;
+            let retry = attempt < max_attempts && should_retry(req.policy, &err, timeouts);
+            let delay = backoff(opts, attempt, err.retry_after);
+            if !retry || started.elapsed() + delay >= opts.deadline {
+                err.outcome_unknown = write && (maybe_applied || err.outcome_unknown);
+                return Err(err);
+            }
+            self.emit(RequestEvent::Retrying {
+                attempt: attempt + 1,
+                max_attempts,
+                delay,
+                reason: err.summary(),
+            });
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    async fn attempt(
+        &self,
+        req: &Outgoing<'_>,
+        attempt: u32,
+        max_attempts: u32,
+    ) -> Result<RawResponse, ApiError> {
+        let opts = self.options();
+        let method = &req.method;
+        let shown = req.url.to_string();
+        self.emit(RequestEvent::Sending {
+            method: method.clone(),
+            url: shown.clone(),
+            attempt,
+            max_attempts,
+        });
+        let t0 = Instant::now();
+        let failed = |err: &ApiError| RequestEvent::Failed {
+            method: method.clone(),
+            url: shown.clone(),
+            error: err.summary(),
+            elapsed: t0.elapsed(),
+        };
+        let mut builder = self
+            .http()
+            .request(method.clone(), req.url.clone())
+            .timeout(opts.request_timeout);
+        if let Some(b) = &req.body {
+            builder = builder
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(b.clone());
+        }
+        if let Some(k) = req.key {
+            builder = builder.header("Idempotency-Key", k.as_str());
+        }
+        let sent_body = req.body.is_some();
+        let resp = match builder.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let err = transport_error(&e, sent_body);
+                self.emit(failed(&err));
+                return Err(err);
+            }
+        };
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let body = match read_body(resp, opts.max_body_bytes).await {
+            Ok(b) => b,
+            Err(mut err) => {
+                err.status = Some(status.as_u16());
+                // Whatever the status, a write may have been applied: only the same key may
+                // retry it.
+                err.outcome_unknown =
+                    sent_body && (status.is_success() || err.kind != ErrorKind::BadResponse);
+                self.emit(failed(&err));
+                return Err(err);
+            }
+        };
+        self.emit(RequestEvent::Received {
+            method: method.clone(),
+            url: shown.clone(),
+            status: status.as_u16(),
+            elapsed: t0.elapsed(),
+        });
+        if status.is_success() {
+            let replayed = headers
+                .get("idempotent-replayed")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+            return Ok(RawResponse {
+                status: status.as_u16(),
+                body,
+                replayed,
+            });
+        }
+        Err(super::error::from_response(status, &headers, &body))
+    }
+}
+
+/// A 2xx whose body did not decode: says so, with the first bytes.
+pub(super) fn bad_response(status: u16, e: DecodeError) -> ApiError {
+    let mut err = ApiError::new(ErrorKind::BadResponse, e.to_string());
+    err.status = Some(status);
+    err
+}
+
+fn deadline_error(after: Duration, outcome_unknown: bool) -> ApiError {
+    let mut e = ApiError::new(
+        ErrorKind::Timeout,
+        format!(
+            "no answer within {} (the operation's limit, retries included)",
+            human_duration(after)
+        ),
+    );
+    e.outcome_unknown = outcome_unknown;
+    e
+}
+
+fn human_duration(d: Duration) -> String {
+    if d.as_millis().is_multiple_of(1000) {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// Reads at most `max` bytes; more is refused (a body that large is not an API answer).
+async fn read_body(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, ApiError> {
+    let too_large = |what: String| {
+        ApiError::new(
+            ErrorKind::BadResponse,
+            format!("{what} over the {} limit: refused", human_size(max)),
+        )
+    };
+    if let Some(len) = resp.content_length()
+        && len > max as u64
+    {
+        return Err(too_large(format!("the response is {len} bytes,")));
+    }
+    let mut out = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                if out.len() + chunk.len() > max {
+                    return Err(too_large("the response is".to_string()));
+                }
+                out.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(out),
+            Err(e) => {
+                let mut err = transport_error(&e, false);
+                err.message = format!(
+                    "the connection broke while reading the response ({})",
+                    err.message
+                );
+                return Err(err);
+            }
+        }
+    }
+}
+
+fn human_size(bytes: usize) -> String {
+    if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
+        format!("{} MB", bytes / (1024 * 1024))
+    } else {
+        format!("{bytes}-byte")
+    }
+}
+
+/// Classifies a reqwest error. `sent_body`: the request was a write, so anything but a failed
+/// connect leaves its outcome unknown.
+fn transport_error(e: &reqwest::Error, sent_body: bool) -> ApiError {
+    let mut err = if e.is_timeout() {
+        ApiError::new(ErrorKind::Timeout, "the server did not answer in time")
+    } else if e.is_connect() {
+        ApiError::new(
+            ErrorKind::Network,
+            format!("cannot connect: {}", root_cause(e)),
+        )
+    } else {
+        ApiError::new(
+            ErrorKind::Network,
+            format!("the connection failed: {}", root_cause(e)),
+        )
+    };
+    err.outcome_unknown = sent_body && !e.is_connect();
+    err
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}

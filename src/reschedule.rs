@@ -1,1 +1,0 @@
-//! reschedule (under construction)

@@ -1,1 +1,0 @@
-//! timeparse (under construction)
