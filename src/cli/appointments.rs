@@ -2,6 +2,9 @@
 //! configured keys (`[reschedule]`), shown and confirmed on a terminal, and logged once sent.
 
 use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use chrono::{DateTime, FixedOffset, Utc};
 
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
@@ -10,7 +13,9 @@ use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format::{self, OutputFormat};
 use crate::cli::times;
-use crate::reschedule;
+use crate::config::RescheduleSettings;
+use crate::reschedule::{self, EndSpec, RescheduleError, RescheduleLogEntry, RescheduleTimes};
+use crate::timeparse;
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum AppointmentsCommand {
@@ -70,41 +75,92 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
             ),
         )
     })?;
-    let zone = times::zone_named(&ctx.settings.reschedule.timezone)?;
-    let start = times::opt_instant("start", &args.start, &zone)?;
-    let end = times::opt_instant("end", &args.end, &zone)?;
-    if let (Some(s), Some(e)) = (start, end)
-        && e <= s
-    {
-        return Err(CliError::field("end", "--end must be after --start"));
-    }
-    let merge = match &args.body {
-        Some(text) => parse_body(text)?,
-        None => Map::new(),
-    };
-    let extra: Map<String, Value> = args.set.iter().cloned().collect();
-    let body = reschedule::build_body(
-        &ctx.settings.reschedule,
-        &reschedule::RescheduleTimes { start, end },
-        &extra,
-        &merge,
-    );
-    if body.is_empty() {
-        return Err(CliError::invalid(
-            "nothing to send: give --start, --end, --set or --body",
-        ));
-    }
+    let body = build(ctx, args)?;
     // Resolve the token before asking, so a confirmed change is not then refused for setup.
     let client = ctx.client().await?;
     if !args.yes {
         confirm(ctx, &id, &body)?;
     }
-    let result = client.reschedule_appointment(&id, &body).await;
-    if let Err(e) = reschedule::append_log(&id, &body, &result) {
-        eprintln!("warning: could not write the reschedule log: {e}");
+    let appointment = client.reschedule_appointment(&id, &body).await?;
+    let entry = RescheduleLogEntry {
+        id: id.clone(),
+        profile: ctx.profile_name(),
+        host: client.base_url().host_str().unwrap_or_default().to_string(),
+        body: body.clone(),
+        updated_at: appointment.updated_at.as_ref().map(|t| t.raw().to_string()),
+        at: Utc::now(),
+    };
+    match log_path() {
+        Some(path) => {
+            if let Err(e) = reschedule::append_log(&path, &entry) {
+                eprintln!(
+                    "warning: could not write the reschedule log {}: {e}",
+                    path.display()
+                );
+            }
+        }
+        None => eprintln!("warning: no data directory for the reschedule log"),
     }
-    let appointment = result?;
     format::print_one(&appointment, format::resolve(args.format, ctx.tty))
+}
+
+/// The body: the times under the configured keys (in UTC, `...Z`) with the `--set` keys,
+/// then `--body` merged last. Every problem exits 5 before anything is sent.
+fn build(ctx: &Ctx, args: &RescheduleArgs) -> Result<Map<String, Value>, CliError> {
+    let settings = &ctx.settings.reschedule;
+    let zone = times::zone_named(&settings.timezone)?;
+    let start = times::opt_zoned("start", &args.start, &zone)?;
+    let end = times::opt_zoned("end", &args.end, &zone)?;
+    let extra: Map<String, Value> = args.set.iter().cloned().collect();
+    let mut body = match (start, end) {
+        (Some(start), end) => {
+            let end = end.map_or(EndSpec::None, EndSpec::At);
+            let times = RescheduleTimes::new(start, end, &zone).map_err(body_error)?;
+            let mut body = reschedule::build_body(&times, settings, &extra).map_err(body_error)?;
+            send_in_utc(&mut body, settings, &times);
+            body
+        }
+        (None, Some(_)) => return Err(CliError::field("end", "--end needs --start")),
+        (None, None) => extra,
+    };
+    if let Some(text) = &args.body {
+        body.extend(parse_body(text)?);
+    }
+    if body.is_empty() {
+        return Err(CliError::invalid(
+            "nothing to send: give --start, --set or --body",
+        ));
+    }
+    Ok(body)
+}
+
+/// The CLI contract sends every time as RFC 3339 in UTC; the shared builder keeps the offset
+/// typed, so the time keys are rewritten to the same instant in UTC.
+fn send_in_utc(body: &mut Map<String, Value>, settings: &RescheduleSettings, t: &RescheduleTimes) {
+    let utc = |x: &DateTime<FixedOffset>| Value::String(timeparse::to_utc_rfc3339(x.to_utc()));
+    let start_key = settings.start_field.trim();
+    body.insert(start_key.to_string(), utc(&t.start));
+    let end_key = settings.end_field.trim();
+    if let (false, Some(end)) = (end_key.is_empty(), &t.end) {
+        body.insert(end_key.to_string(), utc(end));
+    }
+}
+
+fn body_error(e: RescheduleError) -> CliError {
+    match e {
+        RescheduleError::NoStartField | RescheduleError::SameFields(_) => {
+            CliError::other(format!("config file: {e}"))
+        }
+        RescheduleError::EndNotAfterStart { .. } => CliError::field("end", e.to_string()),
+        RescheduleError::ExtraOverridesTime { .. } => CliError::field("set", e.to_string()),
+        RescheduleError::OutOfRange => CliError::field("start", e.to_string()),
+    }
+}
+
+/// The reschedule log: JSON lines in crmdash's data directory.
+fn log_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "crmdash")
+        .map(|d| d.data_dir().join("reschedule-log.jsonl"))
 }
 
 /// `--body`: a JSON object, or exit 5.

@@ -59,6 +59,18 @@ impl Ctx {
         }
     }
 
+    /// The profile in use (flag or env, the config's default, else `default`).
+    pub fn profile_name(&self) -> String {
+        if self.global.demo {
+            return "demo".to_string();
+        }
+        self.global
+            .profile
+            .clone()
+            .or_else(|| self.settings.default_profile.clone())
+            .unwrap_or_else(|| "default".to_string())
+    }
+
     /// The client: for `--demo` against a fresh in-process sandbox, else against the resolved
     /// base URL with the resolved token.
     pub async fn client(&self) -> Result<&Client, CliError> {

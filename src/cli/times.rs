@@ -1,7 +1,7 @@
 //! Time options (`--created-after`, `--start`, ...) read through the shared grammar; a bad time
 //! is refused before anything is sent (exit 5).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 
 use crate::cli::exit::CliError;
 use crate::timeparse::{self, GRAMMAR_HELP, Zone};
@@ -27,6 +27,23 @@ pub fn opt_instant(
         return Ok(None);
     };
     timeparse::parse_instant(text, zone, Utc::now())
+        .map(Some)
+        .map_err(|e| {
+            let flag = field.replace('_', "-");
+            CliError::field(field, format!("--{flag}: {e}"))
+        })
+}
+
+/// Like [`opt_instant`], keeping the zone's offset (what the reschedule builder takes).
+pub fn opt_zoned(
+    field: &str,
+    value: &Option<String>,
+    zone: &Zone,
+) -> Result<Option<DateTime<FixedOffset>>, CliError> {
+    let Some(text) = value else {
+        return Ok(None);
+    };
+    timeparse::parse_zoned(text, zone, Utc::now())
         .map(Some)
         .map_err(|e| {
             let flag = field.replace('_', "-");
