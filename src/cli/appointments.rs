@@ -11,9 +11,10 @@ use serde_json::{Map, Value};
 
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
-use crate::cli::format::{self, OutputFormat};
+use crate::cli::format;
 use crate::cli::times;
 use crate::config::RescheduleSettings;
+use crate::output::Format;
 use crate::reschedule::{self, EndSpec, RescheduleError, RescheduleLogEntry, RescheduleTimes};
 use crate::timeparse;
 
@@ -47,7 +48,7 @@ pub struct RescheduleArgs {
     pub yes: bool,
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<OutputFormat>,
+    pub format: Option<Format>,
 }
 
 fn reschedule_help() -> String {

@@ -9,10 +9,11 @@ use crate::api::{
 };
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
-use crate::cli::format::{self, OutputFormat};
+use crate::cli::format;
 use crate::cli::import::ImportArgs;
 use crate::cli::list::PageArgs;
 use crate::cli::times;
+use crate::output::Format;
 use crate::validate::{self, ContactField, ContactInput, KNOWN_FIELDS};
 
 #[derive(Debug, Clone, Subcommand)]
@@ -109,7 +110,7 @@ pub struct CreateArgs {
     pub allow_duplicate: bool,
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<OutputFormat>,
+    pub format: Option<Format>,
 }
 
 const CREATE_EXAMPLES: &str = "\

@@ -9,8 +9,9 @@ use crate::api::{
 };
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
-use crate::cli::format::{self, OutputFormat};
+use crate::cli::format;
 use crate::cli::paging;
+use crate::output::Format;
 
 /// `--page`, `--per-page`, `--all`, `--format`: shared by every list.
 #[derive(Debug, Clone, Args)]
@@ -26,7 +27,7 @@ pub struct PageArgs {
     pub all: bool,
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<OutputFormat>,
+    pub format: Option<Format>,
 }
 
 impl PageArgs {
