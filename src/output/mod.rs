@@ -1,1 +1,86 @@
-//! output (under construction)
+//! Writers for lists of records, shared by the CLI (`--format table|json|csv`) and the
+//! dashboard's export, so both produce the same bytes.
+
+mod csv_out;
+mod json_out;
+mod table;
+mod text;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use csv_out::write_csv;
+pub use json_out::{write_json, write_json_one};
+pub use table::{Tabular, write_table};
+pub use text::{display_width, sanitize_cell, truncate_to_width};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns sized to the terminal, values formatted for reading.
+    Table,
+    /// The records exactly as the server sent them.
+    Json,
+    /// RFC 4180, a header row then one row per record; nested values as JSON text.
+    Csv,
+}
+
+impl Format {
+    /// Table for a person at a terminal, JSON for a pipe or a file.
+    pub fn default_for(stdout_is_terminal: bool) -> Format {
+        if stdout_is_terminal {
+            Format::Table
+        } else {
+            Format::Json
+        }
+    }
+
+    /// The file extension an export in this format gets.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Table => "txt",
+            Format::Json => "json",
+            Format::Csv => "csv",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::Csv => "csv",
+        })
+    }
+}
+
+/// A format name other than `table`, `json` or `csv`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format {0:?}: choose table, json or csv")]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "table" => Ok(Format::Table),
+            "json" => Ok(Format::Json),
+            "csv" => Ok(Format::Csv),
+            _ => Err(UnknownFormat(s.to_string())),
+        }
+    }
+}
+
+/// Why a CSV could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("writing CSV: {0}")]
+    Csv(#[from] csv::Error),
+    /// A record's raw JSON is not an object (the decoder would not have built it).
+    #[error("record {id} is not a JSON object")]
+    NotAnObject { id: String },
+}

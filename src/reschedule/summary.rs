@@ -92,9 +92,10 @@ pub fn summary(times: &RescheduleTimes, zone: &Zone, now: DateTime<Utc>) -> Summ
     };
     if outside {
         warnings.push(format!(
-            "outside {}-{} in {zone}",
+            "outside {}-{} in {}",
             DAY_START.format("%H:%M"),
-            DAY_END.format("%H:%M")
+            DAY_END.format("%H:%M"),
+            zone.describe()
         ));
     }
     if spans_days {

@@ -54,14 +54,7 @@ pub(super) fn parse(
     };
     match tokens.as_slice() {
         [one] => ctx.single(one),
-        [day, clock] => {
-            let time = parse_clock(clock).ok_or_else(|| {
-                invalid(&format!(
-                    "{clock:?} is not a clock time (HH:MM or HH:MM:SS)"
-                ))
-            })?;
-            ctx.day_with_time(day, time)
-        }
+        [day, clock] => ctx.day_with_time(day, clock),
         _ => Err(invalid(GENERAL_HINT)),
     }
 }
@@ -101,12 +94,7 @@ impl Ctx<'_> {
         if let Some((date, clock)) = tok.split_once('t')
             && looks_like_date(date)
         {
-            let time = parse_clock(clock).ok_or_else(|| {
-                self.invalid(&format!(
-                    "{clock:?} is not a clock time (HH:MM or HH:MM:SS)"
-                ))
-            })?;
-            return self.zone.localize(self.date(date)?.and_time(time));
+            return self.day_with_time(date, clock);
         }
         if let Some(time) = parse_clock(tok) {
             return self.zone.localize(self.today().and_time(time));
@@ -115,12 +103,26 @@ impl Ctx<'_> {
         Ok(start_of_day(self.zone, day))
     }
 
-    /// `<day> HH:MM` where day is a date, a keyword, a weekday or a calendar offset.
-    fn day_with_time(
-        &self,
-        tok: &str,
-        time: NaiveTime,
-    ) -> Result<DateTime<FixedOffset>, TimeError> {
+    /// `<day> HH:MM` where day is a date, a keyword, a weekday or a calendar offset; after a
+    /// date the time may carry an offset (`Z`, `+01:00`, `+0100`, `+01`).
+    fn day_with_time(&self, tok: &str, clock: &str) -> Result<DateTime<FixedOffset>, TimeError> {
+        let (clock, offset) = split_offset(clock)
+            .ok_or_else(|| self.invalid(&format!("{clock:?} has a malformed offset")))?;
+        let time = parse_clock(clock).ok_or_else(|| {
+            self.invalid(&format!(
+                "{clock:?} is not a clock time (HH:MM or HH:MM:SS)"
+            ))
+        })?;
+        if let Some(offset) = offset {
+            if !looks_like_date(tok) {
+                return Err(self.invalid("an offset needs a date: 2026-12-24 10:00+01:00"));
+            }
+            let local = self.date(tok)?.and_time(time);
+            return local
+                .and_local_timezone(offset)
+                .single()
+                .ok_or_else(|| self.out_of_range());
+        }
         if let Some(rel) = Relative::parse(tok) {
             return self.relative(&rel?, Some(time));
         }
@@ -289,6 +291,35 @@ fn start_of_day(zone: &Zone, day: NaiveDate) -> DateTime<FixedOffset> {
         LocalResult::Ambiguous(a, b) => a.min(b),
         LocalResult::None => zone.from_utc(local.and_utc()),
     }
+}
+
+/// A clock time and the offset after it, if any: `10:00z`, `10:00+01:00`, `10:00-0430`,
+/// `10:00+01`. `None` when an offset is there but malformed or 24 hours or more.
+fn split_offset(s: &str) -> Option<(&str, Option<FixedOffset>)> {
+    if let Some(clock) = s.strip_suffix('z') {
+        return Some((clock, FixedOffset::east_opt(0)));
+    }
+    let Some(at) = s.rfind(['+', '-']).filter(|at| *at > 0) else {
+        return Some((s, None));
+    };
+    let (clock, off) = s.split_at(at);
+    let sign = if off.starts_with('-') { -1 } else { 1 };
+    let digits: String = off[1..].chars().filter(|c| *c != ':').collect();
+    let ok_shape = off[1..].bytes().all(|b| b.is_ascii_digit() || b == b':')
+        && matches!(digits.len(), 2 | 4)
+        && (off[1..].len() == digits.len() || off[1..].find(':') == Some(2));
+    if !ok_shape {
+        return None;
+    }
+    let h: i32 = digits[..2].parse().ok()?;
+    let m: i32 = match &digits[2..] {
+        "" => 0,
+        m => m.parse().ok()?,
+    };
+    if h > 23 || m > 59 {
+        return None;
+    }
+    Some((clock, FixedOffset::east_opt(sign * (h * 3600 + m * 60))))
 }
 
 fn looks_like_date(s: &str) -> bool {

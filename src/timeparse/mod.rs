@@ -19,7 +19,8 @@ pub const GRAMMAR_HELP: &str = "\
 Times (case-insensitive; a time without an offset is in the configured zone):
   2026-12-24T10:00:00+01:00  RFC 3339, any offset (Z, +05:30), fractions ok
   2026-12-24                 that day at 00:00
-  2026-12-24 10:00           day and time; also 10:00:30, T for the space
+  2026-12-24 10:00           day and time; also 10:00:30, T for the space,
+                             an offset after the time: 10:00Z, 10:00+01:00
   10:00                      today at that time (H:MM or HH:MM, optional :SS)
   now                        this instant
   today, tomorrow, yesterday 00:00 of that day, or with a time: tomorrow 09:30
@@ -40,8 +41,9 @@ pub enum TimeError {
     Invalid { input: String, hint: String },
     /// A wall-clock time the zone skips (DST gap).
     #[error(
-        "{} does not exist in {zone}: the clocks skip it for daylight saving time",
-        local.format("%Y-%m-%d %H:%M")
+        "{} does not exist in {}: the clocks skip it for daylight saving time",
+        local.format("%Y-%m-%d %H:%M"),
+        zone.describe()
     )]
     Nonexistent { local: NaiveDateTime, zone: Zone },
     /// A wall-clock time the zone passes twice (DST overlap): the caller asks which one.

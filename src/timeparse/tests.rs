@@ -321,3 +321,53 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_local_zone_parses_like_chrono_local() {
+    use chrono::{Local, TimeZone};
+    let t = parse_zoned("2026-06-15 12:00", &Zone::Local, now()).unwrap();
+    let want = Local
+        .with_ymd_and_hms(2026, 6, 15, 12, 0, 0)
+        .single()
+        .unwrap()
+        .fixed_offset();
+    assert_eq!(t, want);
+    assert!(!Zone::Local.abbreviation(now()).is_empty());
+    let gap = TimeError::Nonexistent {
+        local: t.naive_local(),
+        zone: Zone::Local,
+    };
+    assert!(gap.to_string().contains("in the local time zone"), "{gap}");
+}
+
+#[test]
+fn date_times_may_carry_an_offset() {
+    assert_eq!(
+        z("2026-12-24T10:00Z").unwrap(),
+        fixed("2026-12-24T10:00:00Z")
+    );
+    assert_eq!(
+        z("2026-12-24 10:00+05:30").unwrap(),
+        fixed("2026-12-24T10:00:00+05:30")
+    );
+    assert_eq!(
+        z("2026-12-24T10:00:00-0400").unwrap(),
+        fixed("2026-12-24T10:00:00-04:00")
+    );
+    assert_eq!(
+        z("2026-10-25 02:30+01").unwrap(),
+        fixed("2026-10-25T02:30:00+01:00")
+    );
+    assert_eq!(
+        z("2026-12-24 10:00:00+01:00").unwrap(),
+        fixed("2026-12-24T10:00:00+01:00")
+    );
+    assert!(z("2026-12-24 10:00+25:00").is_err());
+    assert!(
+        z("tomorrow 10:00+01:00")
+            .unwrap_err()
+            .to_string()
+            .contains("offset")
+    );
+    assert!(z("10:00z").is_err());
+}

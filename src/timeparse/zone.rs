@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 use chrono::offset::LocalResult;
 use chrono::{DateTime, FixedOffset, Local, NaiveDateTime, Offset, TimeZone, Utc};
@@ -53,6 +54,14 @@ impl fmt::Display for Zone {
 }
 
 impl Zone {
+    /// For messages: the IANA name, or "the local time zone".
+    pub fn describe(&self) -> String {
+        match self {
+            Zone::Local => "the local time zone".to_string(),
+            Zone::Named(tz) => tz.name().to_string(),
+        }
+    }
+
     /// The wall-clock reading of `t` in this zone, with the offset in force then.
     pub fn from_utc(&self, t: DateTime<Utc>) -> DateTime<FixedOffset> {
         match self {
@@ -109,8 +118,14 @@ impl Zone {
     }
 }
 
-/// The IANA name of the machine's zone, if it can be found (`TZ`, then the system setting).
+/// The IANA name of the machine's zone, if it can be found (`TZ`, then the system setting);
+/// looked up once, as a live summary asks on every keystroke.
 fn local_tz_name() -> Option<Tz> {
+    static NAME: OnceLock<Option<Tz>> = OnceLock::new();
+    *NAME.get_or_init(find_local_tz)
+}
+
+fn find_local_tz() -> Option<Tz> {
     if let Ok(tz) = std::env::var("TZ") {
         let name = tz.trim_start_matches(':');
         if let Ok(z) = Tz::from_str(name) {

@@ -1,0 +1,91 @@
+//! Text made safe and measured for a terminal cell: server data can hold newlines, escape
+//! sequences and bidi overrides, and CJK or emoji take two columns.
+
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+/// One line of harmless text: line breaks become `↵`, tabs a space, other control characters
+/// their visible symbol (`␛` for ESC, so no escape sequence ever reaches the terminal), bidi
+/// overrides and line separators `�`.
+pub fn sanitize_cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{85}' => out.push('↵'),
+            '\t' => out.push(' '),
+            // Control Pictures block: U+2400 + the C0 code.
+            '\0'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('�')),
+            '\u{7f}' => out.push('␡'),
+            '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+                out.push('�')
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Columns `s` takes in a terminal.
+pub fn display_width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// `s` cut to at most `max` columns, ending in `…` when cut; never splits a grapheme.
+pub fn truncate_to_width(s: &str, max: usize) -> String {
+    if display_width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for g in s.graphemes(true) {
+        let w = display_width(g);
+        if used + w > max - 1 {
+            break;
+        }
+        out.push_str(g);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
+/// `s` padded with spaces to `width` columns, on the left when `right` is set.
+pub(crate) fn pad(s: &str, width: usize, right: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(display_width(s)));
+    if right {
+        format!("{fill}{s}")
+    } else {
+        format!("{s}{fill}")
+    }
+}
+
+/// JSON text without insignificant whitespace, every literal byte kept (numbers are never
+/// re-parsed, so their digits survive exactly).
+pub(crate) fn minify_json(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in raw.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_ascii_whitespace() {
+            out.push(c);
+        }
+    }
+    out
+}
