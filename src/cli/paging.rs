@@ -103,3 +103,76 @@ impl AllProgress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use axum::Router;
+    use axum::extract::{Query, State};
+    use axum::routing::get;
+    use secrecy::SecretString;
+
+    use super::*;
+    use crate::api::DealQuery;
+
+    /// A server without `meta`: bare arrays of `total` deals, or (with `ignore_page`) page 1
+    /// whatever was asked. Returns the client and the request counter.
+    async fn bare_server(total: usize, ignore_page: bool) -> (Client, Arc<AtomicUsize>) {
+        #[derive(serde::Deserialize)]
+        struct P {
+            page: Option<usize>,
+            per_page: Option<usize>,
+        }
+        let hits = Arc::new(AtomicUsize::new(0));
+        let state = (hits.clone(), total, ignore_page);
+        let app = Router::new()
+            .route(
+                "/public/v1/deals",
+                get(
+                    |State((hits, total, ignore)): State<(Arc<AtomicUsize>, usize, bool)>,
+                     Query(p): Query<P>| async move {
+                        hits.fetch_add(1, Ordering::SeqCst);
+                        let per = p.per_page.unwrap_or(25);
+                        let page = if ignore { 1 } else { p.page.unwrap_or(1) };
+                        let items: Vec<serde_json::Value> = ((page - 1) * per
+                            ..(page * per).min(total))
+                            .map(|i| serde_json::json!({"id": format!("d{i}")}))
+                            .collect();
+                        axum::Json(items)
+                    },
+                ),
+            )
+            .with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let client = Client::new(&format!("http://{addr}"), SecretString::from("t")).unwrap();
+        (client, hits)
+    }
+
+    async fn all(total: usize, ignore_page: bool) -> (usize, usize) {
+        let (client, hits) = bare_server(total, ignore_page).await;
+        let got = fetch_all(&client, DealQuery::default(), |_, _, _| {})
+            .await
+            .unwrap();
+        (got.len(), hits.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn without_meta_a_short_page_ends_the_walk() {
+        assert_eq!(all(250, false).await, (250, 3));
+    }
+
+    #[tokio::test]
+    async fn without_meta_an_empty_page_ends_the_walk() {
+        assert_eq!(all(200, false).await, (200, 3));
+        assert_eq!(all(0, false).await, (0, 1));
+    }
+
+    #[tokio::test]
+    async fn a_repeated_page_ends_the_walk_without_duplicates() {
+        assert_eq!(all(500, true).await, (100, 2));
+    }
+}
