@@ -1,1 +1,246 @@
-//! sandbox (under construction)
+//! The embedded sandbox: a local fake of the service's Public API v1 (axum on 127.0.0.1) with
+//! seeded data, the seed's five operations, idempotent creates, a request log and fault
+//! injection. `crmdash sandbox` runs it in the foreground, `--demo` and tests in-process.
+//!
+//! Documented choices where the seed says "not shown" are listed in `docs` below
+//! ([`CHOICES`]) and printed by `crmdash sandbox --help`'s reference.
+
+mod appointments;
+mod config;
+mod contacts;
+mod control;
+mod error;
+mod faults;
+mod gen_contacts;
+mod gen_records;
+mod idempotency;
+mod inject;
+mod listing;
+mod middleware;
+mod names;
+mod requestlog;
+mod rng;
+mod routes;
+mod seed;
+mod server;
+mod state;
+mod store;
+mod timefmt;
+mod validation;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+pub use config::{SandboxArgs, SandboxConfig};
+pub use error::SandboxError;
+pub use faults::{DEFAULT_REDIRECT, FaultKind, FaultRule, Faults, HUGE_BODY_BYTES};
+pub use gen_contacts::SynthContact;
+pub use idempotency::KEY_TTL;
+pub use listing::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
+pub use requestlog::{LOG_CAPACITY, RecordedRequest};
+pub use seed::{DEFAULT_SEED, Dataset, Sizes, generate, generate_compact};
+
+use state::{Settings, Shared};
+
+/// The token the sandbox accepts unless told otherwise. Local and public: not a secret.
+pub const DEFAULT_TOKEN: &str = "sandbox-token-local-only";
+
+/// The sandbox's documented choices where the seed says "not shown".
+pub const CHOICES: &str = include_str!("CHOICES.md");
+
+/// Starts sandboxes.
+pub struct Sandbox;
+
+impl Sandbox {
+    /// Loads (or generates) the data, binds 127.0.0.1:`cfg.port` and serves until the handle
+    /// is shut down or dropped.
+    pub async fn start(cfg: SandboxConfig) -> Result<SandboxHandle, SandboxError> {
+        config::check_token(&cfg.token)?;
+        if let Some(ro) = &cfg.read_only_token {
+            config::check_token(ro)?;
+        }
+        for rule in &cfg.faults {
+            rule.check().map_err(SandboxError::Fault)?;
+        }
+        let data = Dataset::load(cfg.seed, cfg.contacts)?;
+        let shared = Arc::new(Shared::new(
+            Settings {
+                token: cfg.token.clone(),
+                read_only_token: cfg.read_only_token.clone(),
+                unique_emails: cfg.unique_emails,
+                latency: cfg.latency,
+                seed: cfg.seed,
+                contacts: cfg.contacts,
+            },
+            data,
+        ));
+        for rule in cfg.faults {
+            shared.faults().add(rule);
+        }
+        let listener = TcpListener::bind(("127.0.0.1", cfg.port))
+            .await
+            .map_err(|source| SandboxError::Bind {
+                port: cfg.port,
+                source,
+            })?;
+        let server = server::Server::spawn(listener, app(shared.clone())).map_err(|source| {
+            SandboxError::Bind {
+                port: cfg.port,
+                source,
+            }
+        })?;
+        Ok(SandboxHandle { shared, server })
+    }
+}
+
+/// The whole router: the API with its layers, and the control endpoint beside it.
+fn app(shared: Arc<Shared>) -> Router {
+    let api = routes::api_routes()
+        .layer(from_fn_with_state(shared.clone(), middleware::faults))
+        .layer(from_fn_with_state(shared.clone(), middleware::idempotency))
+        .layer(from_fn_with_state(shared.clone(), middleware::auth))
+        .layer(from_fn_with_state(shared.clone(), middleware::record));
+    Router::new()
+        .merge(api)
+        .merge(control::control_routes(shared.clone()))
+        .fallback(routes::not_found)
+        .with_state(shared)
+}
+
+/// A running sandbox. Dropping it stops the server (open connections are closed).
+pub struct SandboxHandle {
+    shared: Arc<Shared>,
+    server: server::Server,
+}
+
+impl std::fmt::Debug for SandboxHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxHandle")
+            .field("base_url", &self.base_url())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SandboxHandle {
+    /// `http://127.0.0.1:PORT` (the API is under `/public/v1`).
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.server.addr)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.server.addr.port()
+    }
+
+    /// The (local, test) token clients must send.
+    pub fn token(&self) -> String {
+        self.shared.settings.token.clone()
+    }
+
+    /// Adds, lists and clears fault rules while running.
+    pub fn faults(&self) -> Faults {
+        Faults {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Every API request received so far (oldest first; never the token).
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.log().snapshot()
+    }
+
+    pub fn clear_requests(&self) {
+        self.shared.log().clear();
+    }
+
+    /// How many contacts have this e-mail address (case-insensitive).
+    pub fn contacts_with_email(&self, email: &str) -> usize {
+        self.shared.store().contacts_with_email(email)
+    }
+
+    pub fn contact_count(&self) -> usize {
+        self.shared.store().contacts.len()
+    }
+
+    /// A contact as stored.
+    pub fn contact(&self, id: &str) -> Option<Value> {
+        let store = self.shared.store();
+        store
+            .contacts
+            .get(id)
+            .map(|r| Value::Object(r.json().into_owned()))
+    }
+
+    /// An appointment as stored (`start_time`, `end_time`, `timezone`, `status`...).
+    pub fn appointment(&self, id: &str) -> Option<Value> {
+        let store = self.shared.store();
+        store
+            .appointments
+            .get(id)
+            .map(|r| Value::Object(r.json().into_owned()))
+    }
+
+    /// Ids of every record of a kind (`contacts`, `deals`, `projects`, `appointments`, `users`,
+    /// `accounts`), in storage order.
+    pub fn ids(&self, kind: &str) -> Vec<String> {
+        let store = self.shared.store();
+        let table = match kind {
+            "contacts" => &store.contacts,
+            "deals" => &store.deals,
+            "projects" => &store.projects,
+            "appointments" => &store.appointments,
+            "users" => &store.users,
+            "accounts" => &store.accounts,
+            _ => return Vec::new(),
+        };
+        table.rows.iter().map(|r| r.id().to_string()).collect()
+    }
+
+    /// Seed data back; faults, the request log and idempotency keys forgotten.
+    pub fn reset(&self) -> Result<(), SandboxError> {
+        let data = Dataset::load(self.shared.settings.seed, self.shared.settings.contacts)?;
+        self.shared.reset(data);
+        Ok(())
+    }
+
+    /// Stops accepting, closes every connection and waits for them to end.
+    pub async fn shutdown(self) {
+        self.server.shutdown().await;
+    }
+}
+
+/// `crmdash sandbox`: starts the sandbox, prints its base URL and token (and how to reach the
+/// control endpoint), then serves until Ctrl-C.
+pub async fn run_foreground(args: SandboxArgs) -> anyhow::Result<()> {
+    use std::io::Write;
+    let cfg = args.to_config();
+    let contacts = cfg.contacts;
+    let handle = Sandbox::start(cfg).await?;
+    let url = handle.base_url();
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "base_url: {url}")?;
+    writeln!(out, "token: {}", handle.token())?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "crmdash sandbox is serving {contacts} contacts at {url}/public/v1 (a local fake; the token above is a test token)."
+    )?;
+    writeln!(
+        out,
+        "Try:      curl -H 'Authorization: Bearer {}' '{url}/public/v1/deals?per_page=5'",
+        handle.token()
+    )?;
+    writeln!(
+        out,
+        "Control:  {url}/_sandbox (faults, recorded requests, reset)"
+    )?;
+    writeln!(out, "Press Ctrl-C to stop.")?;
+    out.flush()?;
+    drop(out);
+    tokio::signal::ctrl_c().await?;
+    handle.shutdown().await;
+    Ok(())
+}

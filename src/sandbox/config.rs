@@ -1,0 +1,127 @@
+//! How a sandbox is configured: `SandboxConfig` for code, `SandboxArgs` for the command line.
+
+use std::time::Duration;
+
+use super::DEFAULT_TOKEN;
+use super::error::SandboxError;
+use super::faults::FaultRule;
+use super::seed::DEFAULT_SEED;
+
+/// Settings of one sandbox. The tokens are local test tokens, never real credentials.
+#[derive(Clone)]
+pub struct SandboxConfig {
+    /// 0 picks a free port.
+    pub port: u16,
+    pub token: String,
+    /// A second token that may read but gets 403 on POST.
+    pub read_only_token: Option<String>,
+    /// The generator's seed; `DEFAULT_SEED` with at most 1,000 contacts loads the committed data.
+    pub seed: u64,
+    pub contacts: usize,
+    /// Refuse a create whose e-mail an existing contact has (422 `email`).
+    pub unique_emails: bool,
+    /// Added before every API request.
+    pub latency: Option<Duration>,
+    /// Fault rules active from the start.
+    pub faults: Vec<FaultRule>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            port: 0,
+            token: DEFAULT_TOKEN.to_string(),
+            read_only_token: None,
+            seed: DEFAULT_SEED,
+            contacts: 1000,
+            unique_emails: false,
+            latency: None,
+            faults: Vec::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for SandboxConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxConfig")
+            .field("port", &self.port)
+            .field("token", &"<redacted>")
+            .field(
+                "read_only_token",
+                &self.read_only_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("seed", &self.seed)
+            .field("contacts", &self.contacts)
+            .field("unique_emails", &self.unique_emails)
+            .field("latency", &self.latency)
+            .field("faults", &self.faults)
+            .finish()
+    }
+}
+
+/// Checks a token the sandbox will accept: it must fit in a header.
+pub fn check_token(t: &str) -> Result<(), SandboxError> {
+    if t.is_empty() || t.len() > 200 || !t.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+        return Err(SandboxError::Token);
+    }
+    Ok(())
+}
+
+fn parse_fault(s: &str) -> Result<FaultRule, String> {
+    let rule: FaultRule = serde_json::from_str(s).map_err(|e| format!("not a fault rule: {e}"))?;
+    rule.check()?;
+    Ok(rule)
+}
+
+/// `crmdash sandbox`: run the local fake service in the foreground.
+#[derive(Clone, clap::Args)]
+#[command(
+    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs."
+)]
+pub struct SandboxArgs {
+    /// Port on 127.0.0.1 (0 picks a free one)
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// The bearer token clients must send (a local test token, not a secret)
+    #[arg(long, default_value = DEFAULT_TOKEN)]
+    pub token: String,
+    /// A token that may list but not create or reschedule (403)
+    #[arg(long)]
+    pub read_only_token: Option<String>,
+    /// Seed of the data generator (the default seed serves the committed data set)
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Number of contacts (above 1,000 they are generated at start)
+    #[arg(long, default_value_t = 1000)]
+    pub contacts: usize,
+    /// Refuse to create a contact whose e-mail address is taken (422)
+    #[arg(long)]
+    pub unique_emails: bool,
+    /// Delay added to every API request, in milliseconds
+    #[arg(long)]
+    pub latency_ms: Option<u64>,
+    /// A fault rule as JSON, active from the start (repeatable)
+    #[arg(long = "fault", value_name = "JSON", value_parser = parse_fault)]
+    pub faults: Vec<FaultRule>,
+}
+
+impl std::fmt::Debug for SandboxArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.to_config(), f)
+    }
+}
+
+impl SandboxArgs {
+    pub fn to_config(&self) -> SandboxConfig {
+        SandboxConfig {
+            port: self.port,
+            token: self.token.clone(),
+            read_only_token: self.read_only_token.clone(),
+            seed: self.seed,
+            contacts: self.contacts,
+            unique_emails: self.unique_emails,
+            latency: self.latency_ms.map(Duration::from_millis),
+            faults: self.faults.clone(),
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! List queries: the seed's filters, sort keys, directions and includes per resource, checked
+//! (422 with field errors), answered from an ordering computed once per query shape and cached
+//! until the table changes, then paged without copying more than one page of records.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use serde_json::{Map, Value, json};
+
+use super::error::Failure;
+use super::store::{Related, Row, Store, Table};
+use super::timefmt::parse_instant;
+
+/// `per_page` when the request does not say.
+pub const DEFAULT_PER_PAGE: u64 = 25;
+pub const MAX_PER_PAGE: u64 = 100;
+
+/// The three listable resources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Resource {
+    Contacts,
+    Deals,
+    Projects,
+}
+
+impl Resource {
+    pub fn sort_keys(self) -> &'static [&'static str] {
+        match self {
+            Resource::Contacts => &[
+                "created_at",
+                "updated_at",
+                "first_name",
+                "last_name",
+                "email",
+            ],
+            Resource::Deals => &["created_at", "updated_at", "name", "status", "value"],
+            Resource::Projects => &[
+                "created_at",
+                "updated_at",
+                "name",
+                "status",
+                "start_date",
+                "end_date",
+            ],
+        }
+    }
+
+    /// Include name -> (id field of the record, related kind).
+    pub fn includes(self) -> &'static [(&'static str, &'static str, Related)] {
+        match self {
+            Resource::Contacts => &[
+                ("accounts", "account_ids", Related::Account),
+                ("assigned_user", "assigned_user_id", Related::User),
+                ("assigned_users", "assigned_user_ids", Related::User),
+            ],
+            Resource::Deals => &[
+                ("account", "account_id", Related::Account),
+                ("contacts", "contact_ids", Related::Contact),
+                ("assigned_user", "assigned_user_id", Related::User),
+                ("assigned_users", "assigned_user_ids", Related::User),
+            ],
+            Resource::Projects => &[
+                ("owner", "owner_id", Related::User),
+                ("members", "member_ids", Related::User),
+            ],
+        }
+    }
+
+    pub fn table(self, store: &Store) -> &Table {
+        match self {
+            Resource::Contacts => &store.contacts,
+            Resource::Deals => &store.deals,
+            Resource::Projects => &store.projects,
+        }
+    }
+}
+
+/// One filter, already normalised.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Filter {
+    /// `full_name` / `name`: partial, case-insensitive.
+    NameContains(String),
+    /// `email`: exact, case-insensitive.
+    EmailIs(String),
+    /// `status`: exact, case-insensitive.
+    StatusIs(String),
+    /// Strictly after.
+    CreatedAfter(DateTime<Utc>),
+    UpdatedAfter(DateTime<Utc>),
+}
+
+impl Filter {
+    fn matches(&self, row: &Row) -> bool {
+        match self {
+            Filter::NameContains(s) => row.name_lc.contains(s.as_str()),
+            Filter::EmailIs(e) => row.email_lc.as_deref() == Some(e.as_str()),
+            Filter::StatusIs(s) => row.status_lc.as_deref() == Some(s.as_str()),
+            Filter::CreatedAfter(t) => row.created.is_some_and(|c| c > *t),
+            Filter::UpdatedAfter(t) => row.updated.is_some_and(|u| u > *t),
+        }
+    }
+}
+
+/// A checked list request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListParams {
+    resource: Resource,
+    filters: Vec<Filter>,
+    sort_by: &'static str,
+    descending: bool,
+    include: Vec<&'static str>,
+    pub page: u64,
+    pub per_page: u64,
+}
+
+fn positive(field: &str, raw: &str, max: Option<u64>, errors: &mut Failure) -> Option<u64> {
+    match raw.trim().parse::<u64>() {
+        Ok(n) if n >= 1 && max.is_none_or(|m| n <= m) => Some(n),
+        _ => {
+            let msg = match max {
+                Some(m) => format!("The {field} must be an integer between 1 and {m}."),
+                None => format!("The {field} must be an integer of at least 1."),
+            };
+            errors.field(field, msg);
+            None
+        }
+    }
+}
+
+impl ListParams {
+    /// Checks the query string. Unknown parameters are ignored; a repeated one counts once
+    /// (the last); an empty filter value means no filter.
+    pub fn parse(resource: Resource, query: Option<&str>) -> Result<ListParams, Failure> {
+        let pairs: HashMap<String, String> =
+            url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+                .into_owned()
+                .collect();
+        let get = |k: &str| pairs.get(k).map(String::as_str);
+        let mut errors = Failure::validation();
+        let mut p = ListParams {
+            resource,
+            filters: Vec::new(),
+            sort_by: "created_at",
+            descending: false,
+            include: Vec::new(),
+            page: 1,
+            per_page: DEFAULT_PER_PAGE,
+        };
+        if let Some(v) = get("page") {
+            p.page = positive("page", v, None, &mut errors).unwrap_or(1);
+        }
+        if let Some(v) = get("per_page") {
+            p.per_page = positive("per_page", v, Some(MAX_PER_PAGE), &mut errors).unwrap_or(1);
+        }
+        if let Some(v) = get("sort_by") {
+            match resource.sort_keys().iter().find(|k| **k == v.trim()) {
+                Some(k) => p.sort_by = k,
+                None => errors.field(
+                    "sort_by",
+                    format!(
+                        "The selected sort_by '{v}' is invalid; allowed: {}.",
+                        resource.sort_keys().join(", ")
+                    ),
+                ),
+            }
+        }
+        if let Some(v) = get("sort_direction") {
+            match v.trim() {
+                "asc" => p.descending = false,
+                "desc" => p.descending = true,
+                _ => errors.field(
+                    "sort_direction",
+                    format!("The selected sort_direction '{v}' is invalid; allowed: asc, desc."),
+                ),
+            }
+        }
+        if let Some(v) = get("include") {
+            for part in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                match resource
+                    .includes()
+                    .iter()
+                    .find(|(name, _, _)| *name == part)
+                {
+                    Some((name, _, _)) if !p.include.contains(name) => p.include.push(name),
+                    Some(_) => {}
+                    None => {
+                        let allowed: Vec<&str> = resource.includes().iter().map(|i| i.0).collect();
+                        errors.field(
+                            "include",
+                            format!(
+                                "The include '{part}' is invalid; allowed: {}.",
+                                allowed.join(", ")
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        let text = |k: &str| get(k).map(str::trim).filter(|v| !v.is_empty());
+        match resource {
+            Resource::Contacts => {
+                if let Some(v) = text("full_name") {
+                    p.filters.push(Filter::NameContains(v.to_lowercase()));
+                }
+                if let Some(v) = text("email") {
+                    p.filters.push(Filter::EmailIs(v.to_lowercase()));
+                }
+                for (field, make) in [
+                    (
+                        "created_after",
+                        Filter::CreatedAfter as fn(DateTime<Utc>) -> Filter,
+                    ),
+                    ("updated_after", Filter::UpdatedAfter),
+                ] {
+                    if let Some(v) = text(field) {
+                        match parse_instant(v, Tz::UTC) {
+                            Some(t) => p.filters.push(make(t)),
+                            None => errors.field(
+                                field,
+                                format!("The {field} must be an RFC 3339 date-time (2025-03-04T10:11:12Z) or a date (2025-03-04)."),
+                            ),
+                        }
+                    }
+                }
+            }
+            Resource::Deals | Resource::Projects => {
+                if let Some(v) = text("name") {
+                    p.filters.push(Filter::NameContains(v.to_lowercase()));
+                }
+                if let Some(v) = text("status") {
+                    p.filters.push(Filter::StatusIs(v.to_lowercase()));
+                }
+            }
+        }
+        if errors.has_field_errors() {
+            return Err(errors);
+        }
+        Ok(p)
+    }
+
+    /// The cache key of the ordering this query needs (direction excluded: desc reads backwards).
+    fn shape(&self) -> Shape {
+        Shape {
+            resource: self.resource,
+            sort_by: self.sort_by,
+            filters: self.filters.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Shape {
+    resource: Resource,
+    sort_by: &'static str,
+    filters: Vec<Filter>,
+}
+
+/// Orderings per query shape, valid for one table version.
+#[derive(Debug, Default)]
+pub struct OrderCache {
+    entries: HashMap<Shape, (u64, Arc<Vec<u32>>)>,
+}
+
+/// Kept small: a dashboard typing a filter makes a new shape per keystroke.
+const CACHE_CAPACITY: usize = 128;
+
+impl OrderCache {
+    /// Row indexes matching the filters, ascending by the sort key, ties by id ascending.
+    fn ordering(&mut self, params: &ListParams, table: &Table) -> Arc<Vec<u32>> {
+        let shape = params.shape();
+        if let Some((version, order)) = self.entries.get(&shape)
+            && *version == table.version
+        {
+            return order.clone();
+        }
+        let mut keyed: Vec<(super::store::SortValue, &str, u32)> = table
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| params.filters.iter().all(|f| f.matches(r)))
+            .map(|(i, r)| (r.sort_value(params.sort_by), r.id(), i as u32))
+            .collect();
+        keyed.sort_unstable();
+        let order = Arc::new(keyed.into_iter().map(|(_, _, i)| i).collect::<Vec<_>>());
+        if self.entries.len() >= CACHE_CAPACITY {
+            self.entries.retain(|_, (v, _)| *v == table.version);
+            if self.entries.len() >= CACHE_CAPACITY {
+                self.entries.clear();
+            }
+        }
+        self.entries.insert(shape, (table.version, order.clone()));
+        order
+    }
+}
+
+/// Builds the `{data, meta}` body of a list request. Past the last page, `data` is empty and
+/// `meta` still tells the truth.
+pub fn list_page(store: &Store, cache: &mut OrderCache, params: &ListParams) -> Value {
+    let table = params.resource.table(store);
+    let order = cache.ordering(params, table);
+    let total = order.len() as u64;
+    let last_page = total.div_ceil(params.per_page).max(1);
+    let start = (params.page - 1).saturating_mul(params.per_page);
+    let end = (start + params.per_page).min(total);
+    let data: Vec<Value> = (start..end.max(start))
+        .map(|pos| {
+            // Descending is the exact reverse of ascending: ties by id descending, nulls first.
+            let i = if params.descending {
+                total - 1 - pos
+            } else {
+                pos
+            };
+            let row = &table.rows[order[i as usize] as usize];
+            Value::Object(render(store, row, params.resource, &params.include))
+        })
+        .collect();
+    json!({
+        "data": data,
+        "meta": {
+            "current_page": params.page,
+            "last_page": last_page,
+            "per_page": params.per_page,
+            "total": total,
+        }
+    })
+}
+
+/// A record as served, with the requested relations embedded.
+pub fn render(
+    store: &Store,
+    row: &Row,
+    resource: Resource,
+    include: &[&str],
+) -> Map<String, Value> {
+    let mut m = row.json().into_owned();
+    for (name, id_field, target) in resource.includes() {
+        if include.contains(name) {
+            m.insert((*name).to_string(), store.related(row, id_field, *target));
+        }
+    }
+    m
+}

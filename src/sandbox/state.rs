@@ -1,0 +1,83 @@
+//! The state one running sandbox shares between its connections, its handle and its control
+//! endpoint. Locks are held only for short, synchronous steps (never across an await).
+
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+use super::faults::FaultBook;
+use super::idempotency::IdempotencyStore;
+use super::listing::OrderCache;
+use super::requestlog::RequestLog;
+use super::seed::Dataset;
+use super::store::Store;
+
+/// The fixed settings of a running sandbox.
+pub struct Settings {
+    pub token: String,
+    pub read_only_token: Option<String>,
+    pub unique_emails: bool,
+    pub latency: Option<Duration>,
+    /// Where `reset` goes back to.
+    pub seed: u64,
+    pub contacts: usize,
+}
+
+pub struct Shared {
+    pub settings: Settings,
+    store: RwLock<Store>,
+    cache: Mutex<OrderCache>,
+    faults: Mutex<FaultBook>,
+    log: Mutex<RequestLog>,
+    idempotency: Mutex<IdempotencyStore>,
+}
+
+/// A poisoned lock only means a handler panicked mid-way; the data is still usable for a fake.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    pub fn new(settings: Settings, data: Dataset) -> Shared {
+        Shared {
+            settings,
+            store: RwLock::new(Store::new(data)),
+            cache: Mutex::new(OrderCache::default()),
+            faults: Mutex::new(FaultBook::default()),
+            log: Mutex::new(RequestLog::default()),
+            idempotency: Mutex::new(IdempotencyStore::default()),
+        }
+    }
+
+    pub fn store(&self) -> RwLockReadGuard<'_, Store> {
+        self.store.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn store_mut(&self) -> RwLockWriteGuard<'_, Store> {
+        self.store.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn cache(&self) -> MutexGuard<'_, OrderCache> {
+        lock(&self.cache)
+    }
+
+    pub fn faults(&self) -> MutexGuard<'_, FaultBook> {
+        lock(&self.faults)
+    }
+
+    pub fn log(&self) -> MutexGuard<'_, RequestLog> {
+        lock(&self.log)
+    }
+
+    pub fn idempotency(&self) -> MutexGuard<'_, IdempotencyStore> {
+        lock(&self.idempotency)
+    }
+
+    /// Back to the seed data; faults, the request log and idempotency keys forgotten.
+    pub fn reset(&self, data: Dataset) {
+        *self.store_mut() = Store::new(data);
+        *self.cache() = OrderCache::default();
+        self.faults().clear();
+        self.log().clear();
+        *self.idempotency() = IdempotencyStore::default();
+    }
+}
