@@ -85,7 +85,7 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
     let appointment = client.reschedule_appointment(&id, &body).await?;
     let entry = RescheduleLogEntry {
         id: id.clone(),
-        profile: ctx.profile_name(),
+        profile: ctx.profile().await?.to_string(),
         host: client.base_url().host_str().unwrap_or_default().to_string(),
         body: body.clone(),
         updated_at: appointment.updated_at.as_ref().map(|t| t.raw().to_string()),
@@ -159,9 +159,8 @@ fn body_error(e: RescheduleError) -> CliError {
 }
 
 /// The reschedule log: JSON lines in crmdash's data directory.
-fn log_path() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "crmdash")
-        .map(|d| d.data_dir().join("reschedule-log.jsonl"))
+pub fn log_path() -> Option<PathBuf> {
+    crate::config::data_dir().map(|d| d.join("reschedule-log.jsonl"))
 }
 
 /// `--body`: a JSON object, or exit 5.

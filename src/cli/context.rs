@@ -1,5 +1,6 @@
-//! What every API command runs with: the client (observed for `-v`), the settings, and whether
-//! stdin/stdout/stderr are terminals. `--demo` starts an in-process sandbox for the command.
+//! What every API command runs with: the settings, whether stdin/stdout/stderr are terminals,
+//! and the client (observed for `-v`), built on first use. `--demo` starts an in-process
+//! sandbox for the command and stops it afterwards.
 
 use std::io::IsTerminal;
 
@@ -7,19 +8,11 @@ use secrecy::SecretString;
 use tokio::sync::OnceCell;
 
 use crate::api::Client;
+use crate::cli::Globals;
 use crate::cli::exit::CliError;
-use crate::cli::verbose;
+use crate::cli::{setup, verbose};
 use crate::config::Settings;
 use crate::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
-
-/// The global options, as parsed.
-#[derive(Debug, Clone, Default)]
-pub struct GlobalOpts {
-    pub base_url: Option<String>,
-    pub profile: Option<String>,
-    pub demo: bool,
-    pub verbose: u8,
-}
 
 /// Which standard streams are terminals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,64 +32,72 @@ impl Ttys {
     }
 }
 
+/// The client of a run, the profile it belongs to, and the `--demo` sandbox it talks to.
+struct Connection {
+    client: Client,
+    profile: String,
+    _sandbox: Option<SandboxHandle>,
+}
+
 /// A command's surroundings. The client is built on first use, so every check a command makes
 /// on its arguments comes before the token is looked up or a demo sandbox is started.
 pub struct Ctx {
     pub settings: Settings,
     pub tty: Ttys,
-    global: GlobalOpts,
-    /// The client, and the `--demo` sandbox it talks to (stopped when the context is dropped).
-    client: OnceCell<(Client, Option<SandboxHandle>)>,
+    globals: Globals,
+    connection: OnceCell<Connection>,
 }
 
 impl Ctx {
-    pub fn new(global: &GlobalOpts, settings: Settings) -> Ctx {
+    pub fn new(globals: &Globals, settings: Settings) -> Ctx {
         Ctx {
             settings,
             tty: Ttys::detect(),
-            global: global.clone(),
-            client: OnceCell::new(),
+            globals: globals.clone(),
+            connection: OnceCell::new(),
         }
-    }
-
-    /// The profile in use (flag or env, the config's default, else `default`).
-    pub fn profile_name(&self) -> String {
-        if self.global.demo {
-            return "demo".to_string();
-        }
-        self.global
-            .profile
-            .clone()
-            .or_else(|| self.settings.default_profile.clone())
-            .unwrap_or_else(|| "default".to_string())
     }
 
     /// The client: for `--demo` against a fresh in-process sandbox, else against the resolved
     /// base URL with the resolved token.
     pub async fn client(&self) -> Result<&Client, CliError> {
-        let (client, _) = self
-            .client
+        Ok(&self.connection().await?.client)
+    }
+
+    /// The profile the client belongs to (`demo` for `--demo`).
+    pub async fn profile(&self) -> Result<&str, CliError> {
+        Ok(&self.connection().await?.profile)
+    }
+
+    async fn connection(&self) -> Result<&Connection, CliError> {
+        self.connection
             .get_or_try_init(|| async {
-                let (client, sandbox) = if self.global.demo {
+                let options = setup::client_options(&self.settings);
+                let mut conn = if self.globals.demo {
                     let sb = Sandbox::start(SandboxConfig::default())
                         .await
                         .map_err(|e| {
                             CliError::other(format!("cannot start the demo sandbox: {e}"))
                         })?;
-                    let client = Client::new(&sb.base_url(), SecretString::from(sb.token()))?;
-                    (client, Some(sb))
+                    let token = SecretString::from(sb.token());
+                    Connection {
+                        client: Client::with_options(&sb.base_url(), token, options)?,
+                        profile: "demo".to_string(),
+                        _sandbox: Some(sb),
+                    }
                 } else {
-                    let (base_url, token) =
-                        super::setup::resolve_endpoint(&self.global, &self.settings).await?;
-                    (Client::new(&base_url, token)?, None)
+                    let ep = setup::resolve_endpoint(&self.globals, &self.settings).await?;
+                    Connection {
+                        client: Client::with_options(&ep.base_url, ep.token, options)?,
+                        profile: ep.profile,
+                        _sandbox: None,
+                    }
                 };
-                let client = match verbose::observer(self.global.verbose) {
-                    Some(o) => client.with_observer(o),
-                    None => client,
-                };
-                Ok::<_, CliError>((client, sandbox))
+                if let Some(o) = verbose::observer(self.globals.verbose) {
+                    conn.client = conn.client.with_observer(o);
+                }
+                Ok::<_, CliError>(conn)
             })
-            .await?;
-        Ok(client)
+            .await
     }
 }

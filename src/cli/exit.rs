@@ -6,12 +6,23 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::api::{ApiError, ErrorKind};
+use crate::config::ConfigError;
+use crate::credentials::CredentialError;
+
+/// The documented exit codes as numbers (login/logout/auth speak these).
+pub const OK: u8 = 0;
+pub const OTHER: u8 = 1;
+pub const USAGE: u8 = 2;
+pub const UNAUTHORIZED: u8 = 3;
+pub const NOT_FOUND: u8 = 4;
+pub const REJECTED: u8 = 5;
+pub const NETWORK: u8 = 6;
 
 /// Shown at the end of the top-level `--help` (and in the README).
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
-  1  other error (cancelled, configuration, local I/O)
+  1  other error (cancelled, configuration, a redirect not followed, local I/O)
   2  usage: unknown option, invalid choice, missing argument
      (also: appointments reschedule without a terminal and without --yes)
   3  unauthorized or forbidden: the token was rejected (run `crmdash login`)
@@ -59,6 +70,78 @@ pub enum CliError {
     /// Anything else (exit 1).
     #[error("{0}")]
     Other(String),
+    /// A failure that already knows its exit code (profiles, credentials).
+    #[error("{}", .0.message)]
+    Coded(Failure),
+}
+
+/// A failed command: the one line to print and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(code: u8, message: impl Into<String>) -> Self {
+        Failure {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Exit code of an API error class, as a number.
+pub fn api_exit_code(e: &ApiError) -> u8 {
+    exit_for_api(e) as u8
+}
+
+impl From<ApiError> for Failure {
+    fn from(e: ApiError) -> Self {
+        Failure::new(api_exit_code(&e), e.to_string())
+    }
+}
+
+impl From<ConfigError> for Failure {
+    fn from(e: ConfigError) -> Self {
+        let code = match e {
+            ConfigError::NoBaseUrl { .. } | ConfigError::BadProfileName { .. } => USAGE,
+            ConfigError::BadBaseUrl { .. } => REJECTED,
+            ConfigError::File { .. } => OTHER,
+        };
+        Failure::new(code, e.to_string())
+    }
+}
+
+impl From<CredentialError> for Failure {
+    fn from(e: CredentialError) -> Self {
+        let code = match e {
+            CredentialError::NotLoggedIn { .. }
+            | CredentialError::BaseUrlMismatch { .. }
+            | CredentialError::NoSavedBaseUrl { .. } => UNAUTHORIZED,
+            CredentialError::EmptyToken | CredentialError::MalformedToken => REJECTED,
+            _ => OTHER,
+        };
+        Failure::new(code, e.to_string())
+    }
+}
+
+impl From<Failure> for CliError {
+    fn from(f: Failure) -> Self {
+        CliError::Coded(f)
+    }
+}
+
+impl From<ConfigError> for CliError {
+    fn from(e: ConfigError) -> Self {
+        CliError::Coded(e.into())
+    }
+}
+
+impl From<CredentialError> for CliError {
+    fn from(e: CredentialError) -> Self {
+        CliError::Coded(e.into())
+    }
 }
 
 impl CliError {
@@ -88,6 +171,15 @@ impl CliError {
             CliError::Usage(_) => Exit::Usage,
             CliError::Api(e) => exit_for_api(e),
             CliError::Other(_) => Exit::Other,
+            CliError::Coded(f) => match f.code {
+                0 => Exit::Ok,
+                2 => Exit::Usage,
+                3 => Exit::Auth,
+                4 => Exit::NotFound,
+                5 => Exit::Rejected,
+                6 => Exit::Unavailable,
+                _ => Exit::Other,
+            },
         }
     }
 
@@ -120,8 +212,9 @@ pub fn flatten_fields(map: &BTreeMap<String, Vec<String>>) -> Vec<(String, Strin
         .collect()
 }
 
-/// Fields whose refusal is a setup problem rather than rejected input.
-const SETUP_FIELDS: &[&str] = &["base_url", "token", "ca_file"];
+/// Fields whose refusal is a setup problem rather than rejected input. (A bad base URL counts
+/// as rejected input, as `login` has it.)
+const SETUP_FIELDS: &[&str] = &["token", "ca_file"];
 
 /// The exit code of a failed API call.
 pub fn exit_for_api(e: &ApiError) -> Exit {
@@ -174,8 +267,8 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_base_url_is_a_setup_error_not_rejected_input() {
-        let e = ApiError::invalid_request("base_url", "refusing plain http://");
+    fn a_bad_ca_file_is_a_setup_error_not_rejected_input() {
+        let e = ApiError::invalid_request("ca_file", "cannot read CA file");
         assert_eq!(exit_for_api(&e), Exit::Other);
         let e = ApiError::invalid_request("per_page", "per_page must be between 1 and 100");
         assert_eq!(exit_for_api(&e), Exit::Rejected);
