@@ -177,12 +177,24 @@ pub fn read_rows(
     key_column: Option<&str>,
     only_known: bool,
 ) -> Result<Vec<ImportRow>, CliError> {
-    let file = std::fs::File::open(path)
+    let bytes = std::fs::read(path)
         .map_err(|e| CliError::other(format!("cannot read {}: {e}", path.display())))?;
+    // The csv crate's line numbers drift with CRLF endings (a record may be placed on the `\n`
+    // ending the previous one): count the newlines before the record's first byte instead.
+    let line_at = |pos: Option<&csv::Position>| {
+        pos.map(|p| {
+            let mut start = (p.byte() as usize).min(bytes.len());
+            while start < bytes.len() && matches!(bytes[start], b'\r' | b'\n') {
+                start += 1;
+            }
+            1 + bytes[..start].iter().filter(|b| **b == b'\n').count() as u64
+        })
+        .unwrap_or(0)
+    };
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_reader(file);
+        .from_reader(bytes.as_slice());
     let headers: Vec<String> = reader
         .headers()
         .map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?
@@ -218,12 +230,12 @@ pub fn read_rows(
         let record = match result {
             Ok(r) => r,
             Err(e) => {
-                let line = e.position().map(|p| p.line()).unwrap_or(0);
+                let line = line_at(e.position());
                 problems.push((format!("line {line}"), format!("not valid CSV: {e}")));
                 continue;
             }
         };
-        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        let line = line_at(record.position());
         if record.iter().all(str::is_empty) {
             continue;
         }
@@ -360,6 +372,16 @@ mod tests {
         assert!(lines.contains(&"line 4".to_string()), "{lines:?}");
         assert!(!lines.contains(&"line 5".to_string()), "{lines:?}");
         assert_eq!(err.exit() as u8, 5);
+    }
+
+    #[test]
+    fn line_numbers_hold_with_crlf_endings_and_a_bom() {
+        let f = file("\u{feff}First_Name,EMAIL\r\nAda,ada@example.com\r\nBo,bo@\r\n");
+        let err = read_rows(f.path(), None, false).unwrap_err();
+        let lines: Vec<String> = err.field_errors().into_iter().map(|(l, _)| l).collect();
+        assert_eq!(lines, vec!["line 3".to_string()]);
+        let g = file("first_name,email\r\nAda,ada@example.com\r\n");
+        assert_eq!(read_rows(g.path(), None, false).unwrap()[0].line, 2);
     }
 
     #[test]
