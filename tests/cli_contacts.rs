@@ -305,3 +305,17 @@ fn import_counts_failed_rows_and_exits_5() {
     assert!(out.stdout.contains("line 3: "), "{}", out.stdout);
     out.error_line();
 }
+
+#[test]
+fn a_lost_answer_is_retried_with_the_same_key_and_never_duplicates() {
+    let env = Env::new();
+    env.fault(
+        cli_support::fault(crmdash::sandbox::FaultKind::DropAfterCommit).on("POST", "/contacts"),
+    );
+    let out = run(env.cmd(&["contacts", "create", "--email", "lost@example.com"])).code(0);
+    assert_eq!(env.sb.contacts_with_email("lost@example.com"), 1);
+    let posts = env.requests_to("POST", "contacts");
+    assert_eq!(posts.len(), 2, "the first try and one retry");
+    assert_eq!(posts[0].idempotency_key, posts[1].idempotency_key);
+    assert!(out.stderr.contains("replayed"), "{}", out.stderr);
+}

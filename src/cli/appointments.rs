@@ -82,7 +82,18 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
     if !args.yes {
         confirm(ctx, &id, &body)?;
     }
-    let appointment = client.reschedule_appointment(&id, &body).await?;
+    let appointment = client
+        .reschedule_appointment(&id, &body)
+        .await
+        .map_err(|mut e| {
+            if e.outcome_unknown {
+                e.message = format!(
+                    "{}; the appointment may have been moved: check it before sending again",
+                    e.message
+                );
+            }
+            e
+        })?;
     let entry = RescheduleLogEntry {
         id: id.clone(),
         profile: ctx.profile().await?.to_string(),

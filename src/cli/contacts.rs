@@ -146,7 +146,25 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
             "a contact with email {email} already exists: id {id} (--allow-duplicate creates another)"
         )));
     }
-    let created = ctx.client().await?.create_contact(&contact, &key).await?;
+    let created = ctx
+        .client()
+        .await?
+        .create_contact(&contact, &key)
+        .await
+        .map_err(|mut e| {
+            if e.outcome_unknown {
+                e.message = format!(
+                    "{}; it may have been created: re-run with --idempotency-key {key} to finish it without a duplicate",
+                    e.message
+                );
+            }
+            e
+        })?;
+    if created.replayed {
+        eprintln!(
+            "note: replayed: an earlier request with Idempotency-Key {key} created this contact"
+        );
+    }
     let fmt = format::resolve(args.format, ctx.tty);
     match &created.record {
         Some(record) => format::print_one(record, fmt)?,
