@@ -230,9 +230,10 @@ fn usage_errors_exit_2_and_no_subcommand_explains() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(err(&o).contains("bad profile name"));
+    // The dashboard needs a base URL first: it says how to give one.
     let o = run(root.path(), &[], &[], "");
-    assert_eq!(o.status.code(), Some(1));
-    assert!(err(&o).contains("not wired yet"), "{}", err(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("--base-url"), "{}", err(&o));
     let o = run(root.path(), &["login", "--help"], &[], "");
     assert_eq!(o.status.code(), Some(0));
     assert!(out(&o).contains("Examples:") && out(&o).contains("--token-stdin"));

@@ -36,18 +36,14 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<()
         g.flag_base_url.as_deref(),
         &g.env,
     )?;
-    crate::api::check_base_url(&resolved.base_url)
-        .map_err(|e| CliError::from(crate::cli::exit::Failure::from(e)))?;
+    crate::api::check_base_url(&resolved.base_url)?;
     let client =
         match credentials::resolve_token(&resolved.profile, &resolved.base_url, &settings).await {
-            Ok(source) => Some(
-                Client::with_options(
-                    &resolved.base_url,
-                    source.token,
-                    setup::client_options(&settings),
-                )
-                .map_err(|e| CliError::from(crate::cli::exit::Failure::from(e)))?,
-            ),
+            Ok(source) => Some(Client::with_options(
+                &resolved.base_url,
+                source.token,
+                setup::client_options(&settings),
+            )?),
             // No token yet, or the keyring cannot be read: the dashboard opens its login dialog,
             // which says what went wrong when it cannot store the token.
             Err(CredentialError::NotLoggedIn { .. }) => None,
@@ -59,7 +55,7 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<()
                 tracing::warn!("keyring: {e}");
                 None
             }
-            Err(e) => return Err(CliError::from(crate::cli::exit::Failure::from(e))),
+            Err(e) => return Err(e.into()),
         };
     run_dashboard(DashboardOptions {
         profile: resolved.profile,
@@ -95,8 +91,7 @@ async fn run_demo(
         &base_url,
         SecretString::from(sandbox.token()),
         setup::client_options(&settings),
-    )
-    .map_err(|e| CliError::from(crate::cli::exit::Failure::from(e)))?;
+    )?;
     let result = run_dashboard(DashboardOptions {
         profile: "demo".into(),
         base_url,
