@@ -1,10 +1,55 @@
 //! Configuration: the TOML file (`~/.config/crmdash/config.toml`, `CRMDASH_CONFIG` overrides),
 //! env and flags -> `Settings`. Precedence: flag > env > profile in config > default.
 
+mod edit;
+mod keys;
+mod load;
+mod resolve;
+
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+pub use edit::save_profile_base_url;
+pub use keys::{KeySpec, KeySpecError};
+pub use load::{Loaded, load};
+pub use resolve::{
+    ConfigError, DEFAULT_PROFILE, EnvOverrides, Resolved, Source, check_profile_name,
+    normalize_base_url, resolve, resolve_profile,
+};
+
+/// Overrides the config file's path.
+pub const CONFIG_ENV: &str = "CRMDASH_CONFIG";
+
+fn project_dirs() -> Option<directories::ProjectDirs> {
+    directories::ProjectDirs::from("", "", "crmdash")
+}
+
+/// The config file: `$CRMDASH_CONFIG`, else `config.toml` in the platform's config dir
+/// (`~/.config/crmdash/config.toml` on Linux). `None` when no home directory is known.
+pub fn config_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    project_dirs().map(|d| d.config_dir().join("config.toml"))
+}
+
+/// The platform's data dir for crmdash (`~/.local/share/crmdash` on Linux).
+pub fn data_dir() -> Option<PathBuf> {
+    project_dirs().map(|d| d.data_dir().to_path_buf())
+}
+
+/// Where logs go: the state dir (`~/.local/state/crmdash` on Linux), or the data dir on
+/// platforms without one (macOS, Windows).
+pub fn state_dir() -> Option<PathBuf> {
+    let dirs = project_dirs()?;
+    Some(
+        dirs.state_dir()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| dirs.data_dir().to_path_buf()),
+    )
+}
 
 /// Everything the config file can say. Unknown keys warn, not fail.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

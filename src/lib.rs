@@ -8,6 +8,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod credentials;
+pub mod logging;
 pub mod output;
 pub mod reschedule;
 pub mod runtime;

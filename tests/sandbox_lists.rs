@@ -591,3 +591,56 @@ async fn values_times_and_unknown_fields_reach_the_client() {
     );
     assert!(contacts.iter().any(|c| c.extra.contains_key("tags")));
 }
+
+#[tokio::test]
+async fn cached_orderings_stay_right_after_creates() {
+    let (sb, client) = start().await;
+    let by_last = ContactQuery {
+        sort_by: Some(ContactSort::LastName),
+        ..Default::default()
+    };
+    let filtered = ContactQuery {
+        full_name: Some("an".into()),
+        sort_by: Some(ContactSort::CreatedAt),
+        sort_direction: Some(SortDirection::Desc),
+        ..Default::default()
+    };
+    let before = all(&client, by_last.clone()).await.len();
+    let before_filtered = all(&client, filtered.clone()).await.len();
+    for (first, last) in [
+        ("Anna", "Aaberg"),
+        ("Zoltan", "Zyx"),
+        ("Ana", "Müller"),
+        ("Bo", ""),
+    ] {
+        let new = crmdash::api::NewContact {
+            first_name: Some(first.into()),
+            last_name: (!last.is_empty()).then(|| last.to_string()),
+            email: Some(format!("{first}{last}@example.com").to_lowercase()),
+            ..Default::default()
+        };
+        let key = crmdash::api::IdempotencyKey::random();
+        client.create_contact(&new, &key).await.unwrap();
+    }
+    let after = all(&client, by_last).await;
+    assert_eq!(after.len(), before + 4);
+    assert_sorted(&after.iter().map(raw).collect::<Vec<_>>(), "last_name");
+    assert_eq!(after[0].last_name.as_deref(), Some("Aaberg"));
+    assert_eq!(
+        after.last().unwrap().last_name,
+        None,
+        "missing values sort last"
+    );
+    let after_filtered = all(&client, filtered).await;
+    assert_eq!(
+        after_filtered.len(),
+        before_filtered + 3,
+        "Anna, Zoltan and Ana contain 'an'"
+    );
+    assert_eq!(
+        after_filtered[0].first_name.as_deref(),
+        Some("Ana"),
+        "newest first"
+    );
+    assert_eq!(sb.contact_count(), 1004);
+}

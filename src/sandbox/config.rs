@@ -125,3 +125,58 @@ impl SandboxArgs {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::FaultKind;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SandboxArgs,
+    }
+
+    #[test]
+    fn flags_become_a_config_and_debug_hides_tokens() {
+        let cli = Cli::try_parse_from([
+            "crmdash",
+            "--port",
+            "8080",
+            "--contacts",
+            "100000",
+            "--read-only-token",
+            "viewer",
+            "--unique-emails",
+            "--latency-ms",
+            "20",
+            "--fault",
+            r#"{"kind":"rate_limited","path":"/deals","times":3}"#,
+        ])
+        .unwrap();
+        let cfg = cli.args.to_config();
+        assert_eq!(
+            (cfg.port, cfg.contacts, cfg.unique_emails),
+            (8080, 100_000, true)
+        );
+        assert_eq!(cfg.token, DEFAULT_TOKEN);
+        assert_eq!(cfg.latency, Some(Duration::from_millis(20)));
+        assert_eq!(
+            cfg.faults[0].kind,
+            FaultKind::RateLimited {
+                retry_after_secs: 1
+            }
+        );
+        assert_eq!(cfg.faults[0].times, 3);
+        let shown = format!("{:?}", cli.args);
+        assert!(!shown.contains("viewer") && !shown.contains(DEFAULT_TOKEN));
+        let bad = Cli::try_parse_from([
+            "crmdash",
+            "--fault",
+            r#"{"kind":"server_error","status":200}"#,
+        ]);
+        assert!(bad.is_err());
+        assert!(check_token("has space").is_err());
+    }
+}

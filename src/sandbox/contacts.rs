@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::error::Failure;
 use super::idempotency::Reservation;
+use super::listing::Resource;
 use super::state::Shared;
 use super::store::Row;
 use super::timefmt::format_ts;
@@ -94,6 +95,12 @@ pub async fn create_contact(State(shared): State<Arc<Shared>>, req: Request) -> 
         m.entry("assigned_user_id").or_insert(Value::Null);
         m.entry("assigned_user_ids").or_insert_with(|| json!([]));
         store.contacts.push(Row::new(m.clone()));
+        let index = store.contacts.rows.len() - 1;
+        shared
+            .cache()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .row_added(Resource::Contacts, &store.contacts, index);
         m
     };
     let bytes = Bytes::from(json!({ "data": record }).to_string());

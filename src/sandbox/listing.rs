@@ -3,14 +3,14 @@
 //! until the table changes, then paged without copying more than one page of records.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde_json::{Map, Value, json};
 
 use super::error::Failure;
-use super::store::{Related, Row, Store, Table};
+use super::store::{Related, Row, SortValue, Store, Table};
 use super::timefmt::parse_instant;
 
 /// `per_page` when the request does not say.
@@ -257,49 +257,115 @@ struct Shape {
     filters: Vec<Filter>,
 }
 
+/// One ordering, computed by the first request (or warm-up) that needs it; others wait for it.
+type Cell = Arc<OnceLock<Arc<Vec<u32>>>>;
+
 /// Orderings per query shape, valid for one table version.
 #[derive(Debug, Default)]
 pub struct OrderCache {
-    entries: HashMap<Shape, (u64, Arc<Vec<u32>>)>,
+    entries: HashMap<Shape, (u64, Cell)>,
 }
 
 /// Kept small: a dashboard typing a filter makes a new shape per keystroke.
 const CACHE_CAPACITY: usize = 128;
 
+/// The order key of a row: its sort value, then its id.
+fn order_key<'a>(row: &'a Row, sort_by: &str) -> (SortValue, &'a str) {
+    (row.sort_value(sort_by), row.id())
+}
+
+/// Row indexes matching the filters, ascending by the sort key, ties by id ascending.
+fn compute_order(params: &ListParams, table: &Table) -> Vec<u32> {
+    let mut keyed: Vec<((SortValue, &str), u32)> = table
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| params.filters.iter().all(|f| f.matches(r)))
+        .map(|(i, r)| (order_key(r, params.sort_by), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 impl OrderCache {
-    /// Row indexes matching the filters, ascending by the sort key, ties by id ascending.
-    fn ordering(&mut self, params: &ListParams, table: &Table) -> Arc<Vec<u32>> {
-        let shape = params.shape();
-        if let Some((version, order)) = self.entries.get(&shape)
-            && *version == table.version
+    /// The cell of a shape at a table version, created empty when missing or stale.
+    fn cell(&mut self, shape: &Shape, version: u64) -> Cell {
+        if let Some((v, cell)) = self.entries.get(shape)
+            && *v == version
         {
-            return order.clone();
+            return cell.clone();
         }
-        let mut keyed: Vec<(super::store::SortValue, &str, u32)> = table
-            .rows
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| params.filters.iter().all(|f| f.matches(r)))
-            .map(|(i, r)| (r.sort_value(params.sort_by), r.id(), i as u32))
-            .collect();
-        keyed.sort_unstable();
-        let order = Arc::new(keyed.into_iter().map(|(_, _, i)| i).collect::<Vec<_>>());
         if self.entries.len() >= CACHE_CAPACITY {
-            self.entries.retain(|_, (v, _)| *v == table.version);
+            self.entries.retain(|_, (v, _)| *v == version);
             if self.entries.len() >= CACHE_CAPACITY {
                 self.entries.clear();
             }
         }
-        self.entries.insert(shape, (table.version, order.clone()));
-        order
+        let cell = Cell::default();
+        self.entries.insert(shape.clone(), (version, cell.clone()));
+        cell
     }
+
+    /// A row was appended to `table` (one version step): computed orderings of that table are
+    /// updated (one insertion each) instead of being recomputed by the next list.
+    pub fn row_added(&mut self, resource: Resource, table: &Table, index: usize) {
+        let Some(row) = table.rows.get(index) else {
+            return;
+        };
+        for (shape, (version, cell)) in &mut self.entries {
+            if shape.resource != resource || *version + 1 != table.version {
+                continue;
+            }
+            let Some(order) = cell.get() else {
+                continue;
+            };
+            let mut order = Vec::clone(order);
+            if shape.filters.iter().all(|f| f.matches(row)) {
+                let key = order_key(row, shape.sort_by);
+                let pos = order
+                    .partition_point(|&j| order_key(&table.rows[j as usize], shape.sort_by) < key);
+                order.insert(pos, index as u32);
+            }
+            *cell = Arc::new(OnceLock::from(Arc::new(order)));
+            *version = table.version;
+        }
+    }
+}
+
+/// Computes the orderings of the unfiltered list queries ahead of their first request: with
+/// `every_key` false only the default sort, else every sort key.
+pub fn warm(store: &Store, cache: &Mutex<OrderCache>, every_key: bool) {
+    for resource in [Resource::Contacts, Resource::Deals, Resource::Projects] {
+        let keys = if every_key {
+            resource.sort_keys()
+        } else {
+            &resource.sort_keys()[..1]
+        };
+        for key in keys {
+            if let Ok(params) = ListParams::parse(resource, Some(&format!("sort_by={key}"))) {
+                ordering(store, cache, &params);
+            }
+        }
+    }
+}
+
+/// The ordering for a query: cached, being computed (then waited for), or computed here. The
+/// cache lock is not held while computing.
+fn ordering(store: &Store, cache: &Mutex<OrderCache>, params: &ListParams) -> Arc<Vec<u32>> {
+    let table = params.resource.table(store);
+    let cell = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .cell(&params.shape(), table.version);
+    cell.get_or_init(|| Arc::new(compute_order(params, table)))
+        .clone()
 }
 
 /// Builds the `{data, meta}` body of a list request. Past the last page, `data` is empty and
 /// `meta` still tells the truth.
-pub fn list_page(store: &Store, cache: &mut OrderCache, params: &ListParams) -> Value {
+pub fn list_page(store: &Store, cache: &Mutex<OrderCache>, params: &ListParams) -> Value {
     let table = params.resource.table(store);
-    let order = cache.ordering(params, table);
+    let order = ordering(store, cache, params);
     let total = order.len() as u64;
     let last_page = total.div_ceil(params.per_page).max(1);
     let start = (params.page - 1).saturating_mul(params.per_page);

@@ -2,8 +2,7 @@
 //! seeded data, the seed's five operations, idempotent creates, a request log and fault
 //! injection. `crmdash sandbox` runs it in the foreground, `--demo` and tests in-process.
 //!
-//! Documented choices where the seed says "not shown" are listed in `docs` below
-//! ([`CHOICES`]) and printed by `crmdash sandbox --help`'s reference.
+//! Its documented choices where the seed says "not shown" are in [`CHOICES`] (`CHOICES.md`).
 
 mod appointments;
 mod config;
@@ -81,6 +80,12 @@ impl Sandbox {
         for rule in cfg.faults {
             shared.faults().add(rule);
         }
+        // Orderings are computed once per query shape: the default ones now, so the first page
+        // is quick even with 100,000 contacts, the other sort keys in the background (a request
+        // arriving before its shape is ready computes its own).
+        listing::warm(&shared.store(), shared.cache(), false);
+        let warm = shared.clone();
+        tokio::task::spawn_blocking(move || listing::warm(&warm.store(), warm.cache(), true));
         let listener = TcpListener::bind(("127.0.0.1", cfg.port))
             .await
             .map_err(|source| SandboxError::Bind {

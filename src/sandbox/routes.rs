@@ -45,8 +45,7 @@ async fn list(
     };
     let body = {
         let store = shared.store();
-        let mut cache = shared.cache();
-        list_page(&store, &mut cache, &params)
+        list_page(&store, shared.cache(), &params)
     };
     axum::Json(body).into_response()
 }

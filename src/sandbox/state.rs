@@ -56,8 +56,9 @@ impl Shared {
         self.store.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn cache(&self) -> MutexGuard<'_, OrderCache> {
-        lock(&self.cache)
+    /// The list orderings (locked inside `listing`, after the store lock when both are held).
+    pub fn cache(&self) -> &Mutex<OrderCache> {
+        &self.cache
     }
 
     pub fn faults(&self) -> MutexGuard<'_, FaultBook> {
@@ -75,7 +76,7 @@ impl Shared {
     /// Back to the seed data; faults, the request log and idempotency keys forgotten.
     pub fn reset(&self, data: Dataset) {
         *self.store_mut() = Store::new(data);
-        *self.cache() = OrderCache::default();
+        *lock(&self.cache) = OrderCache::default();
         self.faults().clear();
         self.log().clear();
         *self.idempotency() = IdempotencyStore::default();

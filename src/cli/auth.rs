@@ -1,0 +1,286 @@
+//! `crmdash login`, `logout` and `auth status`: the token goes from a hidden prompt or stdin,
+//! through one verification request, into the OS keyring, and nowhere else.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
+
+use secrecy::SecretString;
+
+use super::{Failure, Globals, exit};
+use crate::api::{
+    ApiError, Client, ClientOptions, ContactQuery, DealQuery, ErrorKind, Paging, RequestEvent,
+};
+use crate::config::{self, Resolved, Settings, Source};
+use crate::credentials::{self, Keyring, TokenOrigin};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct LoginArgs {
+    /// Read the token as one line from stdin (the default when stdin is not a terminal).
+    #[arg(long)]
+    pub token_stdin: bool,
+    /// Store the token without checking it against the service.
+    #[arg(long)]
+    pub no_verify: bool,
+}
+
+/// Loads the config file, printing its warnings on stderr.
+fn load_settings() -> Settings {
+    let loaded = config::load(None);
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
+    loaded.settings
+}
+
+fn refuse_demo(g: &Globals) -> Result<(), Failure> {
+    if g.demo {
+        return Err(Failure::new(
+            exit::USAGE,
+            "--demo uses the embedded sandbox and needs no login",
+        ));
+    }
+    Ok(())
+}
+
+fn config_file() -> Result<std::path::PathBuf, Failure> {
+    config::config_path().ok_or_else(|| {
+        Failure::new(
+            exit::OTHER,
+            "no config file location (no home directory): set CRMDASH_CONFIG",
+        )
+    })
+}
+
+pub async fn login(g: &Globals, args: &LoginArgs) -> Result<(), Failure> {
+    refuse_demo(g)?;
+    let settings = load_settings();
+    let interactive = !args.token_stdin && std::io::stdin().is_terminal();
+    let resolved = match config::resolve(
+        &settings,
+        g.flag_profile.as_deref(),
+        g.flag_base_url.as_deref(),
+        &g.env,
+    ) {
+        Ok(r) => r,
+        Err(config::ConfigError::NoBaseUrl { profile }) if interactive => {
+            let url = prompt_line(&format!("Base URL for profile '{profile}': "))?;
+            config::resolve(&settings, Some(&profile), Some(&url), &g.env)?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let token = read_token(&resolved.profile, interactive)?;
+    if !args.no_verify {
+        verify(g, &settings, &resolved.base_url, token.clone())
+            .await
+            .map_err(not_accepted)?;
+        eprintln!("The service accepted the token.");
+    }
+    let path = config_file()?;
+    // The keyring first: when it is unreachable nothing at all is written.
+    let keyring = Keyring::platform();
+    keyring.set(&resolved.profile, token.clone()).await?;
+    config::save_profile_base_url(&path, &resolved.profile, &resolved.base_url)?;
+    eprintln!(
+        "Logged in: profile '{}' at {} (token {} stored in the {}; base URL saved in {}).",
+        resolved.profile,
+        resolved.base_url,
+        credentials::token_hint(&token),
+        keyring.store_name(),
+        path.display()
+    );
+    if std::env::var_os(credentials::TOKEN_ENV).is_some() {
+        eprintln!("Note: CRMDASH_TOKEN is set and overrides the keyring while it is.");
+    }
+    Ok(())
+}
+
+/// One line from stdin, or a hidden prompt on a terminal.
+fn read_token(profile: &str, interactive: bool) -> Result<SecretString, Failure> {
+    let raw = if interactive {
+        rpassword::prompt_password(format!(
+            "API token for profile '{profile}' (input hidden): "
+        ))
+        .map_err(|e| Failure::new(exit::OTHER, format!("cannot read the token: {e}")))?
+    } else {
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).map_err(|e| {
+            Failure::new(
+                exit::OTHER,
+                format!("cannot read the token from stdin: {e}"),
+            )
+        })?;
+        line
+    };
+    // The raw string is dropped here; only the SecretString lives on.
+    Ok(credentials::check_token(&raw)?)
+}
+
+fn prompt_line(prompt: &str) -> Result<String, Failure> {
+    eprint!("{prompt}");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| Failure::new(exit::OTHER, format!("cannot read from stdin: {e}")))?;
+    Ok(line.trim().to_string())
+}
+
+fn client(
+    g: &Globals,
+    settings: &Settings,
+    base_url: &str,
+    token: SecretString,
+) -> Result<Client, ApiError> {
+    let opts = ClientOptions {
+        ca_file: settings.network.ca_file.clone(),
+        ..ClientOptions::default()
+    };
+    let client = Client::with_options(base_url, token, opts)?;
+    if g.verbose == 0 {
+        return Ok(client);
+    }
+    Ok(client.with_observer(Arc::new(|ev: &RequestEvent| {
+        if let RequestEvent::Received {
+            method,
+            url,
+            status,
+            elapsed,
+        } = ev
+        {
+            eprintln!(
+                "{method} {url} (Authorization: Bearer ****) -> {status} in {} ms",
+                elapsed.as_millis()
+            );
+        }
+        if let RequestEvent::Failed {
+            method, url, error, ..
+        } = ev
+        {
+            eprintln!("{method} {url} (Authorization: Bearer ****) -> {error}");
+        }
+    })))
+}
+
+/// One one-item list request; deals when the contacts list refuses the paging (422).
+async fn verify(
+    g: &Globals,
+    settings: &Settings,
+    base_url: &str,
+    token: SecretString,
+) -> Result<(), ApiError> {
+    let client = client(g, settings, base_url, token)?;
+    let paging = Paging {
+        page: None,
+        per_page: Some(1),
+    };
+    let contacts = ContactQuery {
+        paging,
+        ..Default::default()
+    };
+    match client.list_contacts(&contacts).await {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind == ErrorKind::Validation => {
+            let deals = DealQuery {
+                paging,
+                ..Default::default()
+            };
+            client.list_deals(&deals).await.map(|_| ())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn not_accepted(e: ApiError) -> Failure {
+    let code = super::api_exit_code(&e);
+    Failure::new(
+        code,
+        format!("the token was not stored: {e} (use --no-verify to store it anyway)"),
+    )
+}
+
+pub async fn logout(g: &Globals) -> Result<(), Failure> {
+    refuse_demo(g)?;
+    let settings = load_settings();
+    let (profile, _) = config::resolve_profile(&settings, g.flag_profile.as_deref(), &g.env)?;
+    let keyring = Keyring::platform();
+    if keyring.delete(&profile).await? {
+        eprintln!(
+            "Logged out: the token of profile '{profile}' was removed from the {}.",
+            keyring.store_name()
+        );
+    } else {
+        eprintln!("No token was stored for profile '{profile}'.");
+    }
+    if std::env::var_os(credentials::TOKEN_ENV).is_some() {
+        eprintln!("Note: CRMDASH_TOKEN is still set in this environment.");
+    }
+    Ok(())
+}
+
+fn source_name(s: Source) -> &'static str {
+    match s {
+        Source::Flag => "flag",
+        Source::Env => "environment",
+        Source::Config => "config file",
+        Source::Default => "default",
+    }
+}
+
+pub async fn status(g: &Globals) -> Result<(), Failure> {
+    refuse_demo(g)?;
+    let settings = load_settings();
+    let (profile, profile_src) =
+        config::resolve_profile(&settings, g.flag_profile.as_deref(), &g.env)?;
+    println!("profile:   {profile} ({})", source_name(profile_src));
+    if let Some(p) = config::config_path() {
+        println!("config:    {}", p.display());
+    }
+    let resolved: Resolved = match config::resolve(
+        &settings,
+        Some(&profile),
+        g.flag_base_url.as_deref(),
+        &g.env,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            println!("base URL:  none");
+            return Err(e.into());
+        }
+    };
+    println!(
+        "base URL:  {} ({})",
+        resolved.base_url,
+        source_name(resolved.base_url_source)
+    );
+    let source = credentials::resolve_token(&profile, &resolved.base_url, &settings).await;
+    let source = match source {
+        Ok(s) => s,
+        Err(e) => {
+            println!("token:     none usable");
+            return Err(e.into());
+        }
+    };
+    let origin = match source.origin {
+        TokenOrigin::Env => "CRMDASH_TOKEN".to_string(),
+        TokenOrigin::Keyring => format!("keyring: {}", Keyring::platform().store_name()),
+    };
+    println!(
+        "token:     {} (from {origin})",
+        credentials::token_hint(&source.token)
+    );
+    match verify(g, &settings, &resolved.base_url, source.token).await {
+        Ok(()) => {
+            println!("service:   accepts the token");
+            Ok(())
+        }
+        Err(e) => {
+            let verdict = match e.kind {
+                ErrorKind::Unauthorized | ErrorKind::Forbidden => "does not accept the token",
+                _ => "could not be asked",
+            };
+            println!("service:   {verdict}");
+            Err(e.into())
+        }
+    }
+}
