@@ -51,14 +51,25 @@ impl Tmux {
 
     /// Polls the screen until it shows `text` (generous limit: machines are slow and shared).
     fn wait_for(&self, text: &str) -> String {
+        self.wait_for_all(&[text])
+    }
+
+    /// Polls until every text is on screen at once (a capture can catch a frame half-written).
+    fn wait_for_all(&self, texts: &[&str]) -> String {
+        self.wait_until(&format!("{texts:?}"), |s| {
+            texts.iter().all(|t| s.contains(t))
+        })
+    }
+
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
-            if s.contains(text) {
+            if ok(&s) {
                 return s;
             }
             if start.elapsed() > Duration::from_secs(60) {
-                panic!("screen never showed {text:?}; it shows:\n{s}");
+                panic!("screen never showed {what}; it shows:\n{s}");
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -142,19 +153,18 @@ fn browse_deals_in_a_real_terminal_and_restore_it() {
     tmux.send(&["2"]);
     tmux.wait_for("Deals · sort updated_at ↓");
     tmux.send(&["s", "s", "s"]);
-    let s = tmux.wait_for("Deals · sort value ↓");
-    assert!(s.contains("Value ↓"), "{s}");
+    tmux.wait_for_all(&["Deals · sort value ↓", "Value ↓"]);
     tmux.send(&["n"]);
     tmux.wait_for("page 2/20");
     tmux.send(&["/", "G", "m", "b", "H"]);
-    let s = tmux.wait_for("2 Deals [name=GmbH]");
-    assert!(s.contains("Filter deals"), "{s}");
+    tmux.wait_for_all(&["2 Deals [name=GmbH]", "Filter deals", "page 1/"]);
     tmux.send(&["Enter"]);
-    let s = tmux.wait_for("page 1/");
-    assert!(!s.contains("Filter deals"), "Enter closes the bar:\n{s}");
+    // Enter closes the bar; the filter stays.
+    tmux.wait_until("the table without the filter bar", |s| {
+        s.contains("page 1/") && s.contains("GmbH") && !s.contains("Filter deals")
+    });
     tmux.send(&["Enter"]);
-    let s = tmux.wait_for("Deal deal_");
-    assert!(s.contains("GmbH") && s.contains("value:"), "{s}");
+    tmux.wait_for_all(&["Deal deal_", "GmbH", "value:"]);
     tmux.send(&["Escape"]);
     tmux.send(&["q"]);
     let s = tmux.wait_for("EXIT=0");

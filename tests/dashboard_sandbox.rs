@@ -262,3 +262,63 @@ async fn without_a_token_the_error_says_how_to_log_in() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn dialog_writes_reach_the_sandbox_and_come_back_as_messages() {
+    use crmdash::api::{IdempotencyKey, NewContact};
+    use crmdash::app::{Effect, RequestId};
+    let (sb, mut e) = start(None, None).await;
+    let before = sb.contact_count();
+    let contact = NewContact {
+        first_name: Some("Ada".into()),
+        last_name: Some("Lovelace".into()),
+        email: Some("ada@example.com".into()),
+        ..Default::default()
+    };
+    e.run(vec![Effect::CreateContact {
+        id: RequestId(9_001),
+        contact,
+        key: IdempotencyKey::random(),
+    }]);
+    match e.next_message().await {
+        Message::ContactCreated { id, result } if result.is_ok() => {
+            let created = result.unwrap();
+            assert_eq!(id, RequestId(9_001));
+            assert_eq!(created.status, 201);
+            assert_eq!(created.record.unwrap().full_name(), "Ada Lovelace");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(sb.contact_count(), before + 1);
+
+    let appointment = sb.ids("appointments")[0].clone();
+    let mut body = serde_json::Map::new();
+    body.insert(
+        "start_time".into(),
+        serde_json::json!("2030-01-02T10:00:00Z"),
+    );
+    e.run(vec![Effect::Reschedule {
+        id: RequestId(9_002),
+        appointment_id: appointment.clone(),
+        body,
+    }]);
+    match e.next_message().await {
+        Message::Rescheduled { id, result } if result.is_ok() => {
+            let a = result.unwrap();
+            assert_eq!(id, RequestId(9_002));
+            assert_eq!(a.id, appointment);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Without a dialog to take them, the results are reported in the status bar.
+    let m = Message::Rescheduled {
+        id: RequestId(9_003),
+        result: Box::new(Err(crmdash::api::ApiError::new(
+            crmdash::api::ErrorKind::NotFound,
+            "gone",
+        ))),
+    };
+    e.handle(m);
+    assert!(e.app.status.error.as_deref().unwrap().contains("gone"));
+    sb.shutdown().await;
+}

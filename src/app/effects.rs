@@ -2,8 +2,11 @@
 
 use std::path::PathBuf;
 
+use serde_json::{Map, Value};
+
 use super::persist::PersistedState;
 use super::spec::QuerySpec;
+use crate::api::{IdempotencyKey, NewContact};
 
 /// Tags a request so its answer can be matched to the query that asked (stale ones dropped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -51,6 +54,19 @@ pub enum Effect {
         format: ExportFormat,
     },
     CancelExport(RequestId),
+    /// `POST /contacts` with this key (kept across retries); answer with
+    /// `Message::ContactCreated` carrying the same id.
+    CreateContact {
+        id: RequestId,
+        contact: NewContact,
+        key: IdempotencyKey,
+    },
+    /// `POST /appointments/{appointment_id}/reschedule`; answer with `Message::Rescheduled`.
+    Reschedule {
+        id: RequestId,
+        appointment_id: String,
+        body: Map<String, Value>,
+    },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
     /// Remember tabs, sorts, page sizes and includes for the next run.

@@ -9,6 +9,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::effects::RequestId;
 use super::record::FetchedPage;
+use crate::api::{ApiError, AppointmentRef, Contact, Created};
 
 /// How an export is going.
 #[derive(Debug, Clone)]
@@ -49,6 +50,16 @@ pub enum Message {
     Export {
         id: RequestId,
         event: ExportEvent,
+    },
+    /// A create started by a dialog finished (field errors in the `ApiError`). Boxed: large.
+    ContactCreated {
+        id: RequestId,
+        result: Box<Result<Created<Contact>, ApiError>>,
+    },
+    /// A reschedule started by a dialog finished.
+    Rescheduled {
+        id: RequestId,
+        result: Box<Result<AppointmentRef, ApiError>>,
     },
     /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
     Terminate,

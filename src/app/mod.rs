@@ -11,6 +11,7 @@ pub mod includes;
 mod input;
 pub mod keymap;
 pub mod layout;
+mod loading;
 pub mod message;
 pub mod overlay;
 pub mod persist;
@@ -28,6 +29,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+
+use crate::api::ApiRecord;
 use tokio::time::Instant;
 
 pub use effects::{Effect, ExportFormat, RequestId};
@@ -219,10 +222,6 @@ impl App {
         self.in_flight.len()
     }
 
-    pub fn is_cached(&self, spec: &QuerySpec) -> bool {
-        self.cached(spec).is_some()
-    }
-
     pub fn remembered(&self) -> PersistedState {
         PersistedState {
             active_tab: Some(self.active),
@@ -299,7 +298,17 @@ impl App {
                 self.dirty = true;
                 Vec::new()
             }
-            msg @ Message::Export { .. } => self.dispatch_to_dialogs(&msg),
+            msg @ (Message::Export { .. } | Message::Rescheduled { .. }) => {
+                self.dispatch_to_dialogs(&msg)
+            }
+            msg @ Message::ContactCreated { .. } => {
+                // A new contact changes the contacts list: forget its cached pages.
+                if matches!(&msg, Message::ContactCreated { result, .. } if result.is_ok()) {
+                    self.cache.retain(|s, _| s.kind != TabKind::Contacts);
+                    self.tabs[TabKind::Contacts.index()].prefetched_for = None;
+                }
+                self.dispatch_to_dialogs(&msg)
+            }
             Message::Terminate => self.quit(),
         };
         self.after_update(&mut fx);
@@ -320,12 +329,24 @@ impl App {
                 return self.apply_outcome(i, out);
             }
         }
-        if let Message::Export {
-            event: ExportEvent::Done { records, path },
-            ..
-        } = msg
-        {
-            self.note(format!("Exported {records} records to {}", path.display()));
+        // No dialog took it (closed meanwhile): say how it went in the status bar.
+        match msg {
+            Message::Export {
+                event: ExportEvent::Done { records, path },
+                ..
+            } => self.note(format!("Exported {records} records to {}", path.display())),
+            Message::ContactCreated { result, .. } => match result.as_ref() {
+                Ok(c) => {
+                    let who = c.record.as_ref().map(|r| r.label()).unwrap_or_default();
+                    self.note(format!("Contact created {who}"));
+                }
+                Err(e) => self.show_error(e.summary()),
+            },
+            Message::Rescheduled { result, .. } => match result.as_ref() {
+                Ok(a) => self.note(format!("Appointment {} rescheduled", a.id)),
+                Err(e) => self.show_error(e.summary()),
+            },
+            _ => {}
         }
         Vec::new()
     }
@@ -404,6 +425,11 @@ impl App {
         vec![Effect::SaveState(self.remembered()), Effect::Quit]
     }
 
+    fn show_error(&mut self, text: String) {
+        self.status.error = Some(text);
+        self.dirty = true;
+    }
+
     pub fn note(&mut self, text: impl Into<String>) {
         self.status.note = Some((text.into(), self.now + Duration::from_secs(5)));
         self.dirty = true;
@@ -412,136 +438,6 @@ impl App {
     fn new_id(&mut self) -> RequestId {
         self.next_id += 1;
         RequestId(self.next_id)
-    }
-
-    fn cached(&self, spec: &QuerySpec) -> Option<(Arc<FetchedPage>, Instant)> {
-        let (page, at) = self.cache.get(spec)?;
-        (self.now.saturating_duration_since(*at) < CACHE_TTL).then(|| (page.clone(), *at))
-    }
-
-    /// Puts the tab's current query on screen: from the cache when fresh (unless `bypass`),
-    /// else by a request (adopting a prefetch of the same page already on its way).
-    fn load(&mut self, kind: TabKind, bypass: bool) -> Vec<Effect> {
-        let mut fx = Vec::new();
-        let i = kind.index();
-        let spec = self.tabs[i].spec();
-        self.dirty = true;
-        if let Some(p) = self.tabs[i].pending.take() {
-            if !bypass && self.in_flight.get(&p).is_some_and(|f| f.spec == spec) {
-                self.tabs[i].pending = Some(p);
-                return fx;
-            }
-            self.in_flight.remove(&p);
-            fx.push(Effect::Cancel(p));
-        }
-        self.tabs[i].error = None;
-        if bypass {
-            self.cache.retain(|s, _| s.kind != kind);
-            self.tabs[i].prefetched_for = None;
-        } else if let Some((page, at)) = self.cached(&spec) {
-            self.tabs[i].show(spec, page, at);
-            let rows = self.areas().table_rows();
-            self.tabs[i].scroll_into_view(rows);
-            return fx;
-        } else if let Some((id, f)) = self
-            .in_flight
-            .iter_mut()
-            .find(|(_, f)| f.prefetch && f.spec == spec)
-        {
-            f.prefetch = false;
-            self.tabs[i].pending = Some(*id);
-            return fx;
-        }
-        let id = self.new_id();
-        self.in_flight.insert(
-            id,
-            InFlight {
-                spec: spec.clone(),
-                prefetch: false,
-            },
-        );
-        self.tabs[i].pending = Some(id);
-        fx.push(Effect::Fetch { id, spec });
-        fx
-    }
-
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        result: Result<Arc<FetchedPage>, String>,
-        elapsed: Duration,
-    ) -> Vec<Effect> {
-        // Cancelled or superseded: dropped, never shown.
-        let Some(f) = self.in_flight.remove(&id) else {
-            return Vec::new();
-        };
-        self.status.latency = Some(elapsed);
-        self.status.retrying = None;
-        self.dirty = true;
-        let i = f.spec.kind.index();
-        let current = self.tabs[i].pending == Some(id);
-        match result {
-            Ok(page) => {
-                self.cache
-                    .retain(|_, (_, at)| self.now.saturating_duration_since(*at) < CACHE_TTL);
-                self.cache.insert(f.spec.clone(), (page.clone(), self.now));
-                if current {
-                    self.tabs[i].pending = None;
-                    self.status.error = None;
-                    let beyond_end = page.records.is_empty() && f.spec.page > 1;
-                    self.tabs[i].show(f.spec.clone(), page, self.now);
-                    let rows = self.areas().table_rows();
-                    self.tabs[i].scroll_into_view(rows);
-                    // The list shrank under us: go to its new last page.
-                    if beyond_end
-                        && let Some(last) = self.tabs[i].last_page()
-                        && last < f.spec.page
-                    {
-                        self.tabs[i].page = last;
-                        return self.load(f.spec.kind, false);
-                    }
-                }
-            }
-            Err(e) => {
-                if current {
-                    self.tabs[i].pending = None;
-                    self.tabs[i].error = Some(e.clone());
-                    self.status.error = Some(e);
-                }
-            }
-        }
-        Vec::new()
-    }
-
-    /// Once the active tab's query has settled, asks for its next page (once per query).
-    fn maybe_prefetch(&mut self) -> Option<Effect> {
-        let tab = self.tab();
-        let spec = tab.spec();
-        let settled = tab.pending.is_none()
-            && tab.debounce_until.is_none()
-            && tab.error.is_none()
-            && tab.shown.as_ref().is_some_and(|s| s.spec == spec);
-        if !settled || !tab.server_pages() || tab.prefetched_for.as_ref() == Some(&spec) {
-            return None;
-        }
-        let last = tab.last_page()?;
-        if spec.page >= last {
-            return None;
-        }
-        self.tab_mut().prefetched_for = Some(spec.clone());
-        let next = spec.at_page(spec.page + 1);
-        if self.cached(&next).is_some() || self.in_flight.values().any(|f| f.spec == next) {
-            return None;
-        }
-        let id = self.new_id();
-        self.in_flight.insert(
-            id,
-            InFlight {
-                spec: next.clone(),
-                prefetch: true,
-            },
-        );
-        Some(Effect::Fetch { id, spec: next })
     }
 
     fn after_update(&mut self, fx: &mut Vec<Effect>) {

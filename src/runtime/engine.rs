@@ -35,9 +35,6 @@ pub struct Engine {
     tasks: HashMap<RequestId, AbortHandle>,
     exports: HashMap<RequestId, CancellationToken>,
     state_file: Option<PathBuf>,
-    /// Every effect `update` returned, oldest first (tests read it; bounded).
-    pub log: Vec<Effect>,
-    pub keep_log: bool,
 }
 
 impl Engine {
@@ -57,8 +54,6 @@ impl Engine {
             tasks: HashMap::new(),
             exports: HashMap::new(),
             state_file,
-            log: Vec::new(),
-            keep_log: false,
         }
     }
 
@@ -87,6 +82,9 @@ impl Engine {
     pub fn handle(&mut self, msg: Message) -> Vec<TermAction> {
         match &msg {
             Message::Fetched { id, .. } => {
+                self.tasks.remove(id);
+            }
+            Message::ContactCreated { id, .. } | Message::Rescheduled { id, .. } => {
                 self.tasks.remove(id);
             }
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
@@ -136,12 +134,10 @@ impl Engine {
         }
     }
 
-    fn run(&mut self, fx: Vec<Effect>) -> Vec<TermAction> {
+    /// Runs effects (what `update` returned; dialogs and tests may hand some in directly).
+    pub fn run(&mut self, fx: Vec<Effect>) -> Vec<TermAction> {
         let mut out = Vec::new();
         for e in fx {
-            if self.keep_log && self.log.len() < 10_000 {
-                self.log.push(e.clone());
-            }
             match e {
                 Effect::Fetch { id, spec } => self.fetch(id, spec),
                 Effect::Cancel(id) => {
@@ -160,6 +156,28 @@ impl Engine {
                         c.cancel();
                     }
                 }
+                Effect::CreateContact { id, contact, key } => self.write(id, move |s| {
+                    let fut = s.create_contact(contact, key);
+                    async move {
+                        Message::ContactCreated {
+                            id,
+                            result: Box::new(fut.await),
+                        }
+                    }
+                }),
+                Effect::Reschedule {
+                    id,
+                    appointment_id,
+                    body,
+                } => self.write(id, move |s| {
+                    let fut = s.reschedule(appointment_id, body);
+                    async move {
+                        Message::Rescheduled {
+                            id,
+                            result: Box::new(fut.await),
+                        }
+                    }
+                }),
                 Effect::Copy(text) => out.push(TermAction::Copy(text)),
                 Effect::SaveState(state) => self.save_state(&state),
                 Effect::Suspend => out.push(TermAction::Suspend),
@@ -199,6 +217,33 @@ impl Engine {
                 result: result.map(Arc::new).map_err(|e| e.summary()),
                 elapsed,
             });
+        });
+        self.tasks.insert(id, handle.abort_handle());
+    }
+
+    /// Runs a write a dialog asked for; its answer comes back as the message `run` makes.
+    /// Without a source, the answer is the not-logged-in error.
+    fn write<F, Fut>(&mut self, id: RequestId, run: F)
+    where
+        F: FnOnce(&dyn DataSource) -> Fut,
+        Fut: std::future::Future<Output = Message> + Send + 'static,
+    {
+        let tx = self.tx.clone();
+        let Some(source) = self.source.clone() else {
+            let err = crate::api::ApiError::new(
+                crate::api::ErrorKind::Unauthorized,
+                self.no_source_reason.clone(),
+            );
+            let msg = run(&NoSource(err));
+            let handle = tokio::spawn(async move {
+                let _ = tx.send(msg.await);
+            });
+            self.tasks.insert(id, handle.abort_handle());
+            return;
+        };
+        let fut = run(source.as_ref());
+        let handle = tokio::spawn(async move {
+            let _ = tx.send(fut.await);
         });
         self.tasks.insert(id, handle.abort_handle());
     }
@@ -266,4 +311,52 @@ pub fn write_state(path: &std::path::Path, state: &PersistedState) -> std::io::R
     let json = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
     std::fs::write(&tmp, json)?;
     std::fs::rename(&tmp, path)
+}
+
+/// Stands in for the service when there is no token: every call fails with the reason.
+struct NoSource(crate::api::ApiError);
+
+impl DataSource for NoSource {
+    fn fetch(
+        &self,
+        _spec: crate::app::QuerySpec,
+    ) -> futures::future::BoxFuture<'static, Result<crate::app::FetchedPage, crate::api::ApiError>>
+    {
+        let e = self.0.clone();
+        Box::pin(async move { Err(e) })
+    }
+
+    fn export(
+        &self,
+        _spec: crate::app::QuerySpec,
+        _path: PathBuf,
+        _format: crate::app::ExportFormat,
+        _progress: Box<dyn Fn(ExportEvent) + Send + Sync>,
+        _cancel: CancellationToken,
+    ) -> futures::future::BoxFuture<'static, ExportEvent> {
+        let e = self.0.summary();
+        Box::pin(async move { ExportEvent::Failed(e) })
+    }
+
+    fn create_contact(
+        &self,
+        _contact: crate::api::NewContact,
+        _key: crate::api::IdempotencyKey,
+    ) -> futures::future::BoxFuture<
+        'static,
+        Result<crate::api::Created<crate::api::Contact>, crate::api::ApiError>,
+    > {
+        let e = self.0.clone();
+        Box::pin(async move { Err(e) })
+    }
+
+    fn reschedule(
+        &self,
+        _appointment_id: String,
+        _body: serde_json::Map<String, serde_json::Value>,
+    ) -> futures::future::BoxFuture<'static, Result<crate::api::AppointmentRef, crate::api::ApiError>>
+    {
+        let e = self.0.clone();
+        Box::pin(async move { Err(e) })
+    }
 }

@@ -8,7 +8,12 @@ use futures::future::BoxFuture;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use crate::api::{ApiError, Client, ListQuery, Page, RequestEvent};
+use serde_json::{Map, Value};
+
+use crate::api::{
+    ApiError, AppointmentRef, Client, Contact, Created, IdempotencyKey, ListQuery, NewContact,
+    Page, RequestEvent,
+};
 use crate::app::record::{TableRecord, build_page};
 use crate::app::resource::{ColumnId, Resource};
 use crate::app::{DisplayZone, ExportEvent, ExportFormat, FetchedPage, QuerySpec, TabKind};
@@ -28,6 +33,20 @@ pub trait DataSource: Send + Sync + 'static {
         progress: Box<dyn Fn(ExportEvent) + Send + Sync>,
         cancel: CancellationToken,
     ) -> BoxFuture<'static, ExportEvent>;
+
+    /// Creates a contact; the same key on a retry never duplicates it.
+    fn create_contact(
+        &self,
+        contact: NewContact,
+        key: IdempotencyKey,
+    ) -> BoxFuture<'static, Result<Created<Contact>, ApiError>>;
+
+    /// Reschedules an appointment with the given body.
+    fn reschedule(
+        &self,
+        appointment_id: String,
+        body: Map<String, Value>,
+    ) -> BoxFuture<'static, Result<AppointmentRef, ApiError>>;
 }
 
 /// The real service, through `api::Client`.
@@ -140,5 +159,23 @@ impl DataSource for ClientSource {
                 Err(e) => ExportEvent::Failed(e),
             }
         })
+    }
+
+    fn create_contact(
+        &self,
+        contact: NewContact,
+        key: IdempotencyKey,
+    ) -> BoxFuture<'static, Result<Created<Contact>, ApiError>> {
+        let client = self.client.clone();
+        Box::pin(async move { client.create_contact(&contact, &key).await })
+    }
+
+    fn reschedule(
+        &self,
+        appointment_id: String,
+        body: Map<String, Value>,
+    ) -> BoxFuture<'static, Result<AppointmentRef, ApiError>> {
+        let client = self.client.clone();
+        Box::pin(async move { client.reschedule_appointment(&appointment_id, &body).await })
     }
 }

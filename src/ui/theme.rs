@@ -124,3 +124,20 @@ pub fn color_mode(theme: &str, no_color: Option<&str>) -> ColorMode {
         _ => ColorMode::Full,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_color_wins_over_the_theme() {
+        assert_eq!(color_mode("default", Some("1")), ColorMode::None);
+        assert_eq!(color_mode("default", Some("")), ColorMode::Full);
+        assert_eq!(color_mode("16", None), ColorMode::Ansi16);
+        assert_eq!(color_mode("none", None), ColorMode::None);
+        // Without colour, the selection and statuses still stand out.
+        let t = Theme::new(ColorMode::None);
+        assert!(t.selected.add_modifier.contains(Modifier::REVERSED));
+        assert_eq!(t.good.fg, None);
+    }
+}

@@ -432,4 +432,38 @@ impl DataSource for FakeSource {
     ) -> BoxFuture<'static, ExportEvent> {
         Box::pin(async { ExportEvent::Failed("the fake source does not export".into()) })
     }
+
+    fn create_contact(
+        &self,
+        contact: crmdash::api::NewContact,
+        _key: crmdash::api::IdempotencyKey,
+    ) -> BoxFuture<'static, Result<crmdash::api::Created<Contact>, ApiError>> {
+        // Echo the body back as the created record, as the sandbox does.
+        let mut body = contact.to_body();
+        body.insert("id".into(), json!("c-new"));
+        let raw =
+            serde_json::value::RawValue::from_string(Value::Object(body).to_string()).unwrap();
+        let record = <Contact as crmdash::api::ApiRecord>::from_raw(raw).ok();
+        Box::pin(async move {
+            Ok(crmdash::api::Created {
+                status: 201,
+                record,
+                replayed: false,
+                undecoded: None,
+            })
+        })
+    }
+
+    fn reschedule(
+        &self,
+        appointment_id: String,
+        _body: serde_json::Map<String, Value>,
+    ) -> BoxFuture<'static, Result<crmdash::api::AppointmentRef, ApiError>> {
+        Box::pin(async move {
+            Err(ApiError::new(
+                crmdash::api::ErrorKind::NotFound,
+                format!("no appointment {appointment_id}"),
+            ))
+        })
+    }
 }
