@@ -25,7 +25,7 @@ async fn main() -> anyhow::Result<()> {
     let base_url = sandbox.base_url();
     let client = Client::new(&base_url, SecretString::from(sandbox.token()))?;
     let result = run_dashboard(DashboardOptions {
-        profile: "demo".into(),
+        profile: "sandbox".into(),
         base_url,
         client: Some(client),
         settings: Settings::default(),

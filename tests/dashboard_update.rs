@@ -371,3 +371,21 @@ fn idle_app_wakes_only_for_the_coarse_age_label() {
     assert!(h.app.requests_in_flight() == 0 && !h.app.busy());
     let _ = FakeData::new(1);
 }
+
+#[test]
+fn tab_and_shift_tab_cycle_tabs_as_terminals_report_them() {
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    let mut h = loaded();
+    h.key(KeyCode::Tab);
+    assert_eq!(h.app.active, TabKind::Projects);
+    // crossterm reports Shift-Tab as BackTab with SHIFT set.
+    h.send(crmdash::app::Message::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::SHIFT,
+    )));
+    h.send(crmdash::app::Message::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::SHIFT,
+    )));
+    assert_eq!(h.app.active, TabKind::Contacts);
+}

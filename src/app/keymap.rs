@@ -68,66 +68,20 @@ pub struct KeySpec {
 }
 
 impl KeySpec {
+    /// The config's key grammar (`config::KeySpec`, so the file is validated by the same
+    /// rules), with `shift-tab` read as the `BackTab` terminals send.
     pub fn parse(spec: &str) -> Result<KeySpec, String> {
-        let s = spec.trim();
-        if s.is_empty() {
-            return Err("an empty key".into());
-        }
-        let mut modifiers = KeyModifiers::NONE;
-        let mut rest = s;
-        // A bare "-" or "+" is a key of its own, not a separator.
-        while rest.len() > 1 {
-            let lower = rest.to_ascii_lowercase();
-            let (m, len) = if lower.starts_with("ctrl-") {
-                (KeyModifiers::CONTROL, 5)
-            } else if lower.starts_with("alt-") {
-                (KeyModifiers::ALT, 4)
-            } else if lower.starts_with("shift-") {
-                (KeyModifiers::SHIFT, 6)
-            } else {
-                break;
-            };
-            modifiers |= m;
-            rest = &rest[len..];
-        }
-        let lower = rest.to_ascii_lowercase();
-        let code = match lower.as_str() {
-            "enter" | "return" => KeyCode::Enter,
-            "esc" | "escape" => KeyCode::Esc,
-            "tab" if modifiers.contains(KeyModifiers::SHIFT) => {
+        let k = crate::config::KeySpec::parse(spec).map_err(|e| e.to_string())?;
+        let mut modifiers = k.modifiers;
+        let code = match k.code {
+            KeyCode::Tab if modifiers.contains(KeyModifiers::SHIFT) => {
                 modifiers.remove(KeyModifiers::SHIFT);
                 KeyCode::BackTab
             }
-            "tab" => KeyCode::Tab,
-            "backtab" => KeyCode::BackTab,
-            "space" => KeyCode::Char(' '),
-            "backspace" => KeyCode::Backspace,
-            "delete" | "del" => KeyCode::Delete,
-            "up" => KeyCode::Up,
-            "down" => KeyCode::Down,
-            "left" => KeyCode::Left,
-            "right" => KeyCode::Right,
-            "home" => KeyCode::Home,
-            "end" => KeyCode::End,
-            "pageup" | "pgup" => KeyCode::PageUp,
-            "pagedown" | "pgdn" => KeyCode::PageDown,
-            f if f.len() > 1 && f.starts_with('f') && f[1..].parse::<u8>().is_ok() => {
-                KeyCode::F(f[1..].parse().map_err(|_| format!("bad key '{spec}'"))?)
+            KeyCode::Char(c) if modifiers.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
             }
-            _ => {
-                let mut chars = rest.chars();
-                match (chars.next(), chars.next()) {
-                    (Some(c), None) => {
-                        let c = if modifiers.contains(KeyModifiers::CONTROL) {
-                            c.to_ascii_lowercase()
-                        } else {
-                            c
-                        };
-                        KeyCode::Char(c)
-                    }
-                    _ => return Err(format!("unknown key '{spec}'")),
-                }
-            }
+            other => other,
         };
         Ok(KeySpec { code, modifiers })
     }
@@ -140,7 +94,10 @@ impl KeySpec {
         }
         let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
         match self.code {
-            KeyCode::Char(_) => key.modifiers & relevant == self.modifiers & relevant,
+            // Shift is part of the character, and of BackTab (crossterm reports it with SHIFT).
+            KeyCode::Char(_) | KeyCode::BackTab => {
+                key.modifiers & relevant == self.modifiers & relevant
+            }
             _ => key.modifiers & (relevant | KeyModifiers::SHIFT) == self.modifiers,
         }
     }
@@ -323,7 +280,9 @@ mod tests {
         let g = KeySpec::parse("G").unwrap();
         assert!(g.matches(&KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT)));
         assert_eq!(KeySpec::parse("-").unwrap().code, KeyCode::Char('-'));
-        assert_eq!(KeySpec::parse("shift-tab").unwrap().code, KeyCode::BackTab);
+        let back = KeySpec::parse("shift-tab").unwrap();
+        assert_eq!(back.code, KeyCode::BackTab);
+        assert!(back.matches(&KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)));
         assert_eq!(KeySpec::parse("alt-up").unwrap().to_string(), "Alt-↑");
         assert!(KeySpec::parse("hyper-x").is_err());
     }

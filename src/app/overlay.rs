@@ -1,7 +1,19 @@
 //! Modal overlays (detail pane, help, includes, export, confirmations, and the forms other
 //! modules add). Each dialog's state lives in its own file and implements `Dialog`; the app
-//! keeps a stack of `Overlay`s and sends input to the top one. Adding a dialog is a new file,
-//! one variant here (and its arm in `dialog_mut`), and a draw function in `ui::dialogs`.
+//! keeps a stack of `Overlay`s and sends input to the top one.
+//!
+//! Adding a dialog (e.g. `app/contact_form.rs`):
+//! 1. the state and `impl Dialog` in its own file, text fields as `TextInput`s
+//!    (`captures_text` true, so single-key bindings do not fire while typing);
+//! 2. a variant here, with its arm in `dialog` / `dialog_mut`;
+//! 3. its draw function in `ui/dialogs/` and the arm in `ui::dialogs::draw`;
+//! 4. the key that opens it: an action in `keymap.rs` (`actions!`) and its arm in
+//!    `App::on_action` (`input.rs`), which pushes the overlay.
+//!
+//! Requests: return `Outcome::Effects(vec![Effect::CreateContact { id: cx.request_id(), .. }])`;
+//! the answer comes back to `on_message` as `Message::ContactCreated` with that id (likewise
+//! `Effect::Reschedule` / `Message::Rescheduled`). `guards_quit` makes quitting ask once;
+//! `busy` turns the spinner.
 
 use crossterm::event::{KeyEvent, MouseEvent};
 

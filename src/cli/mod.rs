@@ -1,43 +1,52 @@
-//! Command-line entry point: the clap `Cli` (global options and subcommands), exit codes, and
-//! the one-line `error: ...` reporting every command shares.
+//! Command-line entry point: the clap `Cli` (global options and subcommands), then one of the
+//! modes: the dashboard, an API command, login/logout/auth, completions or the sandbox.
 
+pub mod appointments;
 pub mod auth;
+pub mod commands;
+pub mod completions;
+pub mod contacts;
+pub mod context;
+pub mod exit;
+pub mod format;
+pub mod import;
+pub mod list;
+pub mod paging;
+pub mod setup;
+pub mod times;
+pub mod verbose;
 
 use std::process::ExitCode;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::api::{ApiError, ErrorKind};
-use crate::config::{ConfigError, EnvOverrides};
-use crate::credentials::CredentialError;
+use crate::config::EnvOverrides;
 
-/// Documented exit codes (README): scripts rely on them.
-pub mod exit {
-    pub const OK: u8 = 0;
-    pub const OTHER: u8 = 1;
-    pub const USAGE: u8 = 2;
-    pub const UNAUTHORIZED: u8 = 3;
-    pub const NOT_FOUND: u8 = 4;
-    pub const REJECTED: u8 = 5;
-    pub const NETWORK: u8 = 6;
-}
+pub use exit::{CliError, EXIT_CODES_HELP, Exit, Failure, api_exit_code, exit_for_api};
+
+use commands::ApiCommand;
+use completions::CompletionsArgs;
+use context::Ctx;
+
+const GLOBAL: &str = "Global options";
 
 /// A terminal dashboard and scriptable CLI for a CRM service's Public HTTP API v1.
 #[derive(Debug, Parser)]
-#[command(name = "crmdash", version, about, after_help = ENV_HELP)]
+#[command(name = "crmdash", version, about, after_help = top_help())]
 pub struct Cli {
     /// Service base URL (https://, or http:// to a loopback address only).
-    #[arg(long, global = true, env = "CRMDASH_BASE_URL", value_name = "URL")]
+    #[arg(long, global = true, env = "CRMDASH_BASE_URL", value_name = "URL", help_heading = GLOBAL)]
     pub base_url: Option<String>,
     /// Profile: a saved base URL plus its token in the OS keyring.
-    #[arg(long, global = true, env = "CRMDASH_PROFILE", value_name = "NAME")]
+    #[arg(long, global = true, env = "CRMDASH_PROFILE", value_name = "NAME", help_heading = GLOBAL)]
     pub profile: Option<String>,
     /// Run against the embedded sandbox: no account, no setup.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub demo: bool,
-    /// Print each request (method, URL, status, time) on stderr; the token shows as ****.
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    /// Print each request (method, URL, status, time) on stderr; -vv adds the headers, the token
+    /// shown as ****.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
     pub verbose: u8,
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -47,13 +56,24 @@ const ENV_HELP: &str = "Environment:
   CRMDASH_TOKEN     API token; overrides the keyring (CI, containers). Never pass it as an argument.
   CRMDASH_CONFIG    config file path (default: ~/.config/crmdash/config.toml on Linux)
   CRMDASH_KEYRING   keyutils: use the Linux kernel keyring instead of the Secret Service
-  CRMDASH_LOG       log level for the log file (error, warn, info, debug, trace)
+  CRMDASH_LOG       log level for the log file (error, warn, info, debug, trace)";
 
-Exit codes: 0 ok, 1 other, 2 usage, 3 unauthorized/forbidden, 4 not found,
-            5 rejected input, 6 network/server";
+fn top_help() -> String {
+    format!(
+        "Examples:\n  \
+         crmdash --demo                        the dashboard on the embedded sandbox\n  \
+         crmdash login --base-url https://crm.example.com\n  \
+         crmdash contacts list --all --format csv > contacts.csv\n  \
+         crmdash deals list --status open --sort-by value --sort-direction desc\n  \
+         crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --yes\n\n\
+         {ENV_HELP}\n\n{EXIT_CODES_HELP}"
+    )
+}
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    #[command(flatten)]
+    Api(ApiCommand),
     /// Store an API token for a profile in the OS keyring (checked against the service first).
     #[command(after_help = "Examples:
   crmdash login --base-url https://crm.example.com
@@ -63,8 +83,15 @@ pub enum Command {
     #[command(after_help = "Example:\n  crmdash logout --profile staging")]
     Logout,
     /// Credentials and profiles.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  crmdash auth status --profile work"
+    )]
     Auth(AuthCommand),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+    /// Run the embedded sandbox (a local fake of the service) in the foreground.
+    Sandbox(crate::sandbox::SandboxArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -107,68 +134,6 @@ impl Globals {
     }
 }
 
-/// A failed command: the one line to print and the exit code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub code: u8,
-    pub message: String,
-}
-
-impl Failure {
-    pub fn new(code: u8, message: impl Into<String>) -> Self {
-        Failure {
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-/// Exit code of an API error class.
-pub fn api_exit_code(e: &ApiError) -> u8 {
-    match e.kind {
-        ErrorKind::Unauthorized | ErrorKind::Forbidden => exit::UNAUTHORIZED,
-        ErrorKind::NotFound => exit::NOT_FOUND,
-        ErrorKind::InvalidRequest | ErrorKind::Validation | ErrorKind::Conflict => exit::REJECTED,
-        ErrorKind::RateLimited
-        | ErrorKind::Server
-        | ErrorKind::Redirect
-        | ErrorKind::Network
-        | ErrorKind::Timeout
-        | ErrorKind::BadResponse => exit::NETWORK,
-        ErrorKind::Other => exit::OTHER,
-    }
-}
-
-impl From<ApiError> for Failure {
-    fn from(e: ApiError) -> Self {
-        Failure::new(api_exit_code(&e), e.to_string())
-    }
-}
-
-impl From<ConfigError> for Failure {
-    fn from(e: ConfigError) -> Self {
-        let code = match e {
-            ConfigError::NoBaseUrl { .. } | ConfigError::BadProfileName { .. } => exit::USAGE,
-            ConfigError::BadBaseUrl { .. } => exit::REJECTED,
-            ConfigError::File { .. } => exit::OTHER,
-        };
-        Failure::new(code, e.to_string())
-    }
-}
-
-impl From<CredentialError> for Failure {
-    fn from(e: CredentialError) -> Self {
-        let code = match e {
-            CredentialError::NotLoggedIn { .. }
-            | CredentialError::BaseUrlMismatch { .. }
-            | CredentialError::NoSavedBaseUrl { .. } => exit::UNAUTHORIZED,
-            CredentialError::EmptyToken | CredentialError::MalformedToken => exit::REJECTED,
-            _ => exit::OTHER,
-        };
-        Failure::new(code, e.to_string())
-    }
-}
-
 /// Parses arguments and runs the chosen mode.
 pub fn main() -> ExitCode {
     let matches = match Cli::command().try_get_matches() {
@@ -193,36 +158,104 @@ pub fn main() -> ExitCode {
     let globals = Globals::from_matches(&cli, &matches);
     let Some(command) = cli.command else {
         eprintln!(
-            "crmdash: the dashboard is not wired yet; for now use `crmdash login`, `crmdash auth status` or `crmdash logout` (see `crmdash --help`)"
+            "crmdash: the dashboard is not wired yet; for now use the commands (see `crmdash --help`), e.g. `crmdash --demo deals list`"
         );
         return ExitCode::from(exit::OTHER);
     };
-    crate::logging::init("info");
-    let result = run_async(async move {
-        match command {
-            Command::Login(args) => auth::login(&globals, &args).await,
-            Command::Logout => auth::logout(&globals).await,
-            Command::Auth(AuthCommand::Status) => auth::status(&globals).await,
+    let result = match command {
+        Command::Completions(args) => {
+            completions::write(args.shell, &mut Cli::command(), &mut std::io::stdout());
+            Ok(())
         }
-    });
+        Command::Sandbox(args) => run_async(async move {
+            crate::sandbox::run_foreground(args)
+                .await
+                .map_err(|e| CliError::other(format!("{e:#}")))
+        }),
+        command => {
+            crate::logging::init("info");
+            run_async(async move {
+                match command {
+                    Command::Login(args) => Ok(auth::login(&globals, &args).await?),
+                    Command::Logout => Ok(auth::logout(&globals).await?),
+                    Command::Auth(AuthCommand::Status) => Ok(auth::status(&globals).await?),
+                    Command::Api(cmd) => {
+                        let ctx = Ctx::new(&globals, setup::load_settings());
+                        commands::run(&ctx, &cmd).await
+                    }
+                    Command::Completions(_) | Command::Sandbox(_) => Ok(()),
+                }
+            })
+        }
+    };
     match result {
-        Ok(()) => ExitCode::from(exit::OK),
-        Err(f) => {
-            eprintln!("error: {}", f.message);
-            ExitCode::from(f.code)
+        Ok(()) => Exit::Ok.into(),
+        Err(e) => {
+            e.report();
+            e.exit().into()
         }
     }
 }
 
 /// Runs a command on a fresh runtime. A keyring call stuck on a prompt lives on its own
 /// thread, so leaving does not wait for it.
-fn run_async<F: std::future::Future<Output = Result<(), Failure>>>(fut: F) -> Result<(), Failure> {
+fn run_async<F: std::future::Future<Output = Result<(), CliError>>>(
+    fut: F,
+) -> Result<(), CliError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| Failure::new(exit::OTHER, format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| CliError::other(format!("cannot start the async runtime: {e}")))?;
     let out = rt.block_on(fut);
     rt.shutdown_background();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clap_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_command_has_an_example_in_its_help() {
+        fn walk(cmd: &clap::Command, path: &str) {
+            if cmd.get_name() == "help" {
+                return;
+            }
+            let after = cmd
+                .get_after_help()
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            assert!(
+                after.contains("Example"),
+                "`{path}` has no example in its help"
+            );
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        walk(&Cli::command(), "crmdash");
+    }
+
+    #[test]
+    fn global_options_parse_after_the_subcommand() {
+        let cli = Cli::try_parse_from([
+            "crmdash",
+            "deals",
+            "list",
+            "--profile",
+            "work",
+            "--demo",
+            "-vv",
+        ])
+        .unwrap();
+        assert_eq!(cli.profile.as_deref(), Some("work"));
+        assert!(cli.demo);
+        assert_eq!(cli.verbose, 2);
+    }
 }

@@ -68,6 +68,11 @@ impl Engine {
         self
     }
 
+    /// Replaces the source (after a login gave a token); requests already running finish.
+    pub fn set_source(&mut self, source: Arc<dyn DataSource>) {
+        self.source = Some(source);
+    }
+
     pub fn sender(&self) -> UnboundedSender<Message> {
         self.tx.clone()
     }

@@ -43,7 +43,12 @@ impl Money {
             Some(d) if d.scale() < 2 => {
                 let mut d = d;
                 d.rescale(2);
-                d.to_string()
+                // `rescale` stops short when 28 digits would not fit: pad the server's text instead.
+                if d.scale() == 2 {
+                    d.to_string()
+                } else {
+                    pad_plain_decimal(self.raw.trim()).unwrap_or_else(|| self.raw.clone())
+                }
             }
             Some(d) => d.to_string(),
             None => pad_plain_decimal(self.raw.trim()).unwrap_or_else(|| self.raw.clone()),

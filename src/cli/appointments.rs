@@ -1,0 +1,224 @@
+//! `crmdash appointments reschedule ID|LINK`: the body is built by the shared builder from the
+//! configured keys (`[reschedule]`), shown and confirmed on a terminal, and logged once sent.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use chrono::{DateTime, FixedOffset, Utc};
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value};
+
+use crate::cli::context::Ctx;
+use crate::cli::exit::CliError;
+use crate::cli::format;
+use crate::cli::times;
+use crate::config::RescheduleSettings;
+use crate::output::Format;
+use crate::reschedule::{self, EndSpec, RescheduleError, RescheduleLogEntry, RescheduleTimes};
+use crate::timeparse;
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum AppointmentsCommand {
+    /// Move an appointment (POST /public/v1/appointments/{id}/reschedule).
+    Reschedule(RescheduleArgs),
+}
+
+/// `crmdash appointments reschedule`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = reschedule_help())]
+pub struct RescheduleArgs {
+    /// The appointment's id, or a link that contains it.
+    #[arg(value_name = "ID|LINK")]
+    pub id: String,
+    /// New start, sent under `[reschedule] start_field` (default `start_time`).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub start: Option<String>,
+    /// New end, sent under `[reschedule] end_field` (default `end_time`; "" in the config sends none).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub end: Option<String>,
+    /// A further body key; VALUE is parsed as JSON when it parses, else sent as a string.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = crate::validate::parse_pair)]
+    pub set: Vec<(String, Value)>,
+    /// A JSON object merged into the body last (its keys win).
+    #[arg(long, value_name = "JSON")]
+    pub body: Option<String>,
+    /// Send without asking (needed when stdin is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Output format [default: table on a terminal, json otherwise].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+}
+
+fn reschedule_help() -> String {
+    format!(
+        "Examples:\n  \
+         crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --end 'tomorrow 10:00'\n  \
+         crmdash appointments reschedule https://crm.example.com/appointments/8412 --start +2h --yes\n  \
+         crmdash appointments reschedule 8412 --start 2026-12-01T09:00:00Z --set reason='\"customer asked\"' --yes\n  \
+         crmdash appointments reschedule 8412 --body '{{\"starts_at\": \"2026-12-01T09:00:00Z\"}}' --yes\n\n\
+         The keys that carry the times are set in the config file (the seed does not name them):\n  \
+         [reschedule]\n  start_field = \"start_time\"\n  end_field = \"end_time\"\n  timezone = \"local\"\n\n\
+         Times without an offset are in [reschedule] timezone.\n{}",
+        times::help()
+    )
+}
+
+/// `crmdash appointments reschedule`.
+pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError> {
+    let id = reschedule::extract_appointment_id(&args.id).ok_or_else(|| {
+        CliError::field(
+            "id",
+            format!(
+                "'{}' is neither an appointment id nor a link containing one",
+                args.id
+            ),
+        )
+    })?;
+    let body = build(ctx, args)?;
+    // Resolve the token before asking, so a confirmed change is not then refused for setup.
+    let client = ctx.client().await?;
+    if !args.yes {
+        confirm(ctx, &id, &body)?;
+    }
+    let appointment = client
+        .reschedule_appointment(&id, &body)
+        .await
+        .map_err(|mut e| {
+            if e.outcome_unknown {
+                e.message = format!(
+                    "{}; the appointment may have been moved: check it before sending again",
+                    e.message
+                );
+            }
+            e
+        })?;
+    let entry = RescheduleLogEntry {
+        id: id.clone(),
+        profile: ctx.profile().await?.to_string(),
+        host: client.base_url().host_str().unwrap_or_default().to_string(),
+        body: body.clone(),
+        updated_at: appointment.updated_at.as_ref().map(|t| t.raw().to_string()),
+        at: Utc::now(),
+    };
+    match log_path() {
+        Some(path) => {
+            if let Err(e) = reschedule::append_log(&path, &entry) {
+                eprintln!(
+                    "warning: could not write the reschedule log {}: {e}",
+                    path.display()
+                );
+            }
+        }
+        None => eprintln!("warning: no data directory for the reschedule log"),
+    }
+    format::print_one(&appointment, format::resolve(args.format, ctx.tty))
+}
+
+/// The body: the times under the configured keys (in UTC, `...Z`) with the `--set` keys,
+/// then `--body` merged last. Every problem exits 5 before anything is sent.
+fn build(ctx: &Ctx, args: &RescheduleArgs) -> Result<Map<String, Value>, CliError> {
+    let settings = &ctx.settings.reschedule;
+    let zone = times::zone_named(&settings.timezone)?;
+    let start = times::opt_zoned("start", &args.start, &zone)?;
+    let end = times::opt_zoned("end", &args.end, &zone)?;
+    let extra: Map<String, Value> = args.set.iter().cloned().collect();
+    let mut body = match (start, end) {
+        (Some(start), end) => {
+            let end = end.map_or(EndSpec::None, EndSpec::At);
+            let times = RescheduleTimes::new(start, end, &zone).map_err(body_error)?;
+            let mut body = reschedule::build_body(&times, settings, &extra).map_err(body_error)?;
+            send_in_utc(&mut body, settings, &times);
+            body
+        }
+        (None, Some(_)) => return Err(CliError::field("end", "--end needs --start")),
+        (None, None) => extra,
+    };
+    if let Some(text) = &args.body {
+        body.extend(parse_body(text)?);
+    }
+    if body.is_empty() {
+        return Err(CliError::invalid(
+            "nothing to send: give --start, --set or --body",
+        ));
+    }
+    Ok(body)
+}
+
+/// The CLI contract sends every time as RFC 3339 in UTC; the shared builder keeps the offset
+/// typed, so the time keys are rewritten to the same instant in UTC.
+fn send_in_utc(body: &mut Map<String, Value>, settings: &RescheduleSettings, t: &RescheduleTimes) {
+    let utc = |x: &DateTime<FixedOffset>| Value::String(timeparse::to_utc_rfc3339(x.to_utc()));
+    let start_key = settings.start_field.trim();
+    body.insert(start_key.to_string(), utc(&t.start));
+    let end_key = settings.end_field.trim();
+    if let (false, Some(end)) = (end_key.is_empty(), &t.end) {
+        body.insert(end_key.to_string(), utc(end));
+    }
+}
+
+fn body_error(e: RescheduleError) -> CliError {
+    match e {
+        RescheduleError::NoStartField | RescheduleError::SameFields(_) => {
+            CliError::other(format!("config file: {e}"))
+        }
+        RescheduleError::EndNotAfterStart { .. } => CliError::field("end", e.to_string()),
+        RescheduleError::ExtraOverridesTime { .. } => CliError::field("set", e.to_string()),
+        RescheduleError::OutOfRange => CliError::field("start", e.to_string()),
+    }
+}
+
+/// The reschedule log: JSON lines in crmdash's data directory.
+pub fn log_path() -> Option<PathBuf> {
+    crate::config::data_dir().map(|d| d.join("reschedule-log.jsonl"))
+}
+
+/// `--body`: a JSON object, or exit 5.
+fn parse_body(text: &str) -> Result<Map<String, Value>, CliError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(CliError::field(
+            "body",
+            "--body must be a JSON object ({...})",
+        )),
+        Err(e) => Err(CliError::field(
+            "body",
+            format!("--body is not valid JSON: {e}"),
+        )),
+    }
+}
+
+/// Shows the body and asks on a terminal; without one, `--yes` is required.
+fn confirm(ctx: &Ctx, id: &str, body: &Map<String, Value>) -> Result<(), CliError> {
+    let pretty = serde_json::to_string_pretty(body).unwrap_or_default();
+    if !(ctx.tty.stdin && ctx.tty.stderr) {
+        return Err(CliError::Usage(format!(
+            "not a terminal: pass --yes to send this body to appointment {id}: {}",
+            serde_json::to_string(body).unwrap_or_default()
+        )));
+    }
+    let mut err = std::io::stderr().lock();
+    let fields = &ctx.settings.reschedule;
+    let _ = writeln!(err, "Reschedule appointment {id} with this body:\n{pretty}");
+    if fields.fields_are_defaults {
+        let _ = writeln!(
+            err,
+            "(the keys {} / {} are crmdash's defaults: set [reschedule] start_field and end_field \
+             in the config file to your service's names)",
+            fields.start_field, fields.end_field
+        );
+    }
+    let _ = write!(err, "Send? [y/N] ");
+    let _ = err.flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::other(format!("cannot read the answer: {e}")))?;
+    if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        Ok(())
+    } else {
+        Err(CliError::other("cancelled: nothing was sent"))
+    }
+}

@@ -1,0 +1,89 @@
+//! The API subcommands (contacts, deals, projects, appointments) and their dispatch.
+
+use clap::Subcommand;
+
+use crate::cli::appointments::{self, AppointmentsCommand};
+use crate::cli::contacts::{self, ContactsCommand};
+use crate::cli::context::Ctx;
+use crate::cli::exit::CliError;
+use crate::cli::import;
+use crate::cli::list::{self, DealListArgs, ProjectListArgs};
+
+/// Commands that talk to the service.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ApiCommand {
+    /// Contacts: list, create, import from CSV.
+    #[command(after_help = CONTACTS_EXAMPLES)]
+    Contacts {
+        #[command(subcommand)]
+        command: ContactsCommand,
+    },
+    /// Deals: list.
+    #[command(after_help = DEALS_EXAMPLES)]
+    Deals {
+        #[command(subcommand)]
+        command: DealsCommand,
+    },
+    /// Projects: list.
+    #[command(after_help = PROJECTS_EXAMPLES)]
+    Projects {
+        #[command(subcommand)]
+        command: ProjectsCommand,
+    },
+    /// Appointments: reschedule.
+    #[command(after_help = APPOINTMENTS_EXAMPLES)]
+    Appointments {
+        #[command(subcommand)]
+        command: AppointmentsCommand,
+    },
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum DealsCommand {
+    /// List deals (GET /public/v1/deals).
+    List(DealListArgs),
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum ProjectsCommand {
+    /// List projects (GET /public/v1/projects).
+    List(ProjectListArgs),
+}
+
+const CONTACTS_EXAMPLES: &str = "\
+Examples:
+  crmdash contacts list --email ada@example.com
+  crmdash contacts create --first-name Ada --email ada@example.com
+  crmdash contacts import people.csv --dry-run";
+
+const DEALS_EXAMPLES: &str = "\
+Examples:
+  crmdash deals list --status open --sort-by value --sort-direction desc";
+
+const PROJECTS_EXAMPLES: &str = "\
+Examples:
+  crmdash projects list --include owner --all --format csv";
+
+const APPOINTMENTS_EXAMPLES: &str = "\
+Examples:
+  crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --end 'tomorrow 10:00'";
+
+/// Runs one API command.
+pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
+    match command {
+        ApiCommand::Contacts { command } => match command {
+            ContactsCommand::List(args) => list::run(ctx, args.query()?, &args.paging).await,
+            ContactsCommand::Create(args) => contacts::create(ctx, args).await,
+            ContactsCommand::Import(args) => import::run(ctx, args).await,
+        },
+        ApiCommand::Deals {
+            command: DealsCommand::List(args),
+        } => list::run(ctx, args.query(), &args.paging).await,
+        ApiCommand::Projects {
+            command: ProjectsCommand::List(args),
+        } => list::run(ctx, args.query(), &args.paging).await,
+        ApiCommand::Appointments {
+            command: AppointmentsCommand::Reschedule(args),
+        } => appointments::reschedule(ctx, args).await,
+    }
+}

@@ -1,0 +1,231 @@
+//! `crmdash contacts list|create|import`: the list filters, and create with its duplicate check.
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value};
+
+use crate::api::{
+    Client, ContactInclude, ContactQuery, ContactSort, IdempotencyKey, NewContact, Paging,
+    SortDirection,
+};
+use crate::cli::context::Ctx;
+use crate::cli::exit::CliError;
+use crate::cli::format;
+use crate::cli::import::ImportArgs;
+use crate::cli::list::PageArgs;
+use crate::cli::times;
+use crate::output::Format;
+use crate::validate::{self, ContactField, ContactInput, KNOWN_FIELDS};
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum ContactsCommand {
+    /// List contacts (GET /public/v1/contacts).
+    List(ContactListArgs),
+    /// Create one contact, after checking that its email is not taken.
+    Create(CreateArgs),
+    /// Create contacts from a CSV file; re-running never duplicates.
+    Import(ImportArgs),
+}
+
+/// `crmdash contacts list`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = list_help())]
+pub struct ContactListArgs {
+    /// Filter by email address.
+    #[arg(long, value_name = "E")]
+    pub email: Option<String>,
+    /// Filter by full name.
+    #[arg(long, value_name = "N")]
+    pub full_name: Option<String>,
+    /// Only contacts created after this time (see Times below).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub created_after: Option<String>,
+    /// Only contacts updated after this time (see Times below).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub updated_after: Option<String>,
+    /// Sort key.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub sort_by: Option<ContactSort>,
+    /// Sort direction.
+    #[arg(long, value_enum, value_name = "DIR")]
+    pub sort_direction: Option<SortDirection>,
+    /// Related records to include, comma separated.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "REL,...")]
+    pub include: Vec<ContactInclude>,
+    #[command(flatten)]
+    pub paging: PageArgs,
+}
+
+fn list_help() -> String {
+    format!(
+        "Examples:\n  \
+         crmdash contacts list --email ada@example.com\n  \
+         crmdash contacts list --created-after -7d --sort-by created_at --sort-direction desc\n  \
+         crmdash contacts list --include accounts,assigned_user --all --format csv > contacts.csv\n\n{}",
+        times::help()
+    )
+}
+
+impl ContactListArgs {
+    /// The query, times and email checked (exit 5 before anything is sent).
+    pub fn query(&self) -> Result<ContactQuery, CliError> {
+        if let Some(e) = &self.email {
+            validate::check_email(e).map_err(|m| CliError::field("email", m))?;
+        }
+        let zone = times::local_zone();
+        Ok(ContactQuery {
+            email: self.email.clone(),
+            full_name: self.full_name.clone(),
+            created_after: times::opt_instant("created_after", &self.created_after, &zone)?,
+            updated_after: times::opt_instant("updated_after", &self.updated_after, &zone)?,
+            sort_by: self.sort_by,
+            sort_direction: self.sort_direction,
+            include: self.include.clone(),
+            paging: Paging::default(),
+        })
+    }
+}
+
+/// `crmdash contacts create`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = CREATE_EXAMPLES)]
+pub struct CreateArgs {
+    #[arg(long, value_name = "F")]
+    pub first_name: Option<String>,
+    #[arg(long, value_name = "L")]
+    pub last_name: Option<String>,
+    /// Checked for syntax, and looked up first: an existing contact with it stops the create.
+    #[arg(long, value_name = "E")]
+    pub email: Option<String>,
+    /// With an international prefix (`+` or `00`).
+    #[arg(long, value_name = "P")]
+    pub phone: Option<String>,
+    /// A further body key; VALUE is parsed as JSON when it parses, else sent as a string.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = validate::parse_pair)]
+    pub set: Vec<(String, Value)>,
+    /// Idempotency-Key of this contact [default: a fresh UUID]; retries reuse it.
+    #[arg(long, value_name = "K")]
+    pub idempotency_key: Option<String>,
+    /// Create even when a contact with this email exists.
+    #[arg(long)]
+    pub allow_duplicate: bool,
+    /// Output format [default: table on a terminal, json otherwise].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+}
+
+const CREATE_EXAMPLES: &str = "\
+Examples:
+  crmdash contacts create --first-name Ada --last-name Lovelace --email ada@example.com --phone '+44 20 7946 0000'
+  crmdash contacts create --email grace@example.com --set tags='[\"vip\"]' --set source=migration
+  crmdash contacts create --email a@example.com --idempotency-key crm-42 --format json";
+
+/// `crmdash contacts create`.
+pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
+    let extra: Map<String, Value> = args.set.iter().cloned().collect();
+    let contact = checked_contact(
+        ContactInput {
+            first_name: args.first_name.clone().unwrap_or_default(),
+            last_name: args.last_name.clone().unwrap_or_default(),
+            email: args.email.clone().unwrap_or_default(),
+            phone: args.phone.clone().unwrap_or_default(),
+            ..ContactInput::default()
+        },
+        extra,
+    )?;
+    let key = match &args.idempotency_key {
+        Some(k) => {
+            IdempotencyKey::from_stable(k).map_err(|m| CliError::field("idempotency_key", m))?
+        }
+        None => IdempotencyKey::random(),
+    };
+    if !args.allow_duplicate
+        && let Some(email) = &contact.email
+        && let Some(id) = find_by_email(ctx.client().await?, email).await?
+    {
+        return Err(CliError::Duplicate(format!(
+            "a contact with email {email} already exists: id {id} (--allow-duplicate creates another)"
+        )));
+    }
+    let created = ctx
+        .client()
+        .await?
+        .create_contact(&contact, &key)
+        .await
+        .map_err(|mut e| {
+            if e.outcome_unknown {
+                e.message = format!(
+                    "{}; it may have been created: re-run with --idempotency-key {key} to finish it without a duplicate",
+                    e.message
+                );
+            }
+            e
+        })?;
+    if created.replayed {
+        eprintln!(
+            "note: replayed: an earlier request with Idempotency-Key {key} created this contact"
+        );
+    }
+    let fmt = format::resolve(args.format, ctx.tty);
+    match &created.record {
+        Some(record) => format::print_one(record, fmt)?,
+        None => eprintln!(
+            "created (HTTP {}); the service returned no record",
+            created.status
+        ),
+    }
+    Ok(())
+}
+
+/// Validates the four known fields (exit 5 listing every field error) and adds the extra keys.
+pub fn checked_contact(
+    input: ContactInput,
+    extra: Map<String, Value>,
+) -> Result<NewContact, CliError> {
+    let mut contact = validate::validate_contact(&input).map_err(|errors| {
+        let fields: Vec<(String, String)> = errors
+            .iter()
+            .map(|(f, m)| {
+                (
+                    f.server_key().unwrap_or("contact").to_string(),
+                    m.to_string(),
+                )
+            })
+            .collect();
+        let nothing = errors.len() == 1 && errors.get(ContactField::Form).is_some();
+        let message = if nothing {
+            "nothing to create: give a first or last name, or an email".to_string()
+        } else {
+            "the contact is not valid".to_string()
+        };
+        CliError::Invalid { message, fields }
+    })?;
+    for (key, value) in extra {
+        if let Some(k) = KNOWN_FIELDS.iter().find(|k| k.eq_ignore_ascii_case(&key)) {
+            return Err(CliError::field(
+                "set",
+                format!("{k} has its own option (--{})", k.replace('_', "-")),
+            ));
+        }
+        contact.extra.insert(key, value);
+    }
+    Ok(contact)
+}
+
+/// The id of a contact with exactly this email, if the service has one.
+pub async fn find_by_email(client: &Client, email: &str) -> Result<Option<String>, CliError> {
+    let query = ContactQuery {
+        email: Some(email.to_string()),
+        ..ContactQuery::default()
+    };
+    let page = client.list_contacts(&query).await?;
+    // The filter may match partially: only an exact (case-insensitive) match is a duplicate.
+    Ok(page
+        .data
+        .iter()
+        .find(|c| {
+            c.email
+                .as_deref()
+                .is_some_and(|e| e.trim().eq_ignore_ascii_case(email.trim()))
+        })
+        .map(|c| c.id.clone()))
+}

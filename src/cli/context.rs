@@ -1,0 +1,103 @@
+//! What every API command runs with: the settings, whether stdin/stdout/stderr are terminals,
+//! and the client (observed for `-v`), built on first use. `--demo` starts an in-process
+//! sandbox for the command and stops it afterwards.
+
+use std::io::IsTerminal;
+
+use secrecy::SecretString;
+use tokio::sync::OnceCell;
+
+use crate::api::Client;
+use crate::cli::Globals;
+use crate::cli::exit::CliError;
+use crate::cli::{setup, verbose};
+use crate::config::Settings;
+use crate::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
+
+/// Which standard streams are terminals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ttys {
+    pub stdin: bool,
+    pub stdout: bool,
+    pub stderr: bool,
+}
+
+impl Ttys {
+    pub fn detect() -> Self {
+        Ttys {
+            stdin: std::io::stdin().is_terminal(),
+            stdout: std::io::stdout().is_terminal(),
+            stderr: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+/// The client of a run, the profile it belongs to, and the `--demo` sandbox it talks to.
+struct Connection {
+    client: Client,
+    profile: String,
+    _sandbox: Option<SandboxHandle>,
+}
+
+/// A command's surroundings. The client is built on first use, so every check a command makes
+/// on its arguments comes before the token is looked up or a demo sandbox is started.
+pub struct Ctx {
+    pub settings: Settings,
+    pub tty: Ttys,
+    globals: Globals,
+    connection: OnceCell<Connection>,
+}
+
+impl Ctx {
+    pub fn new(globals: &Globals, settings: Settings) -> Ctx {
+        Ctx {
+            settings,
+            tty: Ttys::detect(),
+            globals: globals.clone(),
+            connection: OnceCell::new(),
+        }
+    }
+
+    /// The client: for `--demo` against a fresh in-process sandbox, else against the resolved
+    /// base URL with the resolved token.
+    pub async fn client(&self) -> Result<&Client, CliError> {
+        Ok(&self.connection().await?.client)
+    }
+
+    /// The profile the client belongs to (`demo` for `--demo`).
+    pub async fn profile(&self) -> Result<&str, CliError> {
+        Ok(&self.connection().await?.profile)
+    }
+
+    async fn connection(&self) -> Result<&Connection, CliError> {
+        self.connection
+            .get_or_try_init(|| async {
+                let options = setup::client_options(&self.settings);
+                let mut conn = if self.globals.demo {
+                    let sb = Sandbox::start(SandboxConfig::default())
+                        .await
+                        .map_err(|e| {
+                            CliError::other(format!("cannot start the demo sandbox: {e}"))
+                        })?;
+                    let token = SecretString::from(sb.token());
+                    Connection {
+                        client: Client::with_options(&sb.base_url(), token, options)?,
+                        profile: "demo".to_string(),
+                        _sandbox: Some(sb),
+                    }
+                } else {
+                    let ep = setup::resolve_endpoint(&self.globals, &self.settings).await?;
+                    Connection {
+                        client: Client::with_options(&ep.base_url, ep.token, options)?,
+                        profile: ep.profile,
+                        _sandbox: None,
+                    }
+                };
+                if let Some(o) = verbose::observer(self.globals.verbose) {
+                    conn.client = conn.client.with_observer(o);
+                }
+                Ok::<_, CliError>(conn)
+            })
+            .await
+    }
+}

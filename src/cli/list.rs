@@ -1,0 +1,152 @@
+//! The `list` commands of all three resources: one generic runner driven by the query type,
+//! plus the paging options they share and the filters of deals and projects.
+
+use clap::Args;
+
+use crate::api::{
+    DealInclude, DealQuery, DealSort, ListQuery, MAX_PER_PAGE, Paging, ProjectInclude,
+    ProjectQuery, ProjectSort, SortDirection,
+};
+use crate::cli::context::Ctx;
+use crate::cli::exit::CliError;
+use crate::cli::format;
+use crate::cli::paging;
+use crate::output::Format;
+
+/// `--page`, `--per-page`, `--all`, `--format`: shared by every list.
+#[derive(Debug, Clone, Args)]
+pub struct PageArgs {
+    /// Page number, 1 or more.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub page: Option<i64>,
+    /// Records per page, 1 to 100.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub per_page: Option<i64>,
+    /// Fetch every page (per_page=100) and print them together.
+    #[arg(long, conflicts_with_all = ["page", "per_page"])]
+    pub all: bool,
+    /// Output format [default: table on a terminal, json otherwise].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+}
+
+impl PageArgs {
+    /// Checks page >= 1 and per_page in 1..=100 (exit 5, nothing sent).
+    pub fn paging(&self) -> Result<Paging, CliError> {
+        let page = match self.page {
+            Some(p) if p < 1 || p > u32::MAX as i64 => {
+                return Err(CliError::field(
+                    "page",
+                    format!("--page must be 1 or more (got {p})"),
+                ));
+            }
+            p => p.map(|p| p as u32),
+        };
+        let per_page = match self.per_page {
+            Some(pp) if !(1..=MAX_PER_PAGE as i64).contains(&pp) => {
+                return Err(CliError::field(
+                    "per_page",
+                    format!("--per-page must be between 1 and {MAX_PER_PAGE} (got {pp})"),
+                ));
+            }
+            pp => pp.map(|pp| pp as u32),
+        };
+        Ok(Paging { page, per_page })
+    }
+}
+
+/// Fetches (one page or all) and prints the records.
+pub async fn run<Q>(ctx: &Ctx, mut query: Q, args: &PageArgs) -> Result<(), CliError>
+where
+    Q: ListQuery,
+    Q::Item: format::Printable,
+{
+    query.set_paging(args.paging()?);
+    // Refuse a bad query before the first request, whatever page it would be on.
+    query.to_pairs()?;
+    let records = paging::fetch(ctx.client().await?, &query, args.all).await?;
+    let fmt = format::resolve(args.format, ctx.tty);
+    format::print_list(&records, fmt)
+}
+
+/// `crmdash deals list`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = DEALS_EXAMPLES)]
+pub struct DealListArgs {
+    /// Filter by name.
+    #[arg(long, value_name = "S")]
+    pub name: Option<String>,
+    /// Filter by status.
+    #[arg(long, value_name = "S")]
+    pub status: Option<String>,
+    /// Sort key.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub sort_by: Option<DealSort>,
+    /// Sort direction.
+    #[arg(long, value_enum, value_name = "DIR")]
+    pub sort_direction: Option<SortDirection>,
+    /// Related records to include, comma separated.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "REL,...")]
+    pub include: Vec<DealInclude>,
+    #[command(flatten)]
+    pub paging: PageArgs,
+}
+
+const DEALS_EXAMPLES: &str = "\
+Examples:
+  crmdash deals list --status won --sort-by value --sort-direction desc
+  crmdash deals list --include account,assigned_user --all --format csv > deals.csv";
+
+impl DealListArgs {
+    pub fn query(&self) -> DealQuery {
+        DealQuery {
+            name: self.name.clone(),
+            status: self.status.clone(),
+            sort_by: self.sort_by,
+            sort_direction: self.sort_direction,
+            include: self.include.clone(),
+            paging: Paging::default(),
+        }
+    }
+}
+
+/// `crmdash projects list`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = PROJECTS_EXAMPLES)]
+pub struct ProjectListArgs {
+    /// Filter by name.
+    #[arg(long, value_name = "S")]
+    pub name: Option<String>,
+    /// Filter by status.
+    #[arg(long, value_name = "S")]
+    pub status: Option<String>,
+    /// Sort key.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub sort_by: Option<ProjectSort>,
+    /// Sort direction.
+    #[arg(long, value_enum, value_name = "DIR")]
+    pub sort_direction: Option<SortDirection>,
+    /// Related records to include, comma separated.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "REL,...")]
+    pub include: Vec<ProjectInclude>,
+    #[command(flatten)]
+    pub paging: PageArgs,
+}
+
+const PROJECTS_EXAMPLES: &str = "\
+Examples:
+  crmdash projects list --status active --sort-by end_date
+  crmdash projects list --include owner,members --per-page 50 --page 2 --format json";
+
+impl ProjectListArgs {
+    pub fn query(&self) -> ProjectQuery {
+        ProjectQuery {
+            name: self.name.clone(),
+            status: self.status.clone(),
+            sort_by: self.sort_by,
+            sort_direction: self.sort_direction,
+            include: self.include.clone(),
+            paging: Paging::default(),
+        }
+    }
+}

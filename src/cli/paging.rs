@@ -1,0 +1,178 @@
+//! `--all`: follow pages until the last one. With `meta`, until `last_page`; without it, until
+//! an empty, short or repeated page (a server that ignores `page` sends page 1 again).
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::api::{ApiError, ApiRecord, Client, ListQuery, MAX_PER_PAGE, Page, Paging};
+
+/// A guard against a server whose `last_page` never comes: 100 000 pages of 100 records.
+const MAX_PAGES: u32 = 100_000;
+
+/// Fetches one page as the user asked, or every page with `all`.
+pub async fn fetch<Q: ListQuery>(
+    client: &Client,
+    query: &Q,
+    all: bool,
+) -> Result<Vec<Q::Item>, ApiError> {
+    if !all {
+        return Ok(client.list(query).await?.data);
+    }
+    let progress = AllProgress::new();
+    let result = fetch_all(client, query.clone(), |pages, records, last| {
+        progress.update(pages, records, last)
+    })
+    .await;
+    progress.finish();
+    result
+}
+
+/// Every page, concatenated. `on_page(pages_fetched, records_so_far, last_page)` after each page.
+pub async fn fetch_all<Q: ListQuery>(
+    client: &Client,
+    mut query: Q,
+    mut on_page: impl FnMut(u32, usize, Option<u64>),
+) -> Result<Vec<Q::Item>, ApiError> {
+    let mut out: Vec<Q::Item> = Vec::new();
+    let mut previous_ids: Option<Vec<String>> = None;
+    let mut page_no: u32 = 1;
+    loop {
+        query.set_paging(Paging {
+            page: Some(page_no),
+            per_page: Some(MAX_PER_PAGE),
+        });
+        let page = client.list(&query).await?;
+        let ids = page_ids(&page);
+        if page.data.is_empty() || previous_ids.as_ref() == Some(&ids) {
+            break;
+        }
+        let len = page.data.len();
+        let last_page = page.meta.and_then(|m| m.last_page);
+        let current = page
+            .meta
+            .and_then(|m| m.current_page)
+            .unwrap_or(page_no as u64);
+        out.extend(page.data);
+        on_page(page_no, out.len(), last_page);
+        let done = match last_page {
+            Some(last) => current >= last,
+            None => len < MAX_PER_PAGE as usize,
+        };
+        if done || page_no >= MAX_PAGES {
+            break;
+        }
+        previous_ids = Some(ids);
+        page_no += 1;
+    }
+    Ok(out)
+}
+
+fn page_ids<T: ApiRecord>(page: &Page<T>) -> Vec<String> {
+    page.data.iter().map(|r| r.id().to_string()).collect()
+}
+
+/// A progress line on stderr, only when stderr is a terminal (scripts see nothing).
+struct AllProgress(Option<ProgressBar>);
+
+impl AllProgress {
+    fn new() -> Self {
+        if !std::io::stderr().is_terminal() {
+            return AllProgress(None);
+        }
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message("fetching page 1...");
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        AllProgress(Some(bar))
+    }
+
+    fn update(&self, pages: u32, records: usize, last: Option<u64>) {
+        if let Some(bar) = &self.0 {
+            let of = last.map(|l| format!(" of {l}")).unwrap_or_default();
+            bar.set_message(format!("fetched page {pages}{of} ({records} records)"));
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use axum::Router;
+    use axum::extract::{Query, State};
+    use axum::routing::get;
+    use secrecy::SecretString;
+
+    use super::*;
+    use crate::api::DealQuery;
+
+    /// A server without `meta`: bare arrays of `total` deals, or (with `ignore_page`) page 1
+    /// whatever was asked. Returns the client and the request counter.
+    async fn bare_server(total: usize, ignore_page: bool) -> (Client, Arc<AtomicUsize>) {
+        #[derive(serde::Deserialize)]
+        struct P {
+            page: Option<usize>,
+            per_page: Option<usize>,
+        }
+        let hits = Arc::new(AtomicUsize::new(0));
+        let state = (hits.clone(), total, ignore_page);
+        let app = Router::new()
+            .route(
+                "/public/v1/deals",
+                get(
+                    |State((hits, total, ignore)): State<(Arc<AtomicUsize>, usize, bool)>,
+                     Query(p): Query<P>| async move {
+                        hits.fetch_add(1, Ordering::SeqCst);
+                        let per = p.per_page.unwrap_or(25);
+                        let page = if ignore { 1 } else { p.page.unwrap_or(1) };
+                        let items: Vec<serde_json::Value> = ((page - 1) * per
+                            ..(page * per).min(total))
+                            .map(|i| serde_json::json!({"id": format!("d{i}")}))
+                            .collect();
+                        axum::Json(items)
+                    },
+                ),
+            )
+            .with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let client = Client::new(&format!("http://{addr}"), SecretString::from("t")).unwrap();
+        (client, hits)
+    }
+
+    async fn all(total: usize, ignore_page: bool) -> (usize, usize) {
+        let (client, hits) = bare_server(total, ignore_page).await;
+        let got = fetch_all(&client, DealQuery::default(), |_, _, _| {})
+            .await
+            .unwrap();
+        (got.len(), hits.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn without_meta_a_short_page_ends_the_walk() {
+        assert_eq!(all(250, false).await, (250, 3));
+    }
+
+    #[tokio::test]
+    async fn without_meta_an_empty_page_ends_the_walk() {
+        assert_eq!(all(200, false).await, (200, 3));
+        assert_eq!(all(0, false).await, (0, 1));
+    }
+
+    #[tokio::test]
+    async fn a_repeated_page_ends_the_walk_without_duplicates() {
+        assert_eq!(all(500, true).await, (100, 2));
+    }
+}
