@@ -140,6 +140,12 @@ impl RescheduleForm {
         if raw.trim().is_empty() {
             return Err("enter the appointment id (or paste its link)".into());
         }
+        let t = raw.trim();
+        // A bare id is taken as typed (a link's id was decoded when pasted); the client
+        // percent-encodes it.
+        if !t.contains('/') && t.chars().count() <= 200 && !t.chars().any(char::is_control) {
+            return Ok(t.to_string());
+        }
         reschedule::extract_appointment_id(raw)
             .ok_or_else(|| "not an appointment id or a link ending in /appointments/<id>".into())
     }
