@@ -78,7 +78,7 @@ impl App {
             host: self.config.host.clone(),
             log_path: self.forms.config.log_path.clone(),
         };
-        let form = RescheduleForm::new(cfg, self.wall);
+        let mut form = RescheduleForm::new(cfg, self.wall);
         let fx: Vec<Effect> = form.log_effect(None).into_iter().collect();
         self.overlays.push(Overlay::Reschedule(Box::new(form)));
         self.dirty = true;

@@ -175,7 +175,7 @@ impl Dialog for ContactForm {
     }
 
     fn busy(&self) -> bool {
-        matches!(self.stage, Stage::Sending { .. })
+        matches!(self.stage, Stage::Sending { .. }) || self.dup_request.is_some()
     }
 
     fn captures_text(&self) -> bool {

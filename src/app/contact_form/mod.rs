@@ -83,7 +83,7 @@ pub struct ContactForm {
     /// The email waiting for the duplicate check and when it is due.
     dup_due: Option<(String, DateTime<Utc>)>,
     /// The duplicate lookup in flight.
-    dup_request: Option<(RequestId, String)>,
+    pub(crate) dup_request: Option<(RequestId, String)>,
     /// Create, then start over with an empty draft.
     add_another: bool,
     pub target: Target,

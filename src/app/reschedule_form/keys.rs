@@ -251,7 +251,7 @@ impl Dialog for RescheduleForm {
     }
 
     fn busy(&self) -> bool {
-        matches!(self.stage, Stage::Sending { .. })
+        matches!(self.stage, Stage::Sending { .. }) || self.log_pending
     }
 
     fn captures_text(&self) -> bool {

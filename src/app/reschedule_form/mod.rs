@@ -74,6 +74,8 @@ pub struct RescheduleForm {
     /// The reschedules logged, oldest first (this and earlier sessions).
     pub log: Vec<RescheduleLogEntry>,
     pub log_error: Option<String>,
+    /// The log is being written or read.
+    pub log_pending: bool,
     /// The time the dialog last saw (for the summary's "in the past").
     pub now: DateTime<Utc>,
 }
@@ -98,6 +100,7 @@ impl RescheduleForm {
             banner: None,
             log: Vec::new(),
             log_error: None,
+            log_pending: false,
             now,
         }
     }

@@ -13,8 +13,9 @@ pub const LOG_SHOWN: usize = 20;
 
 impl RescheduleForm {
     /// The effect that reads (and first appends to) the log.
-    pub fn log_effect(&self, append: Option<RescheduleLogEntry>) -> Option<Effect> {
+    pub fn log_effect(&mut self, append: Option<RescheduleLogEntry>) -> Option<Effect> {
         let path = self.config.log_path.clone()?;
+        self.log_pending = true;
         Some(Effect::RescheduleLog {
             path,
             append,
@@ -25,6 +26,7 @@ impl RescheduleForm {
     pub(super) fn handle_message(&mut self, msg: &Message, cx: &mut DialogCx) -> Outcome {
         match msg {
             Message::RescheduleLog { result } => {
+                self.log_pending = false;
                 match result {
                     Ok(entries) => {
                         self.log = entries.clone();
