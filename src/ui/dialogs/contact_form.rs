@@ -21,7 +21,8 @@ fn label(f: ContactField) -> &'static str {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme: &Theme) {
-    let m = modal::centered(area, 84.min(area.width.saturating_sub(2)), area.height - 2);
+    let full = crate::app::layout::modal_area(area);
+    let m = modal::centered(area, full.width.min(90), full.height);
     let footer = if form.locked {
         "Ctrl-S retry with the same key · Esc discard"
     } else {
@@ -43,7 +44,7 @@ pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme:
             focused: editing && form.focus == i,
         });
         if let Some(e) = form.error_for(*field) {
-            rows.push(Row::error(e, theme));
+            rows.extend(Row::error(e, inner.width, theme));
         }
         if *field == ContactField::Email
             && let Some(d) = &form.duplicate
@@ -64,8 +65,9 @@ pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme:
             ));
         }
     }
-    rows.push(Row::text(
+    rows.extend(Row::wrapped(
         "Extra attributes, one `key = value` per line (values as JSON when they parse):",
+        inner.width,
         theme.dim,
     ));
     for (i, line) in form.extra.iter().enumerate() {
@@ -80,10 +82,10 @@ pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme:
         });
     }
     if let Some(e) = form.error_for(ContactField::Extra) {
-        rows.push(Row::error(e, theme));
+        rows.extend(Row::error(e, inner.width, theme));
     }
     if let Some(e) = form.error_for(ContactField::Form) {
-        rows.push(Row::error(e, theme));
+        rows.extend(Row::error(e, inner.width, theme));
     }
     if let Some(p) = &form.progress {
         rows.push(Row::text(format!("{spinner} {p}…"), theme.spinner));

@@ -28,12 +28,20 @@ impl<'a> Row<'a> {
         Row::Text(Line::from(Span::styled(s.into(), style)))
     }
 
-    /// An error under a field, indented to the inputs.
-    pub fn error(msg: &str, theme: &Theme) -> Row<'a> {
-        Row::Text(Line::from(vec![
-            Span::raw(" ".repeat(LABEL as usize)),
-            Span::styled(format!("↳ {msg}"), theme.error),
-        ]))
+    /// An error under a field, indented to the inputs, wrapped to `width`.
+    pub fn error(msg: &str, width: u16, theme: &Theme) -> Vec<Row<'a>> {
+        let w = width.saturating_sub(LABEL + 2).max(10) as usize;
+        wrap(msg, w)
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let mark = if i == 0 { "↳ " } else { "  " };
+                Row::Text(Line::from(vec![
+                    Span::raw(" ".repeat(LABEL as usize)),
+                    Span::styled(format!("{mark}{l}"), theme.error),
+                ]))
+            })
+            .collect()
     }
 
     /// Long text as several rows, wrapped at `width` by words.
@@ -45,18 +53,22 @@ impl<'a> Row<'a> {
     }
 }
 
-/// Word wrap by display width.
+/// Word wrap by display width; a line's leading indentation is kept (JSON previews).
 pub fn wrap(s: &str, width: usize) -> Vec<String> {
     use unicode_width::UnicodeWidthStr;
     let mut out = Vec::new();
     for para in s.split('\n') {
-        let mut line = String::new();
+        let body = para.trim_start_matches(' ');
+        let indent = &para[..para.len() - body.len()];
+        let para = body;
+        let mut line = indent.to_string();
         for word in para.split(' ') {
-            let extra = if line.is_empty() { 0 } else { 1 };
-            if !line.is_empty() && line.width() + extra + word.width() > width {
-                out.push(std::mem::take(&mut line));
+            let bare = line.len() == indent.len();
+            let extra = if bare { 0 } else { 1 };
+            if !bare && line.width() + extra + word.width() > width {
+                out.push(std::mem::replace(&mut line, indent.to_string()));
             }
-            if !line.is_empty() {
+            if line.len() > indent.len() {
                 line.push(' ');
             }
             line.push_str(word);

@@ -20,7 +20,8 @@ fn label(f: Field) -> &'static str {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, form: &RescheduleForm, spinner: &str, theme: &Theme) {
-    let m = modal::centered(area, 96.min(area.width.saturating_sub(2)), area.height - 2);
+    let full = crate::app::layout::modal_area(area);
+    let m = modal::centered(area, full.width.min(100), full.height);
     let footer = match form.stage {
         Stage::Done { .. } => "n another appointment · Enter/Esc close",
         _ => "Tab next · Alt-↑↓ ±15 min · Alt-←→ ±1 day · Ctrl-S preview · Esc close",
@@ -44,7 +45,7 @@ pub fn draw(f: &mut Frame, area: Rect, form: &RescheduleForm, spinner: &str, the
             focused: editing && form.focus == i,
         });
         if let Some(e) = form.error_for(*field) {
-            rows.push(Row::error(e, theme));
+            rows.extend(Row::error(e, inner.width, theme));
         }
     }
     if let Ok((_, summary)) = form.live() {
@@ -83,7 +84,7 @@ pub fn draw(f: &mut Frame, area: Rect, form: &RescheduleForm, spinner: &str, the
         });
     }
     if let Some(e) = form.error_for(Field::Extra) {
-        rows.push(Row::error(e, theme));
+        rows.extend(Row::error(e, inner.width, theme));
     }
     match &form.stage {
         Stage::Sending { .. } => rows.push(Row::text(format!("{spinner} sending…"), theme.spinner)),
