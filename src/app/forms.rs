@@ -162,10 +162,10 @@ impl App {
     pub(super) fn dialogs_tick(&mut self) -> Vec<Effect> {
         let mut fx = Vec::new();
         for i in (0..self.overlays.len()).rev() {
-            if !self.overlays[i]
+            if self.overlays[i]
                 .dialog()
                 .deadline()
-                .is_some_and(|d| d <= self.wall)
+                .is_none_or(|d| d > self.wall)
             {
                 continue;
             }
