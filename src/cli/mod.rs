@@ -7,6 +7,7 @@ pub mod commands;
 pub mod completions;
 pub mod contacts;
 pub mod context;
+pub mod dashboard;
 pub mod exit;
 pub mod format;
 pub mod import;
@@ -157,10 +158,14 @@ pub fn main() -> ExitCode {
     };
     let globals = Globals::from_matches(&cli, &matches);
     let Some(command) = cli.command else {
-        eprintln!(
-            "crmdash: the dashboard is not wired yet; for now use the commands (see `crmdash --help`), e.g. `crmdash --demo deals list`"
-        );
-        return ExitCode::from(exit::OTHER);
+        let log_path = crate::logging::init("info");
+        return match run_async(async move { dashboard::run(&globals, log_path).await }) {
+            Ok(()) => Exit::Ok.into(),
+            Err(e) => {
+                e.report();
+                e.exit().into()
+            }
+        };
     };
     let result = match command {
         Command::Completions(args) => {

@@ -1,0 +1,112 @@
+//! `crmdash` with no subcommand: the dashboard, against the resolved profile or, with `--demo`,
+//! against an in-process sandbox (no keyring, no config needed).
+
+use std::time::Duration;
+
+use secrecy::SecretString;
+
+use crate::api::Client;
+use crate::cli::Globals;
+use crate::cli::exit::CliError;
+use crate::cli::setup;
+use crate::config::{self, Settings};
+use crate::credentials::{self, CredentialError};
+use crate::runtime::{DashboardOptions, run_dashboard};
+use crate::sandbox::{Sandbox, SandboxConfig};
+
+/// Where the dashboard remembers tabs, sorts, page sizes and includes between runs.
+fn state_file(demo: bool) -> Option<std::path::PathBuf> {
+    let name = if demo {
+        "dashboard-demo.json"
+    } else {
+        "dashboard.json"
+    };
+    config::data_dir().map(|d| d.join(name))
+}
+
+/// Runs the dashboard until the user quits.
+pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<(), CliError> {
+    let settings = setup::load_settings();
+    if g.demo {
+        return run_demo(settings, log_path).await;
+    }
+    let resolved = config::resolve(
+        &settings,
+        g.flag_profile.as_deref(),
+        g.flag_base_url.as_deref(),
+        &g.env,
+    )?;
+    crate::api::check_base_url(&resolved.base_url)
+        .map_err(|e| CliError::from(crate::cli::exit::Failure::from(e)))?;
+    let client =
+        match credentials::resolve_token(&resolved.profile, &resolved.base_url, &settings).await {
+            Ok(source) => Some(
+                Client::with_options(
+                    &resolved.base_url,
+                    source.token,
+                    setup::client_options(&settings),
+                )
+                .map_err(|e| CliError::from(crate::cli::exit::Failure::from(e)))?,
+            ),
+            // No token yet, or the keyring cannot be read: the dashboard opens its login dialog,
+            // which says what went wrong when it cannot store the token.
+            Err(CredentialError::NotLoggedIn { .. }) => None,
+            Err(
+                e @ (CredentialError::KeyringUnavailable { .. }
+                | CredentialError::KeyringLocked { .. }
+                | CredentialError::KeyringTimeout { .. }),
+            ) => {
+                tracing::warn!("keyring: {e}");
+                None
+            }
+            Err(e) => return Err(CliError::from(crate::cli::exit::Failure::from(e))),
+        };
+    run_dashboard(DashboardOptions {
+        profile: resolved.profile,
+        base_url: resolved.base_url,
+        client,
+        settings,
+        state_file: state_file(false),
+        log_path,
+        demo: false,
+    })
+    .await
+    .map_err(|e| CliError::other(format!("{e:#}")))
+}
+
+/// `--demo`: the sandbox on a free loopback port with its local token.
+/// `CRMDASH_DEMO_LATENCY_MS` adds latency to every request (to try a slow link).
+async fn run_demo(
+    settings: Settings,
+    log_path: Option<std::path::PathBuf>,
+) -> Result<(), CliError> {
+    let latency = std::env::var("CRMDASH_DEMO_LATENCY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis);
+    let sandbox = Sandbox::start(SandboxConfig {
+        latency,
+        ..SandboxConfig::default()
+    })
+    .await
+    .map_err(|e| CliError::other(format!("cannot start the sandbox: {e}")))?;
+    let base_url = sandbox.base_url();
+    let client = Client::with_options(
+        &base_url,
+        SecretString::from(sandbox.token()),
+        setup::client_options(&settings),
+    )
+    .map_err(|e| CliError::from(crate::cli::exit::Failure::from(e)))?;
+    let result = run_dashboard(DashboardOptions {
+        profile: "demo".into(),
+        base_url,
+        client: Some(client),
+        settings,
+        state_file: state_file(true),
+        log_path,
+        demo: true,
+    })
+    .await;
+    sandbox.shutdown().await;
+    result.map_err(|e| CliError::other(format!("{e:#}")))
+}
