@@ -5,6 +5,7 @@
 
 mod engine;
 mod export;
+mod forms;
 mod source;
 
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 pub use engine::{Engine, TermAction, read_state, write_state};
+pub use forms::LoginContext;
 pub use source::{ClientSource, DataSource};
 
 use crate::app::filter::DateParser;
@@ -109,7 +111,38 @@ pub fn build_engine(opts: &DashboardOptions, size: (u16, u16)) -> Engine {
         "Not logged in: no API token for profile '{}' - run `crmdash login`",
         opts.profile
     );
-    Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx)
+    let engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
+    setup_forms(engine, opts)
+}
+
+/// The write dialogs' settings; without a token, the login dialog first.
+fn setup_forms(mut engine: Engine, opts: &DashboardOptions) -> Engine {
+    let zone: Zone = opts
+        .settings
+        .reschedule
+        .timezone
+        .parse()
+        .unwrap_or(Zone::Local);
+    engine.app.set_forms_config(crate::app::forms::FormsConfig {
+        reschedule: opts.settings.reschedule.clone(),
+        zone,
+        log_path: crate::config::data_dir().map(|d| d.join("reschedules.jsonl")),
+    });
+    if opts.client.is_none() && !opts.demo {
+        engine.app.open_login();
+        let ctx = LoginContext {
+            profile: opts.profile.clone(),
+            base_url: opts.base_url.clone(),
+            options: crate::api::ClientOptions {
+                ca_file: opts.settings.network.ca_file.clone(),
+                ..Default::default()
+            },
+            keyring: crate::credentials::Keyring::platform(),
+            config_path: crate::config::config_path(),
+        };
+        engine = engine.with_login(ctx);
+    }
+    engine
 }
 
 /// Runs the dashboard until the user quits or a signal ends it. The terminal is restored on

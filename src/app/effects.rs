@@ -67,6 +67,19 @@ pub enum Effect {
         appointment_id: String,
         body: Map<String, Value>,
     },
+    /// Check the token against the service, keep it in the keyring, and use it from now on;
+    /// answer with `Message::LoggedIn`.
+    Login {
+        id: RequestId,
+        token: super::login::SecretToken,
+    },
+    /// Append `append` (when given) to the reschedule log at `path`, then read its last
+    /// `last` entries; answer with `Message::RescheduleLog`.
+    RescheduleLog {
+        path: PathBuf,
+        append: Option<crate::reschedule::RescheduleLogEntry>,
+        last: usize,
+    },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
     /// Remember tabs, sorts, page sizes and includes for the next run.

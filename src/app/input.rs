@@ -165,6 +165,8 @@ impl App {
                 }
             }
             Action::Suspend => return vec![Effect::Suspend],
+            Action::NewContact => return self.open_contact_form(),
+            Action::Reschedule => return self.open_reschedule(),
         }
         self.tab_mut().scroll_into_view(rows);
         self.dirty = true;

@@ -58,6 +58,8 @@ actions! {
     Help => "help", "help", ["?"];
     Back => "back", "close / back", ["esc"];
     Suspend => "suspend", "suspend", ["ctrl-z"];
+    NewContact => "new_contact", "new contact", ["c"];
+    Reschedule => "reschedule", "reschedule an appointment", ["a"];
 }
 
 /// One key with its modifiers, as written in the config (`ctrl-s`, `shift-tab`, `G`, `f5`).
@@ -152,6 +154,8 @@ impl Action {
             Action::Refresh => "refresh",
             Action::Includes => "include",
             Action::Export => "export",
+            Action::NewContact => "new contact",
+            Action::Reschedule => "reschedule",
             other => other.description(),
         }
     }

@@ -10,7 +10,7 @@ use super::effects::{Effect, RequestId};
 use super::record::FetchedPage;
 use super::resource::TabKind;
 use super::spec::QuerySpec;
-use super::{App, CACHE_TTL, InFlight};
+use super::{App, CACHE_TTL, InFlight, Message};
 
 impl App {
     pub(super) fn cached(&self, spec: &QuerySpec) -> Option<(Arc<FetchedPage>, Instant)> {
@@ -72,7 +72,12 @@ impl App {
     ) -> Vec<Effect> {
         // Cancelled or superseded: dropped, never shown.
         let Some(f) = self.in_flight.remove(&id) else {
-            return Vec::new();
+            // Not a tab's: perhaps a dialog's lookup (the new-contact duplicate check).
+            return self.dispatch_to_dialogs(&Message::Fetched {
+                id,
+                result,
+                elapsed,
+            });
         };
         self.status.latency = Some(elapsed);
         self.status.retrying = None;
@@ -89,6 +94,7 @@ impl App {
                     self.status.error = None;
                     let beyond_end = page.records.is_empty() && f.spec.page > 1;
                     self.tabs[i].show(f.spec.clone(), page, self.now);
+                    self.select_created(f.spec.kind);
                     let rows = self.areas().table_rows();
                     self.tabs[i].scroll_into_view(rows);
                     // The list shrank under us: go to its new last page.

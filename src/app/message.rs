@@ -61,6 +61,15 @@ pub enum Message {
         id: RequestId,
         result: Box<Result<AppointmentRef, ApiError>>,
     },
+    /// The login dialog's token was checked (and stored, or why not).
+    LoggedIn {
+        id: RequestId,
+        result: Box<Result<super::login::LoginOk, String>>,
+    },
+    /// The reschedule log, read back (after an append).
+    RescheduleLog {
+        result: Result<Vec<crate::reschedule::RescheduleLogEntry>, String>,
+    },
     /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
     Terminate,
 }

@@ -2,20 +2,24 @@
 //! state and returns the `Effect`s for the runtime to run; drawing reads `App` and nothing else.
 
 pub mod confirm;
+pub mod contact_form;
 pub mod detail;
 pub mod effects;
 pub mod export;
 pub mod filter;
+pub mod forms;
 pub mod help;
 pub mod includes;
 mod input;
 pub mod keymap;
 pub mod layout;
 mod loading;
+pub mod login;
 pub mod message;
 pub mod overlay;
 pub mod persist;
 pub mod record;
+pub mod reschedule_form;
 pub mod resource;
 pub mod scroll;
 pub mod spec;
@@ -143,6 +147,8 @@ pub struct App {
     /// Set when the state changed since the last draw.
     pub dirty: bool,
     pub quitting: bool,
+    /// The write dialogs' settings and follow-ups.
+    pub forms: forms::FormsState,
 }
 
 impl App {
@@ -183,6 +189,7 @@ impl App {
             age_seen: None,
             dirty: true,
             quitting: false,
+            forms: forms::FormsState::default(),
         }
     }
 
@@ -296,7 +303,15 @@ impl App {
                 self.status.retrying =
                     Some(format!("retrying ({attempt}/{max_attempts}): {reason}"));
                 self.dirty = true;
-                Vec::new()
+                // A form that is sending shows it too.
+                self.dispatch_to_dialogs(&Message::Retrying {
+                    attempt,
+                    max_attempts,
+                    reason,
+                })
+            }
+            msg @ (Message::LoggedIn { .. } | Message::RescheduleLog { .. }) => {
+                self.dispatch_to_dialogs(&msg)
             }
             msg @ (Message::Export { .. } | Message::Rescheduled { .. }) => {
                 self.dispatch_to_dialogs(&msg)
@@ -402,6 +417,7 @@ impl App {
                 }]
             }
             DialogResult::Quit => self.quit(),
+            r => self.on_forms_result(r),
         }
     }
 

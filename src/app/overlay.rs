@@ -18,14 +18,17 @@
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::confirm::ConfirmQuit;
+use super::contact_form::ContactForm;
 use super::detail::DetailView;
 use super::effects::{Effect, ExportFormat, RequestId};
 use super::export::ExportDialog;
 use super::help::HelpView;
 use super::includes::IncludesPicker;
 use super::keymap::KeyMap;
+use super::login::LoginDialog;
 use super::message::Message;
 use super::record::DisplayZone;
+use super::reschedule_form::RescheduleForm;
 
 /// What a dialog may use while it handles input.
 pub struct DialogCx<'a> {
@@ -61,8 +64,37 @@ impl<'a> DialogCx<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DialogResult {
     SetIncludes(Vec<&'static str>),
-    StartExport { path: String, format: ExportFormat },
+    StartExport {
+        path: String,
+        format: ExportFormat,
+    },
     Quit,
+    /// A contact was created: note it, refresh Contacts and select it.
+    ContactCreated(CreatedContact),
+    /// Show this contact (the duplicate the form found) above the form.
+    OpenContact(ContactRef),
+    /// The login dialog was answered and the token accepted: load the data.
+    LoggedIn {
+        note: String,
+    },
+}
+
+/// A contact a dialog points at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactRef {
+    pub id: String,
+    pub label: String,
+    pub raw: std::sync::Arc<str>,
+}
+
+/// What the new-contact pane created.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreatedContact {
+    /// `None` when the answer carried no record.
+    pub id: Option<String>,
+    pub name: String,
+    /// The service replayed an earlier answer to the same key.
+    pub replayed: bool,
 }
 
 /// What handling an input did.
@@ -117,6 +149,16 @@ pub trait Dialog {
 
     /// The terminal was resized (re-wrap text).
     fn on_resize(&mut self, _width: u16, _height: u16) {}
+
+    /// When the dialog wants a `on_tick` (wall clock; e.g. a debounced lookup).
+    fn deadline(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        None
+    }
+
+    /// The app's timer fired; `cx.now` is the time.
+    fn on_tick(&mut self, _cx: &mut DialogCx) -> Outcome {
+        Outcome::Ignored
+    }
 }
 
 pub enum Overlay {
@@ -125,6 +167,9 @@ pub enum Overlay {
     Includes(IncludesPicker),
     Export(ExportDialog),
     ConfirmQuit(ConfirmQuit),
+    ContactForm(Box<ContactForm>),
+    Reschedule(Box<RescheduleForm>),
+    Login(LoginDialog),
 }
 
 impl Overlay {
@@ -135,6 +180,9 @@ impl Overlay {
             Overlay::Includes(d) => d,
             Overlay::Export(d) => d,
             Overlay::ConfirmQuit(d) => d,
+            Overlay::ContactForm(d) => d.as_mut(),
+            Overlay::Reschedule(d) => d.as_mut(),
+            Overlay::Login(d) => d,
         }
     }
 
@@ -145,6 +193,9 @@ impl Overlay {
             Overlay::Includes(d) => d,
             Overlay::Export(d) => d,
             Overlay::ConfirmQuit(d) => d,
+            Overlay::ContactForm(d) => d.as_ref(),
+            Overlay::Reschedule(d) => d.as_ref(),
+            Overlay::Login(d) => d,
         }
     }
 }

@@ -57,6 +57,7 @@ impl App {
             add(t.debounce_until);
         }
         add(self.spinner_due);
+        add(self.dialog_deadline());
         add(self.status.note.as_ref().map(|n| n.1));
         if let Some(shown) = &self.tab().shown {
             let age = self.now.saturating_duration_since(shown.loaded_at);
@@ -70,7 +71,7 @@ impl App {
 
     pub(super) fn on_tick(&mut self) -> Vec<Effect> {
         let now = self.now;
-        let mut fx = Vec::new();
+        let mut fx = self.dialogs_tick();
         for kind in TabKind::ALL {
             if self.tabs[kind.index()]
                 .debounce_until

@@ -35,6 +35,8 @@ pub struct Engine {
     tasks: HashMap<RequestId, AbortHandle>,
     exports: HashMap<RequestId, CancellationToken>,
     state_file: Option<PathBuf>,
+    /// Where a token from the login dialog is checked and kept (no token at start).
+    login: Option<super::forms::LoginContext>,
 }
 
 impl Engine {
@@ -54,7 +56,14 @@ impl Engine {
             tasks: HashMap::new(),
             exports: HashMap::new(),
             state_file,
+            login: None,
         }
+    }
+
+    /// Lets the login dialog's token be checked and stored with this context.
+    pub fn with_login(mut self, ctx: super::forms::LoginContext) -> Engine {
+        self.login = Some(ctx);
+        self
     }
 
     /// With a channel made beforehand (so a client observer can already hold its sender).
@@ -91,6 +100,16 @@ impl Engine {
             }
             Message::ContactCreated { id, .. } | Message::Rescheduled { id, .. } => {
                 self.tasks.remove(id);
+            }
+            Message::LoggedIn { id, result } => {
+                self.tasks.remove(id);
+                if let Ok(ok) = result.as_ref() {
+                    // From now on requests go out with the accepted token.
+                    let zone = self.app.config.zone;
+                    let source =
+                        super::ClientSource::new(ok.client.clone(), zone, Some(self.tx.clone()));
+                    self.source = Some(Arc::new(source));
+                }
             }
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
                 self.exports.remove(id);
@@ -183,6 +202,15 @@ impl Engine {
                         }
                     }
                 }),
+                Effect::Login { id, token } => self.login(id, token.0),
+                Effect::RescheduleLog { path, append, last } => {
+                    let tx = self.tx.clone();
+                    // Small file I/O, but off the loop all the same.
+                    tokio::task::spawn_blocking(move || {
+                        let result = super::forms::reschedule_log(&path, append.as_ref(), last);
+                        let _ = tx.send(Message::RescheduleLog { result });
+                    });
+                }
                 Effect::Copy(text) => out.push(TermAction::Copy(text)),
                 Effect::SaveState(state) => self.save_state(&state),
                 Effect::Suspend => out.push(TermAction::Suspend),
@@ -249,6 +277,25 @@ impl Engine {
         let fut = run(source.as_ref());
         let handle = tokio::spawn(async move {
             let _ = tx.send(fut.await);
+        });
+        self.tasks.insert(id, handle.abort_handle());
+    }
+
+    fn login(&mut self, id: RequestId, token: secrecy::SecretString) {
+        let tx = self.tx.clone();
+        let Some(ctx) = self.login.clone() else {
+            let _ = tx.send(Message::LoggedIn {
+                id,
+                result: Box::new(Err("logging in is not possible here".into())),
+            });
+            return;
+        };
+        let handle = tokio::spawn(async move {
+            let result = super::forms::login(ctx, token).await;
+            let _ = tx.send(Message::LoggedIn {
+                id,
+                result: Box::new(result),
+            });
         });
         self.tasks.insert(id, handle.abort_handle());
     }

@@ -1,8 +1,12 @@
 //! Drawing of each overlay. One function per dialog; `draw` picks by variant.
 
 mod confirm;
+mod contact_form;
 mod export;
+mod form_rows;
 mod includes;
+mod login;
+mod reschedule;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -45,5 +49,14 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Includes(p) => includes::draw(f, area, p, app, theme),
         Overlay::Export(e) => export::draw(f, area, e, theme),
         Overlay::ConfirmQuit(c) => confirm::draw(f, area, c, theme),
+        Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), theme),
+        Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), theme),
+        Overlay::Login(l) => login::draw(f, area, l, spinner(app), theme),
     }
+}
+
+/// The spinner's current frame.
+fn spinner(app: &App) -> &'static str {
+    const FRAMES: [&str; 4] = ["◐", "◓", "◑", "◒"];
+    FRAMES[app.spinner_frame % FRAMES.len()]
 }

@@ -1,0 +1,139 @@
+//! Answers for the pane: the duplicate lookup, the create's outcome (success, definite
+//! rejection, unknown outcome) and the client's retry notices.
+
+use std::sync::Arc;
+
+use super::keys::locked_message;
+use super::{ContactForm, Duplicate, Stage};
+use crate::api::{ApiError, Contact, Created, ErrorKind};
+use crate::app::Message;
+use crate::app::overlay::{CreatedContact, DialogCx, DialogResult, Outcome};
+use crate::app::record::FetchedPage;
+use crate::validate::server_field_errors;
+
+impl ContactForm {
+    pub(super) fn handle_message(&mut self, msg: &Message, _cx: &mut DialogCx) -> Outcome {
+        match msg {
+            Message::Fetched { id, result, .. } => {
+                let Some((want, email)) = &self.dup_request else {
+                    return Outcome::Ignored;
+                };
+                if want != id {
+                    return Outcome::Ignored;
+                }
+                let email = email.clone();
+                self.dup_request = None;
+                // A failed lookup is not a reason to block: the check simply did not happen.
+                if let Ok(page) = result {
+                    self.duplicate = find_duplicate(page, &email);
+                }
+                Outcome::Handled
+            }
+            Message::Retrying {
+                attempt,
+                max_attempts,
+                reason,
+            } if matches!(self.stage, Stage::Sending { .. }) => {
+                self.progress = Some(format!("retrying ({attempt}/{max_attempts}): {reason}"));
+                Outcome::Handled
+            }
+            Message::ContactCreated { id, result } => {
+                if self.stage != (Stage::Sending { id: *id }) {
+                    return Outcome::Ignored;
+                }
+                self.progress = None;
+                self.stage = Stage::Editing;
+                match result.as_ref() {
+                    Ok(created) => self.created(created),
+                    Err(e) => {
+                        self.failed(e);
+                        Outcome::Handled
+                    }
+                }
+            }
+            _ => Outcome::Ignored,
+        }
+    }
+
+    fn created(&mut self, created: &Created<Contact>) -> Outcome {
+        let typed = self.input();
+        let name = created
+            .record
+            .as_ref()
+            .map(|c| c.full_name())
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| {
+                let n = format!("{} {}", typed.first_name.trim(), typed.last_name.trim());
+                let n = n.trim().to_string();
+                if n.is_empty() {
+                    typed.email.trim().to_string()
+                } else {
+                    n
+                }
+            });
+        let result = DialogResult::ContactCreated(CreatedContact {
+            id: created.record.as_ref().map(|c| c.id.clone()),
+            name,
+            replayed: created.replayed,
+        });
+        self.locked = false;
+        if self.add_another {
+            self.reset();
+            Outcome::Apply(result)
+        } else {
+            Outcome::CloseWith(result)
+        }
+    }
+
+    fn failed(&mut self, e: &ApiError) {
+        if e.outcome_unknown {
+            self.locked = true;
+            self.banner = Some(format!("{}. {}", e.summary(), locked_message(self)));
+            return;
+        }
+        // A definite answer: the draft is free to edit; an edited body gets a new key.
+        self.locked = false;
+        if e.kind == ErrorKind::Validation && !e.field_errors.is_empty() {
+            self.server_errors = server_field_errors(&e.field_errors);
+            self.focus_first_error();
+            self.banner = Some(format!(
+                "The service refused the contact ({} field error{}): fix and press Ctrl-S.",
+                self.server_errors.len(),
+                if self.server_errors.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ));
+            return;
+        }
+        let hint = if e.is_transient() || e.kind == ErrorKind::Conflict {
+            " Nothing was lost: Ctrl-S tries again with the same key."
+        } else {
+            " Nothing was lost."
+        };
+        self.banner = Some(format!("{}{hint}", e.summary()));
+    }
+}
+
+/// A contact on the page whose email is exactly `email` (the filter may match loosely).
+fn find_duplicate(page: &Arc<FetchedPage>, email: &str) -> Option<Duplicate> {
+    page.records.iter().find_map(|r| {
+        let v: serde_json::Value = serde_json::from_str(&r.raw).ok()?;
+        let found = v.get("email")?.as_str()?;
+        if !found.trim().eq_ignore_ascii_case(email.trim()) {
+            return None;
+        }
+        let created = v
+            .get("created_at")
+            .and_then(|c| c.as_str())
+            .map(|c| c.chars().take(10).collect());
+        Some(Duplicate {
+            id: r.id.clone(),
+            name: r.label.clone(),
+            created,
+            raw: r.raw.clone(),
+            email: email.to_string(),
+        })
+    })
+}

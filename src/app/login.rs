@@ -1,0 +1,155 @@
+//! The login dialog shown when the dashboard starts without a token: a masked input, the
+//! token checked against the service, then kept in the OS keyring (or, when the keyring is
+//! unreachable, in memory for this session only, with the `CRMDASH_TOKEN` advice).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use secrecy::{ExposeSecret, SecretString};
+
+use super::effects::{Effect, RequestId};
+use super::message::Message;
+use super::overlay::{Dialog, DialogCx, DialogResult, Outcome};
+use super::text_input::TextInput;
+
+/// A token on its way to the runtime. `Debug` never shows it; equality compares it (tests).
+#[derive(Clone)]
+pub struct SecretToken(pub SecretString);
+
+impl std::fmt::Debug for SecretToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretToken(****)")
+    }
+}
+
+impl PartialEq for SecretToken {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.expose_secret() == other.0.expose_secret()
+    }
+}
+
+/// What logging in came to (the runtime's answer).
+#[derive(Debug, Clone)]
+pub struct LoginOk {
+    /// The client with the accepted token (the runtime installs it).
+    pub client: crate::api::Client,
+    /// Storing in the keyring: `Err` says why not (the session goes on in memory).
+    pub stored: Result<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginStage {
+    Asking,
+    Verifying(RequestId),
+}
+
+pub struct LoginDialog {
+    pub input: TextInput,
+    pub stage: LoginStage,
+    pub error: Option<String>,
+    pub profile: String,
+    pub host: String,
+}
+
+impl LoginDialog {
+    pub fn new(profile: impl Into<String>, host: impl Into<String>) -> LoginDialog {
+        LoginDialog {
+            input: TextInput::default().with_max(4096),
+            stage: LoginStage::Asking,
+            error: None,
+            profile: profile.into(),
+            host: host.into(),
+        }
+    }
+
+    /// As many bullets as the token has characters (its length only).
+    pub fn masked(&self) -> TextInput {
+        let mut m = TextInput::new("•".repeat(self.input.value().chars().count()));
+        let before = self.input.value()[..self.input.cursor()].chars().count();
+        m.handle_key(&KeyEvent::new(KeyCode::Home, KeyModifiers::NONE));
+        for _ in 0..before {
+            m.handle_key(&KeyEvent::new(KeyCode::Right, KeyModifiers::NONE));
+        }
+        m
+    }
+
+    fn submit(&mut self, cx: &mut DialogCx) -> Outcome {
+        match crate::credentials::check_token(self.input.value()) {
+            Err(e) => {
+                self.error = Some(e.to_string());
+                Outcome::Handled
+            }
+            Ok(token) => {
+                let id = cx.request_id();
+                self.stage = LoginStage::Verifying(id);
+                self.error = None;
+                Outcome::Effects(vec![Effect::Login {
+                    id,
+                    token: SecretToken(token),
+                }])
+            }
+        }
+    }
+}
+
+impl Dialog for LoginDialog {
+    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
+        if matches!(self.stage, LoginStage::Verifying(_)) {
+            return Outcome::Handled;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Enter => self.submit(cx),
+            KeyCode::Esc => Outcome::Close,
+            KeyCode::Char('c') | KeyCode::Char('z') if ctrl => Outcome::Ignored,
+            // Word movement would reveal where the token's words are: plain editing only.
+            _ => {
+                self.input.handle_key(key);
+                self.error = None;
+                Outcome::Handled
+            }
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) -> Outcome {
+        if self.stage == LoginStage::Asking {
+            self.input.insert_str(text.trim());
+        }
+        Outcome::Handled
+    }
+
+    fn on_message(&mut self, msg: &Message, _cx: &mut DialogCx) -> Outcome {
+        let Message::LoggedIn { id, result } = msg else {
+            return Outcome::Ignored;
+        };
+        if self.stage != LoginStage::Verifying(*id) {
+            return Outcome::Ignored;
+        }
+        self.stage = LoginStage::Asking;
+        match result.as_ref() {
+            Ok(ok) => {
+                self.input.clear();
+                let note = match &ok.stored {
+                    Ok(store) => format!(
+                        "Logged in as profile '{}': token stored in the {store}",
+                        self.profile
+                    ),
+                    Err(e) => format!(
+                        "Logged in for this session only (token kept in memory): {e}. Set CRMDASH_TOKEN to avoid typing it again"
+                    ),
+                };
+                Outcome::CloseWith(DialogResult::LoggedIn { note })
+            }
+            Err(e) => {
+                self.error = Some(e.clone());
+                Outcome::Handled
+            }
+        }
+    }
+
+    fn busy(&self) -> bool {
+        matches!(self.stage, LoginStage::Verifying(_))
+    }
+
+    fn captures_text(&self) -> bool {
+        true
+    }
+}

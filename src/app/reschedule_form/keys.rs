@@ -1,0 +1,260 @@
+//! The dialog's keys: fields move with `Tab`/`Shift-Tab`/`Enter`, `Ctrl-S` previews the body,
+//! `Enter` on the preview sends, `Esc` goes back (keeping everything). `Alt-Up`/`Alt-Down`
+//! shift the time by 15 minutes, `Alt-Left`/`Alt-Right` by a day: Alt never types text.
+
+use chrono::{DateTime, FixedOffset};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::{FIELDS, Field, RescheduleForm, Stage};
+use crate::app::effects::Effect;
+use crate::app::overlay::{Dialog, DialogCx, Outcome};
+use crate::app::text_input::{InputOutcome, TextInput};
+use crate::reschedule::{EndSpec, Shift, format_time, shift};
+use crate::timeparse::TimeError;
+
+impl RescheduleForm {
+    fn move_focus(&mut self, forward: bool) {
+        let n = self.field_count();
+        self.focus = if forward {
+            (self.focus + 1) % n
+        } else {
+            (self.focus + n - 1) % n
+        };
+    }
+
+    /// Writes a time back into a field: as `YYYY-MM-DD HH:MM` when that names it alone in the
+    /// zone, else in RFC 3339 with its offset (one reading of a doubled hour).
+    fn time_text(&self, t: &DateTime<FixedOffset>) -> String {
+        let local = self.config.zone.from_utc(t.to_utc());
+        match self.config.zone.localize(local.naive_local()) {
+            Ok(one) if one == *t => local.format("%Y-%m-%d %H:%M").to_string(),
+            _ => format_time(t),
+        }
+    }
+
+    /// A quick shift of the start (the end follows; a duration stays a duration).
+    fn quick(&mut self, by: Shift) {
+        let live = match self.live() {
+            Ok((times, _)) => times,
+            Err(e) => {
+                self.banner = Some(format!("cannot shift: {e}"));
+                return;
+            }
+        };
+        match shift(&live, by, &self.config.zone) {
+            Ok(moved) => {
+                let start = self.time_text(&moved.start);
+                self.inputs[1].set(start);
+                if let (Ok(EndSpec::At(_)), Some(end)) = (self.end_spec(), moved.end) {
+                    let end = self.time_text(&end);
+                    self.inputs[2].set(end);
+                }
+                self.banner = None;
+            }
+            Err(TimeError::Ambiguous { earlier, later }) => {
+                self.stage = Stage::AskWhich { earlier, later };
+            }
+            Err(e) => self.banner = Some(format!("cannot shift: {e}")),
+        }
+        self.revalidate();
+    }
+
+    /// `Ctrl-S`: the preview of the exact body, or the first problem focused.
+    fn preview(&mut self) -> Outcome {
+        if let Err(TimeError::Ambiguous { earlier, later }) = self.start() {
+            self.stage = Stage::AskWhich { earlier, later };
+            return Outcome::Handled;
+        }
+        match self.build() {
+            Ok((appointment_id, body)) => {
+                self.banner = None;
+                self.stage = Stage::Preview {
+                    appointment_id,
+                    body,
+                };
+            }
+            Err(e) => self.banner = Some(e),
+        }
+        Outcome::Handled
+    }
+
+    fn edit(&mut self, key: &KeyEvent) -> Outcome {
+        let field = self.focused_field();
+        if self.focused_input_mut().handle_key(key) == InputOutcome::Changed {
+            self.edited(field);
+        }
+        Outcome::Handled
+    }
+
+    pub(super) fn edited(&mut self, field: Field) {
+        if field == Field::Id {
+            // A pasted link becomes its id at once.
+            let raw = self.inputs[0].value().to_string();
+            if raw.contains('/')
+                && let Some(id) = crate::reschedule::extract_appointment_id(&raw)
+            {
+                self.inputs[0].set(id);
+            }
+        }
+        if field == Field::Extra && self.extra.last().is_some_and(|l| !l.is_empty()) {
+            self.extra.push(TextInput::default());
+        }
+        self.revalidate();
+    }
+
+    fn after_done_key(&mut self, key: &KeyEvent) -> Outcome {
+        match key.code {
+            // Another appointment: the id is cleared, the time and extras kept.
+            KeyCode::Char('n') => {
+                self.inputs[0].clear();
+                self.focus = 0;
+                self.stage = Stage::Editing;
+                self.revalidate();
+                Outcome::Handled
+            }
+            KeyCode::Enter | KeyCode::Esc | KeyCode::Char('q') => Outcome::Close,
+            _ => Outcome::Handled,
+        }
+    }
+}
+
+impl Dialog for RescheduleForm {
+    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
+        self.now = cx.now;
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        match self.stage.clone() {
+            Stage::Sending { .. } => return Outcome::Handled,
+            Stage::Done { .. } => return self.after_done_key(key),
+            Stage::AskDiscard => {
+                return match key.code {
+                    KeyCode::Char('y') | KeyCode::Char('Y') => Outcome::Close,
+                    KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+                        self.stage = Stage::Editing;
+                        Outcome::Handled
+                    }
+                    _ => Outcome::Handled,
+                };
+            }
+            Stage::AskWhich { earlier, later } => {
+                let pick = match key.code {
+                    KeyCode::Char('1') => Some(earlier),
+                    KeyCode::Char('2') => Some(later),
+                    KeyCode::Esc => {
+                        self.stage = Stage::Editing;
+                        return Outcome::Handled;
+                    }
+                    _ => None,
+                };
+                if let Some(t) = pick {
+                    self.inputs[1].set(format_time(&t));
+                    self.stage = Stage::Editing;
+                    self.revalidate();
+                }
+                return Outcome::Handled;
+            }
+            Stage::Preview {
+                appointment_id,
+                body,
+            } => {
+                return match key.code {
+                    KeyCode::Enter => {
+                        let id = cx.request_id();
+                        self.stage = Stage::Sending {
+                            id,
+                            appointment_id: appointment_id.clone(),
+                            body: body.clone(),
+                        };
+                        Outcome::Effects(vec![Effect::Reschedule {
+                            id,
+                            appointment_id,
+                            body,
+                        }])
+                    }
+                    KeyCode::Esc => {
+                        self.stage = Stage::Editing;
+                        Outcome::Handled
+                    }
+                    _ => Outcome::Handled,
+                };
+            }
+            Stage::Editing => {}
+        }
+        match key.code {
+            KeyCode::Char('s') if ctrl => self.preview(),
+            KeyCode::Char('c') | KeyCode::Char('z') if ctrl => Outcome::Ignored,
+            KeyCode::Up if alt => {
+                self.quick(Shift::Minutes(15));
+                Outcome::Handled
+            }
+            KeyCode::Down if alt => {
+                self.quick(Shift::Minutes(-15));
+                Outcome::Handled
+            }
+            KeyCode::Right if alt => {
+                self.quick(Shift::Days(1));
+                Outcome::Handled
+            }
+            KeyCode::Left if alt => {
+                self.quick(Shift::Days(-1));
+                Outcome::Handled
+            }
+            KeyCode::Esc => {
+                if self.is_dirty() {
+                    self.stage = Stage::AskDiscard;
+                    Outcome::Handled
+                } else {
+                    Outcome::Close
+                }
+            }
+            KeyCode::Tab | KeyCode::Down | KeyCode::Enter => {
+                self.move_focus(true);
+                Outcome::Handled
+            }
+            KeyCode::BackTab | KeyCode::Up => {
+                self.move_focus(false);
+                Outcome::Handled
+            }
+            _ => self.edit(key),
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) -> Outcome {
+        if self.stage != Stage::Editing {
+            return Outcome::Handled;
+        }
+        let field = self.focused_field();
+        if field == Field::Extra {
+            let mut lines = text.lines();
+            if let Some(first) = lines.next() {
+                self.focused_input_mut().insert_str(first);
+            }
+            for line in lines {
+                let at = self.focus - FIELDS.len() + 1;
+                self.extra.insert(at, TextInput::new(line));
+                self.focus += 1;
+            }
+        } else {
+            self.focused_input_mut().insert_str(text.trim());
+        }
+        self.edited(field);
+        Outcome::Handled
+    }
+
+    fn on_message(&mut self, msg: &crate::app::Message, cx: &mut DialogCx) -> Outcome {
+        self.handle_message(msg, cx)
+    }
+
+    fn guards_quit(&self) -> bool {
+        self.is_dirty() && !matches!(self.stage, Stage::Done { .. })
+            || matches!(self.stage, Stage::Sending { .. })
+    }
+
+    fn busy(&self) -> bool {
+        matches!(self.stage, Stage::Sending { .. }) || self.log_pending
+    }
+
+    fn captures_text(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,146 @@
+//! The new-contact pane: fields with inline errors, the duplicate notice, the sending state
+//! and server messages; the confirmation and discard questions on top.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::form_rows::{self, Row};
+use crate::app::contact_form::{ContactForm, FIELDS, Stage};
+use crate::ui::common::modal;
+use crate::ui::theme::Theme;
+use crate::validate::ContactField;
+
+fn label(f: ContactField) -> &'static str {
+    match f {
+        ContactField::FirstName => "First name",
+        ContactField::LastName => "Last name",
+        ContactField::Email => "Email",
+        ContactField::Phone => "Phone",
+        _ => "Extra",
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme: &Theme) {
+    let full = crate::app::layout::modal_area(area);
+    let m = modal::centered(area, full.width.min(90), full.height);
+    let footer = if form.locked {
+        "Ctrl-S retry with the same key · Esc discard"
+    } else {
+        "Tab/Enter next · Shift-Tab back · Ctrl-S create · Esc discard"
+    };
+    let inner = modal::frame(f, m, "New contact", footer, theme);
+    let editing = form.stage == Stage::Editing;
+    let mut rows = vec![
+        Row::text(
+            format!("Profile {} at {}", form.target.profile, form.target.host),
+            theme.dim,
+        ),
+        Row::text("", theme.dim),
+    ];
+    for (i, field) in FIELDS.iter().enumerate() {
+        rows.push(Row::Input {
+            label: label(*field).to_string(),
+            input: &form.inputs[i],
+            focused: editing && form.focus == i,
+        });
+        if let Some(e) = form.error_for(*field) {
+            rows.extend(Row::error(e, inner.width, theme));
+        }
+        if *field == ContactField::Email
+            && let Some(d) = &form.duplicate
+        {
+            let created = d
+                .created
+                .as_deref()
+                .map(|c| format!(", created {c}"))
+                .unwrap_or_default();
+            rows.push(Row::text(
+                format!(
+                    "{:w$}already exists: {}{created} · Ctrl-O open it",
+                    "",
+                    d.name,
+                    w = form_rows::LABEL as usize
+                ),
+                theme.pending,
+            ));
+        }
+    }
+    rows.extend(Row::wrapped(
+        "Extra attributes, one `key = value` per line (values as JSON when they parse):",
+        inner.width,
+        theme.dim,
+    ));
+    for (i, line) in form.extra.iter().enumerate() {
+        rows.push(Row::Input {
+            label: if i == 0 {
+                "Extra".into()
+            } else {
+                String::new()
+            },
+            input: line,
+            focused: editing && form.focus == FIELDS.len() + i,
+        });
+    }
+    if let Some(e) = form.error_for(ContactField::Extra) {
+        rows.extend(Row::error(e, inner.width, theme));
+    }
+    if let Some(e) = form.error_for(ContactField::Form) {
+        rows.extend(Row::error(e, inner.width, theme));
+    }
+    if let Some(p) = &form.progress {
+        rows.push(Row::text(format!("{spinner} {p}…"), theme.spinner));
+    }
+    if let Some(b) = &form.banner {
+        let style = if form.locked {
+            theme.pending
+        } else {
+            theme.error
+        };
+        rows.extend(Row::wrapped(b, inner.width, style));
+    }
+    form_rows::draw(f, inner, &rows, theme);
+
+    match &form.stage {
+        Stage::Confirm { contact } => {
+            let who = [contact.first_name.as_deref(), contact.last_name.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let who = match (&contact.email, who.is_empty()) {
+                (Some(e), true) => e.clone(),
+                (Some(e), false) => format!("{who} <{e}>"),
+                (None, _) => who,
+            };
+            let mut lines = vec![
+                format!(
+                    "Create {who} in profile '{}' at {}?",
+                    form.target.profile, form.target.host
+                ),
+                "Creating a contact may start workflows in the service (emails, assignments, automations).".to_string(),
+            ];
+            let footer = if let Some(d) = &form.duplicate {
+                lines.push(format!(
+                    "A contact with this email already exists: {}. Press y to create a second one.",
+                    d.name
+                ));
+                "y create anyway · Esc back"
+            } else {
+                "Enter create · a create and add another · Esc back"
+            };
+            form_rows::ask(f, area, "Create contact?", &lines, footer, theme);
+        }
+        Stage::AskDiscard => {
+            let lines = vec!["Discard this draft? What was typed is lost.".to_string()];
+            form_rows::ask(
+                f,
+                area,
+                "Discard?",
+                &lines,
+                "y discard · n keep editing",
+                theme,
+            );
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,181 @@
+//! The reschedule dialog: fields, the live summary and its warnings, the body keys (flagged
+//! when they are the defaults), the log; the exact JSON preview and questions on top.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::form_rows::{self, Row};
+use crate::app::reschedule_form::{FIELDS, Field, RescheduleForm, Stage};
+use crate::reschedule::format_time;
+use crate::ui::common::modal;
+use crate::ui::theme::Theme;
+
+fn label(f: Field) -> &'static str {
+    match f {
+        Field::Id => "Appointment",
+        Field::Start => "Start",
+        Field::End => "End / length",
+        Field::Extra => "Extra",
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, form: &RescheduleForm, spinner: &str, theme: &Theme) {
+    let full = crate::app::layout::modal_area(area);
+    let m = modal::centered(area, full.width.min(100), full.height);
+    let footer = match form.stage {
+        Stage::Done { .. } => "n another appointment · Enter/Esc close",
+        _ => "Tab next · Alt-↑↓ ±15 min · Alt-←→ ±1 day · Ctrl-S preview · Esc close",
+    };
+    let inner = modal::frame(f, m, "Reschedule appointment", footer, theme);
+    let editing = form.stage == Stage::Editing;
+    let cfg = &form.config;
+    let mut rows = vec![Row::text(
+        format!(
+            "Profile {} at {} · times in {}",
+            cfg.profile,
+            cfg.host,
+            cfg.zone.describe()
+        ),
+        theme.dim,
+    )];
+    for (i, field) in FIELDS.iter().enumerate() {
+        rows.push(Row::Input {
+            label: label(*field).to_string(),
+            input: &form.inputs[i],
+            focused: editing && form.focus == i,
+        });
+        if let Some(e) = form.error_for(*field) {
+            rows.extend(Row::error(e, inner.width, theme));
+        }
+    }
+    if let Ok((_, summary)) = form.live() {
+        rows.push(Row::text(format!("→ {}", summary.text), theme.heading));
+        for w in &summary.warnings {
+            rows.push(Row::text(format!("  ⚠ {w}"), theme.pending));
+        }
+    }
+    let s = &cfg.settings;
+    let end = if s.end_field.trim().is_empty() {
+        "no end sent".to_string()
+    } else {
+        format!("end → \"{}\"", s.end_field)
+    };
+    let keys = format!("Body keys: start → \"{}\", {end}", s.start_field);
+    if s.fields_are_defaults {
+        rows.extend(Row::wrapped(
+            &format!(
+                "{keys} (built-in defaults: confirm your service uses them, or set [reschedule] start_field/end_field)"
+            ),
+            inner.width,
+            theme.pending,
+        ));
+    } else {
+        rows.push(Row::text(keys, theme.dim));
+    }
+    for (i, line) in form.extra.iter().enumerate() {
+        rows.push(Row::Input {
+            label: if i == 0 {
+                "Extra k = v".into()
+            } else {
+                String::new()
+            },
+            input: line,
+            focused: editing && form.focus == FIELDS.len() + i,
+        });
+    }
+    if let Some(e) = form.error_for(Field::Extra) {
+        rows.extend(Row::error(e, inner.width, theme));
+    }
+    match &form.stage {
+        Stage::Sending { .. } => rows.push(Row::text(format!("{spinner} sending…"), theme.spinner)),
+        Stage::Done { entry } => {
+            let at = entry.updated_at.as_deref().unwrap_or("(not returned)");
+            rows.push(Row::text(
+                format!("Rescheduled appointment {} · updated_at {at}", entry.id),
+                theme.note,
+            ));
+        }
+        _ => {}
+    }
+    if let Some(b) = &form.banner {
+        rows.extend(Row::wrapped(b, inner.width, theme.error));
+    }
+    rows.push(Row::text("", theme.dim));
+    match (&form.log_error, form.log.is_empty()) {
+        (Some(e), _) => rows.push(Row::text(format!("Log: {e}"), theme.dim)),
+        (None, true) => rows.push(Row::text("Log: no reschedules yet", theme.dim)),
+        (None, false) => {
+            rows.push(Row::text(
+                "Rescheduled (this and earlier sessions):",
+                theme.dim,
+            ));
+            for e in form.log.iter().rev() {
+                let start = e
+                    .body
+                    .get(s.start_field.trim())
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("?");
+                rows.push(Row::text(
+                    format!(
+                        "{} · {} · id {} → {start} · updated_at {}",
+                        e.at.format("%Y-%m-%d %H:%M"),
+                        e.profile,
+                        e.id,
+                        e.updated_at.as_deref().unwrap_or("-")
+                    ),
+                    theme.dim,
+                ));
+            }
+        }
+    }
+    form_rows::draw(f, inner, &rows, theme);
+
+    match &form.stage {
+        Stage::Preview {
+            appointment_id,
+            body,
+        } => {
+            let mut lines = vec![format!(
+                "POST /appointments/{appointment_id}/reschedule to {} (profile {}), exactly this body:",
+                cfg.host, cfg.profile
+            )];
+            let json = serde_json::to_string_pretty(body).unwrap_or_default();
+            lines.extend(json.lines().map(str::to_string));
+            form_rows::ask(
+                f,
+                area,
+                "Send?",
+                &lines,
+                "Enter send · Esc back (all kept)",
+                theme,
+            );
+        }
+        Stage::AskWhich { earlier, later } => {
+            let lines = vec![
+                "This local time occurs twice (daylight saving time ends). Which one?".into(),
+                format!("1  {} (the first)", format_time(earlier)),
+                format!("2  {} (the second)", format_time(later)),
+            ];
+            form_rows::ask(
+                f,
+                area,
+                "Which time?",
+                &lines,
+                "1 / 2 choose · Esc back",
+                theme,
+            );
+        }
+        Stage::AskDiscard => {
+            let lines = vec!["Close and lose what was typed?".to_string()];
+            form_rows::ask(
+                f,
+                area,
+                "Discard?",
+                &lines,
+                "y discard · n keep editing",
+                theme,
+            );
+        }
+        _ => {}
+    }
+}
