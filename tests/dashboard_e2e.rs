@@ -3,9 +3,8 @@
 //! quit, and check the screen at each step and that the terminal was restored (raw mode off,
 //! alternate screen left, mouse reporting off).
 //!
-//! Uses `examples/demo.rs` until the binary's `--demo` is wired; builds it when missing.
+//! Runs the real binary (`crmdash --demo`).
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -82,18 +81,17 @@ impl Drop for Tmux {
     }
 }
 
-fn demo_binary() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--example", "demo", "--manifest-path"])
-        .arg(root.join("Cargo.toml"))
-        .status()
-        .expect("cargo build --example demo");
-    assert!(status.success());
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    target.join("debug").join("examples").join("demo")
+/// The real binary with `--demo`, in private config, data and state dirs (so no remembered tabs
+/// or sorts from another run change what the test sees).
+fn demo_command(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("crmdash-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.display();
+    format!(
+        "env XDG_CONFIG_HOME={d}/config XDG_DATA_HOME={d}/data XDG_STATE_HOME={d}/state CRMDASH_CONFIG={d}/config.toml {} --demo",
+        env!("CARGO_BIN_EXE_crmdash")
+    )
 }
 
 /// Runs `command` in a fresh tmux server (its own socket), then prints its exit status and
@@ -144,8 +142,7 @@ fn assert_restored(tmux: &Tmux, screen: &str) {
 
 #[test]
 fn browse_deals_in_a_real_terminal_and_restore_it() {
-    let bin = demo_binary();
-    let tmux = start("browse", &format!("NO_COLOR=1 {}", bin.display()));
+    let tmux = start("browse", &format!("NO_COLOR=1 {}", demo_command("browse")));
     tmux.wait_for("page 1/20 · 500 total");
     assert_eq!(tmux.display("#{alternate_on}"), "1");
     tmux.send(&["1"]);
@@ -173,8 +170,7 @@ fn browse_deals_in_a_real_terminal_and_restore_it() {
 
 #[test]
 fn sigterm_restores_the_terminal() {
-    let bin = demo_binary();
-    let tmux = start("term", &bin.display().to_string());
+    let tmux = start("term", &demo_command("term"));
     tmux.wait_for("page 1/20");
     assert_eq!(tmux.display("#{alternate_on}"), "1");
     let shell = tmux.display("#{pane_pid}");

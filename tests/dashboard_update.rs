@@ -389,3 +389,22 @@ fn tab_and_shift_tab_cycle_tabs_as_terminals_report_them() {
     )));
     assert_eq!(h.app.active, TabKind::Contacts);
 }
+
+#[test]
+fn auto_refresh_runs_on_schedule_and_pauses_while_the_filter_bar_is_open() {
+    let mut config = dashboard_support::test_config();
+    config.refresh = Some(Duration::from_secs(60));
+    let mut h = Harness::with((120, 40), FakeData::new(60), config);
+    h.answer_all();
+    let before = h.fetches().len();
+    h.advance(Duration::from_secs(61));
+    assert_eq!(h.fetches().len(), before + 1, "refreshed after 60 s");
+    h.answer_all();
+    let before = h.fetches().len();
+    h.ch('/');
+    h.advance(Duration::from_secs(120));
+    assert_eq!(h.fetches().len(), before, "paused while the bar is open");
+    h.key(KeyCode::Esc);
+    h.advance(Duration::from_secs(61));
+    assert_eq!(h.fetches().len(), before + 1, "resumed once the bar closed");
+}

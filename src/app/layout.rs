@@ -83,8 +83,9 @@ impl Areas {
 
 /// Picks the columns that fit in `width` and their widths. Columns are taken in priority
 /// order while each can have a comfortable width (halfway between its minimum and ideal), so
-/// narrow terminals hide the least important ones instead of squeezing all; then spare room
-/// grows columns towards their ideal width and the first column takes the rest.
+/// narrow terminals hide the least important ones instead of squeezing all; then the room
+/// grows every column to that comfortable width, then towards its ideal width, most important
+/// first; the first column takes what is left.
 pub fn fit_columns(columns: &[Column], width: u16) -> Vec<(usize, u16)> {
     let mut by_priority: Vec<usize> = (0..columns.len()).collect();
     by_priority.sort_by_key(|i| (columns[*i].priority, *i));
@@ -109,10 +110,20 @@ pub fn fit_columns(columns: &[Column], width: u16) -> Vec<(usize, u16)> {
     let mut spare = width.saturating_sub(widths.iter().sum::<u16>() + gaps);
     let mut order: Vec<usize> = (0..shown.len()).collect();
     order.sort_by_key(|p| columns[shown[*p]].priority);
-    for p in order {
-        let give = columns[shown[p]].ideal.saturating_sub(widths[p]).min(spare);
-        widths[p] += give;
-        spare -= give;
+    // Every shown column first gets its comfortable width, then its ideal, by priority.
+    for stage in [0, 1] {
+        for p in &order {
+            let c = &columns[shown[*p]];
+            // The most important column (the name) goes straight to its ideal width.
+            let target = if stage == 0 && c.priority > 0 {
+                (c.min + c.ideal).div_ceil(2)
+            } else {
+                c.ideal
+            };
+            let give = target.saturating_sub(widths[*p]).min(spare);
+            widths[*p] += give;
+            spare -= give;
+        }
     }
     if let Some(w) = widths.first_mut() {
         *w += spare;
