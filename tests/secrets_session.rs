@@ -95,8 +95,10 @@ fn a_whole_traced_session_never_shows_the_token() {
         .write_stdin(token_line.as_str());
     let out = c.output().unwrap();
     assert_ne!(out.status.code(), Some(0));
-    seen.push(("stdout of login".into(), out.stdout));
-    seen.push(("stderr of login".into(), out.stderr));
+    let login = [
+        ("stdout of login".to_string(), out.stdout),
+        ("stderr of login".to_string(), out.stderr),
+    ];
     // Failures: revoked token, server errors with retries, a redirect.
     env.fault(fault(FaultKind::Unauthorized));
     cli(&["deals", "list", "-vv"], ALL_TRACE, 3, None);
@@ -109,6 +111,7 @@ fn a_whole_traced_session_never_shows_the_token() {
     }));
     cli(&["deals", "list"], ALL_TRACE, 1, None);
     env.sb.faults().clear();
+    seen.extend(login);
 
     // The dashboard in a pty, fully traced: browse, filter, detail, help, copy, quit.
     let root = env.dir.path();

@@ -94,7 +94,11 @@ impl Pty {
 
     /// The screen as a terminal would show it now.
     pub fn screen(&self) -> String {
-        let mut p = vt100::Parser::new(ROWS, COLS, 0);
+        let mut p = vt100::Parser::new(
+            std::num::NonZero::new(ROWS).unwrap(),
+            std::num::NonZero::new(COLS).unwrap(),
+            0,
+        );
         p.process(&self.bytes());
         p.screen().contents()
     }
