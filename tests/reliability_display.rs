@@ -13,7 +13,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use unicode_width::UnicodeWidthStr;
 
-const SIZES: [(u16, u16); 4] = [(80, 24), (120, 30), (160, 48), (61, 20)];
+const SIZES: [(u16, u16); 4] = [(80, 24), (97, 31), (120, 30), (160, 48)];
 
 fn hostile_names() -> Vec<String> {
     vec![
@@ -48,20 +48,37 @@ fn hostile_data() -> FakeData {
     data
 }
 
-/// Every row of the buffer: its display width, and no control characters in any cell.
+/// Every row as a terminal would lay it out: each cell's glyph advances by its display width
+/// (a wide glyph covers the next cell, which must then be blank), no cell holds a control
+/// character or a zero-width glyph on its own, and the row ends exactly at the last column.
 fn assert_rows_fit(t: &Terminal<TestBackend>, what: &str) {
     let buf = t.backend().buffer();
     let (w, h) = (buf.area.width, buf.area.height);
     for y in 0..h {
-        let line: String = (0..w).map(|x| buf[(x, y)].symbol()).collect();
-        assert!(
-            !line.chars().any(|c| c.is_control()),
-            "{what}: control character on row {y}: {line:?}"
-        );
+        let row: String = (0..w).map(|x| buf[(x, y)].symbol()).collect();
+        let mut x = 0u16;
+        let mut columns = 0usize;
+        while x < w {
+            let sym = buf[(x, y)].symbol();
+            assert!(
+                !sym.chars().any(|c| c.is_control()),
+                "{what}: control character at ({x}, {y}): {row:?}"
+            );
+            let gw = sym.width();
+            assert!(gw > 0, "{what}: zero-width glyph {sym:?} at ({x}, {y}): {row:?}");
+            for covered in x + 1..(x + gw as u16).min(w) {
+                let c = buf[(covered, y)].symbol();
+                assert!(
+                    matches!(c, "" | " "),
+                    "{what}: {sym:?} at ({x}, {y}) is half covered by {c:?}: {row:?}"
+                );
+            }
+            columns += gw;
+            x += gw as u16;
+        }
         assert_eq!(
-            line.width(),
-            w as usize,
-            "{what}: row {y} is not {w} columns wide: {line:?}"
+            columns, w as usize,
+            "{what}: row {y} is not {w} columns wide: {row:?}"
         );
     }
 }
