@@ -201,7 +201,8 @@ async fn a_connection_cut_mid_body_recovers_by_itself_or_after_r() {
     key(&mut e, KeyCode::Char('r'));
     e.settle(QUIET).await;
     assert_loaded(&e);
-    sb.faults().add(FaultRule::new(FaultKind::CutMidBody).always());
+    sb.faults()
+        .add(FaultRule::new(FaultKind::CutMidBody).always());
     fails_then_recovers(&sb, &mut e, &["connection broke"]).await;
 }
 

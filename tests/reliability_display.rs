@@ -65,7 +65,10 @@ fn assert_rows_fit(t: &Terminal<TestBackend>, what: &str) {
                 "{what}: control character at ({x}, {y}): {row:?}"
             );
             let gw = sym.width();
-            assert!(gw > 0, "{what}: zero-width glyph {sym:?} at ({x}, {y}): {row:?}");
+            assert!(
+                gw > 0,
+                "{what}: zero-width glyph {sym:?} at ({x}, {y}): {row:?}"
+            );
             for covered in x + 1..(x + gw as u16).min(w) {
                 let c = buf[(covered, y)].symbol();
                 assert!(
@@ -97,7 +100,11 @@ fn assert_borders(t: &Terminal<TestBackend>, what: &str) {
     assert_eq!(buf[(w - 1, bottom)].symbol(), "┘", "{what}");
     for y in top + 1..bottom {
         assert_eq!(buf[(0, y)].symbol(), "│", "{what}: left border, row {y}");
-        assert_eq!(buf[(w - 1, y)].symbol(), "│", "{what}: right border, row {y}");
+        assert_eq!(
+            buf[(w - 1, y)].symbol(),
+            "│",
+            "{what}: right border, row {y}"
+        );
     }
 }
 

@@ -115,5 +115,9 @@ fn a_panic_restores_the_terminal_then_prints_its_message() {
         "the message is printed after leaving the alternate screen, where it stays readable"
     );
     assert!(pty.cooked(), "raw mode is off after a panic");
-    assert!(pty.screen().contains("deliberate panic"), "{}", pty.screen());
+    assert!(
+        pty.screen().contains("deliberate panic"),
+        "{}",
+        pty.screen()
+    );
 }

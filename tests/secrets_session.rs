@@ -19,7 +19,12 @@ const ALL_TRACE: &str = "trace,crmdash=trace";
 
 /// The token and long pieces of it (the status line may show its last 4 characters only).
 fn needles() -> Vec<&'static str> {
-    vec![TOKEN, &TOKEN[..16], &TOKEN[8..24], &TOKEN[TOKEN.len() - 16..]]
+    vec![
+        TOKEN,
+        &TOKEN[..16],
+        &TOKEN[8..24],
+        &TOKEN[TOKEN.len() - 16..],
+    ]
 }
 
 fn assert_clean(label: &str, bytes: &[u8]) {
@@ -72,16 +77,36 @@ fn a_whole_traced_session_never_shows_the_token() {
     };
     let appointment = env.sb.ids("appointments")[0].clone();
     cli(&["deals", "list", "--format", "json"], "trace", 0, None);
-    cli(&["deals", "list", "-vv", "--format", "csv"], ALL_TRACE, 0, None);
+    cli(
+        &["deals", "list", "-vv", "--format", "csv"],
+        ALL_TRACE,
+        0,
+        None,
+    );
     cli(&["contacts", "list", "--format", "table"], "trace", 0, None);
     cli(
-        &["contacts", "create", "--email", "secret.session@example.com", "--first-name", "S"],
+        &[
+            "contacts",
+            "create",
+            "--email",
+            "secret.session@example.com",
+            "--first-name",
+            "S",
+        ],
         ALL_TRACE,
         0,
         None,
     );
     cli(
-        &["appointments", "reschedule", &appointment, "--start", "+2h", "--yes", "-v"],
+        &[
+            "appointments",
+            "reschedule",
+            &appointment,
+            "--start",
+            "+2h",
+            "--yes",
+            "-v",
+        ],
         "trace",
         0,
         None,
@@ -161,7 +186,10 @@ fn a_whole_traced_session_never_shows_the_token() {
         .iter()
         .map(|p| std::fs::metadata(p).unwrap().len() as usize)
         .sum();
-    assert!(traced > 10_000, "the logs hold the traced session: {traced} bytes");
+    assert!(
+        traced > 10_000,
+        "the logs hold the traced session: {traced} bytes"
+    );
     let log_text: String = logs
         .iter()
         .map(|p| std::fs::read_to_string(p).unwrap())
@@ -188,13 +216,12 @@ fn non_loopback_ip() -> Option<std::net::IpAddr> {
 fn plain_http_to_a_non_loopback_host_is_refused_before_any_connection() {
     let env = Env::new();
     let refused = |url: &str| {
-        let out = run(env.bare().env("CRMDASH_TOKEN", TOKEN).args([
-            "--base-url",
-            url,
-            "deals",
-            "list",
-        ]))
-        .code(5);
+        let out =
+            run(env
+                .bare()
+                .env("CRMDASH_TOKEN", TOKEN)
+                .args(["--base-url", url, "deals", "list"]))
+            .code(5);
         let line = out.error_line().to_string();
         assert!(line.contains("refusing plain http://"), "{line}");
         assert_clean("refusal", out.stderr.as_bytes());
@@ -229,7 +256,11 @@ fn plain_http_to_a_non_loopback_host_is_refused_before_any_connection() {
     }
     // Unroutable and documentation addresses: refused at once, not after a connect timeout
     // (the error is the refusal, not a network error).
-    for url in ["http://10.255.255.1", "http://192.0.2.1:8080", "http://crm.example.com"] {
+    for url in [
+        "http://10.255.255.1",
+        "http://192.0.2.1:8080",
+        "http://crm.example.com",
+    ] {
         refused(url);
     }
     assert!(env.sb.requests().is_empty());
