@@ -230,6 +230,11 @@ async fn event_loop(
     // Draw the first frame before any request goes out.
     term.draw(|f| crate::ui::render(&engine.app, f))?;
     engine.app.dirty = false;
+    // Debug builds only: lets the terminal-restore tests panic with every mode set.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("CRMDASH_DEBUG_PANIC").is_some_and(|v| v == "1") {
+        panic!("CRMDASH_DEBUG_PANIC=1: deliberate panic after the first frame");
+    }
     let first = engine.start();
     if act(term, engine, first, mouse)? {
         return Ok(());

@@ -157,6 +157,15 @@ pub fn check_base_url(base_url: &str) -> Result<Url, ApiError> {
             "the base URL has no host",
         ));
     }
+    // DNS limits: a longer name can never resolve, so say so instead of a network error.
+    if let Some(url::Host::Domain(d)) = url.host()
+        && (d.len() > 253 || d.split('.').any(|label| label.len() > 63))
+    {
+        return Err(ApiError::invalid_request(
+            "base_url",
+            "the base URL's host name is too long (253 characters, 63 per label, at most)",
+        ));
+    }
     Ok(url)
 }
 
