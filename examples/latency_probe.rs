@@ -7,6 +7,7 @@
 //! (defaults: 200 keys, 0 ms; `crmdash` is taken from `target/release`, or `CRMDASH_BIN`).
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::num::NonZeroU16;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -219,7 +220,11 @@ fn main() {
     cmd.env("NO_COLOR", "1");
     let shared: Shared = Arc::new((
         Mutex::new(Screen {
-            parser: vt100::Parser::new(ROWS, COLS, 0),
+            parser: vt100::Parser::new(
+                NonZeroU16::new(ROWS).unwrap(),
+                NonZeroU16::new(COLS).unwrap(),
+                0,
+            ),
             last_chunk: Instant::now(),
             bytes: 0,
             writes: 0,
