@@ -29,7 +29,11 @@ struct Screen {
 
 type Shared = Arc<(Mutex<Screen>, Condvar)>;
 
-fn reader_thread(mut reader: Box<dyn Read + Send>, shared: Shared) {
+type Writer = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Reads the pty, timestamping each chunk; answers the cursor-position query (`ESC [ 6 n`)
+/// as a terminal would (ratatui asks it at start).
+fn reader_thread(mut reader: Box<dyn Read + Send>, shared: Shared, writer: Writer) {
     std::thread::spawn(move || {
         let mut buf = vec![0u8; 64 * 1024];
         loop {
@@ -38,6 +42,11 @@ fn reader_thread(mut reader: Box<dyn Read + Send>, shared: Shared) {
                 Ok(n) => n,
             };
             let at = Instant::now();
+            if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                let mut w = writer.lock().unwrap();
+                let _ = w.write_all(b"\x1b[1;1R");
+                let _ = w.flush();
+            }
             let (lock, cv) = &*shared;
             let mut s = lock.lock().unwrap();
             s.parser.process(&buf[..n]);
@@ -84,7 +93,9 @@ fn active_tab(s: &vt100::Screen) -> String {
                 .filter(|c| c.inverse())
                 .map(|c| c.contents().to_string())
         })
-        .collect()
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 /// "sort updated_at ▼" from the table's top border.
@@ -195,6 +206,10 @@ fn main() {
     let latency: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(0);
     let contacts: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1000);
     let bin = std::env::var("CRMDASH_BIN").unwrap_or_else(|_| "target/release/crmdash".into());
+    let bin = std::fs::canonicalize(&bin)
+        .expect("the crmdash binary (cargo build --release)")
+        .display()
+        .to_string();
     let (mut sandbox, url, token) = start_sandbox(&bin, latency, contacts);
     let home = tempfile::tempdir().expect("temp home");
     let config = home.path().join("config.toml");
@@ -231,16 +246,30 @@ fn main() {
         }),
         Condvar::new(),
     ));
-    reader_thread(pty.master.try_clone_reader().unwrap(), shared.clone());
-    let mut writer = pty.master.take_writer().unwrap();
+    let writer: Writer = Arc::new(Mutex::new(pty.master.take_writer().unwrap()));
+    reader_thread(
+        pty.master.try_clone_reader().unwrap(),
+        shared.clone(),
+        writer.clone(),
+    );
+    let press = |k: char| {
+        let mut w = writer.lock().unwrap();
+        w.write_all(&[k as u8]).unwrap();
+        w.flush().unwrap();
+    };
     let spawned = Instant::now();
     let mut child = pty.slave.spawn_command(cmd).expect("crmdash starts");
     let pid = child.process_id().expect("pid");
     println!(
         "crmdash latency probe: {COLS}x{ROWS}, {keys} keys, sandbox latency {latency} ms, {contacts} contacts"
     );
-    let first =
-        wait_for(&shared, Duration::from_secs(5), first_complete_frame).expect("first frame");
+    let Some(first) = wait_for(&shared, Duration::from_secs(5), first_complete_frame) else {
+        let s = shared.0.lock().unwrap();
+        panic!(
+            "no first frame; the screen:\n{}",
+            s.parser.screen().contents()
+        );
+    };
     let data = wait_for(&shared, Duration::from_secs(10), |s| {
         selected_row(s).is_some()
     })
@@ -256,8 +285,7 @@ fn main() {
 
     // Load every tab once, so navigation finds rows everywhere.
     for k in ['1', '3', '2'] {
-        writer.write_all(&[k as u8]).unwrap();
-        writer.flush().unwrap();
+        press(k);
         wait_for(&shared, Duration::from_secs(10), |s| {
             active_tab(s).starts_with(k) && selected_row(s).is_some()
         })
@@ -280,8 +308,7 @@ fn main() {
             )
         };
         let sent = Instant::now();
-        writer.write_all(&[k as u8]).unwrap();
-        writer.flush().unwrap();
+        press(k);
         let seen = match k {
             'j' | 'k' => {
                 let want = before
@@ -338,15 +365,14 @@ fn main() {
     };
     println!(
         "  idle 10 s: CPU {:.3} ms (schedstat; utime+stime {} ticks), {} bytes in {} writes to the terminal",
-        (c1 - c0).as_secs_f64() * 1000.0,
+        c1.saturating_sub(c0).as_secs_f64() * 1000.0,
         t1 - t0,
         b1 - b0,
         w1 - w0
     );
     println!("  RSS after idle: {} kB", status_kb(pid, "VmRSS:"));
 
-    writer.write_all(b"q").unwrap();
-    writer.flush().unwrap();
+    press('q');
     let _ = child.wait();
     let _ = sandbox.kill();
     let _ = sandbox.wait();
