@@ -1,0 +1,66 @@
+//! Frame cost: `ui::render` of each tab with a 100-row page, at 80x24 and 200x50, through
+//! ratatui's `Terminal::draw` on a `TestBackend` (render into the buffer, diff, flush).
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use crmdash::app::{Now, TabKind};
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use support::{Fixture, key_msg};
+
+fn tab_key(kind: TabKind) -> char {
+    match kind {
+        TabKind::Contacts => '1',
+        TabKind::Deals => '2',
+        TabKind::Projects => '3',
+    }
+}
+
+fn render(c: &mut Criterion) {
+    let fixture = Fixture::new();
+    let mut group = c.benchmark_group("render");
+    for (w, h) in [(80u16, 24u16), (200, 50)] {
+        let mut app = fixture.loaded_app((w, h));
+        for kind in TabKind::ALL {
+            app.update(key_msg(KeyCode::Char(tab_key(kind))), Now::current());
+            assert_eq!(app.tab().records().len(), 100, "a 100-row page is shown");
+            let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+            // Unchanged screen: the whole frame is drawn and diffed, nothing is flushed.
+            group.bench_function(format!("{}/{w}x{h}/same", kind.noun()), |b| {
+                b.iter(|| {
+                    term.draw(|f| crmdash::ui::render(black_box(&app), f))
+                        .expect("draw");
+                })
+            });
+            // The selection moves each frame: two rows change, as when browsing.
+            let mut down = true;
+            group.bench_function(format!("{}/{w}x{h}/move", kind.noun()), |b| {
+                b.iter(|| {
+                    let key = if down { KeyCode::Down } else { KeyCode::Up };
+                    down = !down;
+                    app.update(key_msg(key), Now::current());
+                    term.draw(|f| crmdash::ui::render(black_box(&app), f))
+                        .expect("draw");
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1))
+        .sample_size(30);
+    targets = render
+}
+criterion_main!(benches);

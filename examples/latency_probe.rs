@@ -1,0 +1,379 @@
+//! Latency probe: runs the release `crmdash` in a pseudo-terminal (160x45) against a sandbox
+//! in its own process, sends navigation, sort and tab keys, and timestamps the moment the
+//! parsed screen (`vt100`) shows each change; prints p50/p95/p99. Also: cold start to the
+//! first complete frame, first data, idle CPU and bytes written over 10 s, and RSS.
+//!
+//! `cargo build --release && cargo run --release --example latency_probe -- [KEYS] [LATENCY_MS]`
+//! (defaults: 200 keys, 0 ms; `crmdash` is taken from `target/release`, or `CRMDASH_BIN`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::num::NonZeroU16;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+const ROWS: u16 = 45;
+const COLS: u16 = 160;
+/// A key whose change does not show by then is counted as lost (and reported).
+const KEY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The screen as parsed so far, with when its last byte arrived and how many came.
+struct Screen {
+    parser: vt100::Parser,
+    last_chunk: Instant,
+    bytes: u64,
+    writes: u64,
+}
+
+type Shared = Arc<(Mutex<Screen>, Condvar)>;
+
+type Writer = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Reads the pty, timestamping each chunk; answers the cursor-position query (`ESC [ 6 n`)
+/// as a terminal would (ratatui asks it at start).
+fn reader_thread(mut reader: Box<dyn Read + Send>, shared: Shared, writer: Writer) {
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            let at = Instant::now();
+            if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                let mut w = writer.lock().unwrap();
+                let _ = w.write_all(b"\x1b[1;1R");
+                let _ = w.flush();
+            }
+            let (lock, cv) = &*shared;
+            let mut s = lock.lock().unwrap();
+            s.parser.process(&buf[..n]);
+            s.last_chunk = at;
+            s.bytes += n as u64;
+            s.writes += 1;
+            cv.notify_all();
+        }
+    });
+}
+
+/// Waits until `pred` holds on the screen; returns when the chunk that made it hold arrived.
+fn wait_for(
+    shared: &Shared,
+    timeout: Duration,
+    pred: impl Fn(&vt100::Screen) -> bool,
+) -> Option<Instant> {
+    let (lock, cv) = &**shared;
+    let deadline = Instant::now() + timeout;
+    let mut s = lock.lock().unwrap();
+    loop {
+        if pred(s.parser.screen()) {
+            return Some(s.last_chunk);
+        }
+        let left = deadline.checked_duration_since(Instant::now())?;
+        s = cv.wait_timeout(s, left).unwrap().0;
+    }
+}
+
+fn row_text(s: &vt100::Screen, row: u16) -> String {
+    s.rows(0, COLS).nth(row as usize).unwrap_or_default()
+}
+
+/// The row drawn in reverse video inside the table (the selection), if any.
+fn selected_row(s: &vt100::Screen) -> Option<u16> {
+    (3..ROWS - 2).find(|&r| s.cell(r, 3).is_some_and(|c| c.inverse()))
+}
+
+/// The active tab's title (the reverse-video text of the first row).
+fn active_tab(s: &vt100::Screen) -> String {
+    (0..COLS)
+        .filter_map(|c| {
+            s.cell(0, c)
+                .filter(|c| c.inverse())
+                .map(|c| c.contents().to_string())
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// "sort updated_at ▼" from the table's top border.
+fn sort_label(s: &vt100::Screen) -> Option<String> {
+    (1..ROWS).find_map(|r| {
+        let t = row_text(s, r);
+        let i = t.find("· sort ")?;
+        Some(t[i..].split(" · ").next().unwrap_or("").to_string())
+    })
+}
+
+fn first_complete_frame(s: &vt100::Screen) -> bool {
+    active_tab(s).contains("Deals") && !row_text(s, ROWS - 1).trim().is_empty()
+}
+
+/// Spawns `crmdash sandbox` and reads its base URL and token.
+fn start_sandbox(bin: &str, latency_ms: u64, contacts: usize) -> (Child, String, String) {
+    let mut cmd = Command::new(bin);
+    cmd.args([
+        "sandbox",
+        "--port",
+        "0",
+        "--contacts",
+        &contacts.to_string(),
+    ]);
+    if latency_ms > 0 {
+        cmd.args(["--latency-ms", &latency_ms.to_string()]);
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("sandbox starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut url = String::new();
+    let mut token = String::new();
+    while url.is_empty() || token.is_empty() {
+        let line = lines.next().expect("sandbox output").expect("utf-8");
+        if let Some(u) = line.strip_prefix("base_url: ") {
+            url = u.to_string();
+        } else if let Some(t) = line.strip_prefix("token: ") {
+            token = t.to_string();
+        }
+    }
+    // Keep draining so the sandbox never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (child, url, token)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+fn report(name: &str, mut v: Vec<Duration>) {
+    v.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "  {name:<10} n={:<4} p50={:.3} ms  p95={:.3} ms  p99={:.3} ms  max={:.3} ms",
+        v.len(),
+        ms(percentile(&v, 0.50)),
+        ms(percentile(&v, 0.95)),
+        ms(percentile(&v, 0.99)),
+        ms(v.last().copied().unwrap_or_default()),
+    );
+}
+
+/// CPU time of every thread of `pid`, from `/proc/PID/task/*/schedstat` (nanoseconds).
+fn cpu_time(pid: u32) -> Duration {
+    let mut total = 0u64;
+    if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in dir.flatten() {
+            let s = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
+            total += s
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+        }
+    }
+    Duration::from_nanos(total)
+}
+
+/// utime+stime from `/proc/PID/stat`, in clock ticks (coarse: 10 ms).
+fn stat_ticks(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = s.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+}
+
+fn status_kb(pid: u32, field: &str) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let keys: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let latency: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(0);
+    let contacts: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1000);
+    let bin = std::env::var("CRMDASH_BIN").unwrap_or_else(|_| "target/release/crmdash".into());
+    let bin = std::fs::canonicalize(&bin)
+        .expect("the crmdash binary (cargo build --release)")
+        .display()
+        .to_string();
+    let (mut sandbox, url, token) = start_sandbox(&bin, latency, contacts);
+    let home = tempfile::tempdir().expect("temp home");
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, "[ui]\nrefresh_seconds = 0\n").unwrap();
+
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("pty");
+    let mut cmd = CommandBuilder::new(&bin);
+    cmd.args(["--base-url", &url]);
+    cmd.env("CRMDASH_TOKEN", &token);
+    cmd.env("CRMDASH_CONFIG", &config);
+    cmd.env("HOME", home.path());
+    cmd.env("XDG_CONFIG_HOME", home.path().join("config"));
+    cmd.env("XDG_STATE_HOME", home.path().join("state"));
+    cmd.env("XDG_DATA_HOME", home.path().join("data"));
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("NO_COLOR", "1");
+    let shared: Shared = Arc::new((
+        Mutex::new(Screen {
+            parser: vt100::Parser::new(
+                NonZeroU16::new(ROWS).unwrap(),
+                NonZeroU16::new(COLS).unwrap(),
+                0,
+            ),
+            last_chunk: Instant::now(),
+            bytes: 0,
+            writes: 0,
+        }),
+        Condvar::new(),
+    ));
+    let writer: Writer = Arc::new(Mutex::new(pty.master.take_writer().unwrap()));
+    reader_thread(
+        pty.master.try_clone_reader().unwrap(),
+        shared.clone(),
+        writer.clone(),
+    );
+    let press = |k: char| {
+        let mut w = writer.lock().unwrap();
+        w.write_all(&[k as u8]).unwrap();
+        w.flush().unwrap();
+    };
+    let spawned = Instant::now();
+    let mut child = pty.slave.spawn_command(cmd).expect("crmdash starts");
+    let pid = child.process_id().expect("pid");
+    println!(
+        "crmdash latency probe: {COLS}x{ROWS}, {keys} keys, sandbox latency {latency} ms, {contacts} contacts"
+    );
+    let Some(first) = wait_for(&shared, Duration::from_secs(5), first_complete_frame) else {
+        let s = shared.0.lock().unwrap();
+        panic!(
+            "no first frame; the screen:\n{}",
+            s.parser.screen().contents()
+        );
+    };
+    let data = wait_for(&shared, Duration::from_secs(10), |s| {
+        selected_row(s).is_some()
+    })
+    .expect("first data");
+    println!(
+        "  cold start to first complete frame: {:.2} ms",
+        (first - spawned).as_secs_f64() * 1000.0
+    );
+    println!(
+        "  cold start to first data on screen: {:.2} ms",
+        (data - spawned).as_secs_f64() * 1000.0
+    );
+
+    // Load every tab once, so navigation finds rows everywhere.
+    for k in ['1', '3', '2'] {
+        press(k);
+        wait_for(&shared, Duration::from_secs(10), |s| {
+            active_tab(s).starts_with(k) && selected_row(s).is_some()
+        })
+        .expect("tab loads");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+
+    let pattern = [
+        'j', 'j', 'j', 'k', 'k', 's', 'j', 'k', '1', 'j', 'k', '2', 'S', 'j', '3', 'k', 'j', '2',
+    ];
+    let (mut nav, mut sort, mut tab) = (Vec::new(), Vec::new(), Vec::new());
+    let mut lost = 0;
+    for i in 0..keys {
+        let k = pattern[i % pattern.len()];
+        let before = {
+            let s = shared.0.lock().unwrap();
+            (
+                selected_row(s.parser.screen()),
+                sort_label(s.parser.screen()),
+            )
+        };
+        let sent = Instant::now();
+        press(k);
+        let seen = match k {
+            'j' | 'k' => {
+                let want = before
+                    .0
+                    .map(|r| if k == 'j' { r + 1 } else { r.saturating_sub(1) });
+                wait_for(&shared, KEY_TIMEOUT, |s| selected_row(s) == want)
+            }
+            's' | 'S' => wait_for(&shared, KEY_TIMEOUT, |s| sort_label(s) != before.1),
+            _ => wait_for(&shared, KEY_TIMEOUT, |s| active_tab(s).starts_with(k)),
+        };
+        match seen {
+            Some(at) => {
+                let d = at.saturating_duration_since(sent);
+                match k {
+                    'j' | 'k' => nav.push(d),
+                    's' | 'S' => sort.push(d),
+                    _ => tab.push(d),
+                }
+            }
+            None => lost += 1,
+        }
+        // A human's pace is slower; this keeps requests in flight on a slow link.
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    println!("  keystroke to frame (first byte of the frame that shows the change):");
+    let mut all: Vec<Duration> = nav.iter().chain(&sort).chain(&tab).copied().collect();
+    report("navigate", nav);
+    report("sort", sort);
+    report("tab", tab);
+    report("all", std::mem::take(&mut all));
+    if lost > 0 {
+        println!(
+            "  keys whose change did not show within {KEY_TIMEOUT:?} (a page answer reset the selection meanwhile): {lost}"
+        );
+    }
+    println!(
+        "  RSS while browsing: {} kB (peak {} kB)",
+        status_kb(pid, "VmRSS:"),
+        status_kb(pid, "VmHWM:")
+    );
+
+    // Idle: let answers land, then watch 10 s with nothing pressed.
+    std::thread::sleep(Duration::from_millis(latency.max(100) * 3));
+    let (b0, w0) = {
+        let s = shared.0.lock().unwrap();
+        (s.bytes, s.writes)
+    };
+    let (c0, t0) = (cpu_time(pid), stat_ticks(pid));
+    std::thread::sleep(Duration::from_secs(10));
+    let (c1, t1) = (cpu_time(pid), stat_ticks(pid));
+    let (b1, w1) = {
+        let s = shared.0.lock().unwrap();
+        (s.bytes, s.writes)
+    };
+    println!(
+        "  idle 10 s: CPU {:.3} ms (schedstat; utime+stime {} ticks), {} bytes in {} writes to the terminal",
+        c1.saturating_sub(c0).as_secs_f64() * 1000.0,
+        t1 - t0,
+        b1 - b0,
+        w1 - w0
+    );
+    println!("  RSS after idle: {} kB", status_kb(pid, "VmRSS:"));
+
+    press('q');
+    let _ = child.wait();
+    let _ = sandbox.kill();
+    let _ = sandbox.wait();
+}
