@@ -148,12 +148,14 @@ fn a_whole_traced_session_never_shows_the_token() {
         pty.send(keys);
         std::thread::sleep(std::time::Duration::from_millis(150));
     }
-    pty.send("y");
-    pty.send("\x1b");
-    pty.send("?");
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Keys apart: an Esc followed at once by a key reads as Alt-<key>.
+    for keys in ["y", "\x1b", "?"] {
+        pty.send(keys);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
     seen.push(("dashboard screen".into(), pty.screen().into_bytes()));
     pty.send("\x1b");
+    std::thread::sleep(std::time::Duration::from_millis(200));
     pty.send("q");
     assert!(pty.wait_exit().success());
     seen.push(("dashboard bytes".into(), pty.bytes()));
