@@ -145,6 +145,26 @@ const fn right(mut c: Column) -> Column {
     c
 }
 
+/// The timestamp columns contacts and deals share (projects rank `Updated` differently).
+const CREATED: Column = col(
+    ColumnId::Created,
+    "Created",
+    16,
+    16,
+    6,
+    Some("created_at"),
+    None,
+);
+const UPDATED: Column = col(
+    ColumnId::Updated,
+    "Updated",
+    16,
+    16,
+    5,
+    Some("updated_at"),
+    None,
+);
+
 const CONTACT_COLUMNS: &[Column] = &[
     col(ColumnId::Name, "Name", 10, 24, 0, Some("last_name"), None),
     col(ColumnId::Email, "Email", 10, 28, 1, Some("email"), None),
@@ -167,24 +187,8 @@ const CONTACT_COLUMNS: &[Column] = &[
         None,
         Some("assigned_user"),
     ),
-    col(
-        ColumnId::Created,
-        "Created",
-        16,
-        16,
-        6,
-        Some("created_at"),
-        None,
-    ),
-    col(
-        ColumnId::Updated,
-        "Updated",
-        16,
-        16,
-        5,
-        Some("updated_at"),
-        None,
-    ),
+    CREATED,
+    UPDATED,
 ];
 
 const DEAL_COLUMNS: &[Column] = &[
@@ -209,24 +213,8 @@ const DEAL_COLUMNS: &[Column] = &[
         None,
         Some("assigned_user"),
     ),
-    col(
-        ColumnId::Created,
-        "Created",
-        16,
-        16,
-        6,
-        Some("created_at"),
-        None,
-    ),
-    col(
-        ColumnId::Updated,
-        "Updated",
-        16,
-        16,
-        5,
-        Some("updated_at"),
-        None,
-    ),
+    CREATED,
+    UPDATED,
 ];
 
 const PROJECT_COLUMNS: &[Column] = &[
