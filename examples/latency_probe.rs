@@ -6,6 +6,7 @@
 //! `cargo build --release && cargo run --release --example latency_probe -- [KEYS] [LATENCY_MS]`
 //! (defaults: 200 keys, 0 ms; `crmdash` is taken from `target/release`, or `CRMDASH_BIN`).
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::num::NonZeroU16;
 use std::process::{Child, Command, Stdio};
@@ -19,12 +20,18 @@ const COLS: u16 = 160;
 /// A key whose change does not show by then is counted as lost (and reported).
 const KEY_TIMEOUT: Duration = Duration::from_secs(2);
 
+type Pred = Box<dyn Fn(&vt100::Screen) -> bool + Send>;
+
 /// The screen as parsed so far, with when its last byte arrived and how many came.
 struct Screen {
     parser: vt100::Parser,
     last_chunk: Instant,
     bytes: u64,
     writes: u64,
+    /// What the main thread waits for, checked by the reader after every chunk; the time is
+    /// when the first chunk after which it held was read (taken before parsing, so the
+    /// probe's own parsing is not counted, nor when the main thread happens to wake).
+    watch: Option<(Pred, Option<Instant>)>,
 }
 
 type Shared = Arc<(Mutex<Screen>, Condvar)>;
@@ -48,30 +55,59 @@ fn reader_thread(mut reader: Box<dyn Read + Send>, shared: Shared, writer: Write
                 let _ = w.flush();
             }
             let (lock, cv) = &*shared;
-            let mut s = lock.lock().unwrap();
+            let mut guard = lock.lock().unwrap();
+            let s = &mut *guard;
             s.parser.process(&buf[..n]);
             s.last_chunk = at;
             s.bytes += n as u64;
             s.writes += 1;
+            if let Some((pred, seen @ None)) = &mut s.watch
+                && pred(s.parser.screen())
+            {
+                *seen = Some(at);
+            }
             cv.notify_all();
         }
     });
 }
 
-/// Waits until `pred` holds on the screen; returns when the chunk that made it hold arrived.
+/// Waits until `pred` holds on the screen; returns when the chunk that made it hold arrived
+/// (or the last chunk's time, when it already held).
 fn wait_for(
     shared: &Shared,
     timeout: Duration,
-    pred: impl Fn(&vt100::Screen) -> bool,
+    pred: impl Fn(&vt100::Screen) -> bool + Send + 'static,
 ) -> Option<Instant> {
+    let (lock, _) = &**shared;
+    let mut s = lock.lock().unwrap();
+    if pred(s.parser.screen()) {
+        return Some(s.last_chunk);
+    }
+    s.watch = Some((Box::new(pred), None));
+    drop(s);
+    wait_watched(shared, timeout)
+}
+
+/// Starts watching for `pred` before a key is sent, so no chunk can slip past it.
+fn watch(shared: &Shared, pred: impl Fn(&vt100::Screen) -> bool + Send + 'static) {
+    shared.0.lock().unwrap().watch = Some((Box::new(pred), None));
+}
+
+/// Waits for the watched predicate to hold; clears the watch.
+fn wait_watched(shared: &Shared, timeout: Duration) -> Option<Instant> {
     let (lock, cv) = &**shared;
     let deadline = Instant::now() + timeout;
     let mut s = lock.lock().unwrap();
     loop {
-        if pred(s.parser.screen()) {
-            return Some(s.last_chunk);
+        if let Some((_, Some(at))) = &s.watch {
+            let at = *at;
+            s.watch = None;
+            return Some(at);
         }
-        let left = deadline.checked_duration_since(Instant::now())?;
+        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+            s.watch = None;
+            return None;
+        };
         s = cv.wait_timeout(s, left).unwrap().0;
     }
 }
@@ -105,6 +141,19 @@ fn sort_label(s: &vt100::Screen) -> Option<String> {
         let i = t.find("· sort ")?;
         Some(t[i..].split(" · ").next().unwrap_or("").to_string())
     })
+}
+
+/// Whether screen row `r` shows a record of the table (not its header, border or blank space).
+fn is_record(s: &vt100::Screen, r: u16) -> bool {
+    let Some(border) = (1..ROWS).find(|&b| row_text(s, b).contains("· sort ")) else {
+        return false;
+    };
+    let inner: String = row_text(s, r)
+        .chars()
+        .skip(1)
+        .take(COLS as usize - 2)
+        .collect();
+    r > border + 1 && r < ROWS && !inner.trim().is_empty() && !inner.starts_with('─')
 }
 
 fn first_complete_frame(s: &vt100::Screen) -> bool {
@@ -166,20 +215,30 @@ fn report(name: &str, mut v: Vec<Duration>) {
     );
 }
 
-/// CPU time of every thread of `pid`, from `/proc/PID/task/*/schedstat` (nanoseconds).
-fn cpu_time(pid: u32) -> Duration {
-    let mut total = 0u64;
+/// CPU time of each thread of `pid`, from `/proc/PID/task/*/schedstat` (nanoseconds).
+fn thread_times(pid: u32) -> HashMap<String, u64> {
+    let mut times = HashMap::new();
     if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) {
         for t in dir.flatten() {
             let s = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
-            total += s
-                .split_whitespace()
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
+            if let Some(ns) = s.split_whitespace().next().and_then(|n| n.parse().ok()) {
+                times.insert(t.file_name().to_string_lossy().into_owned(), ns);
+            }
         }
     }
-    Duration::from_nanos(total)
+    times
+}
+
+/// CPU time spent between two `thread_times` readings, and how many threads ended meanwhile
+/// (their time after the first reading is not counted: a thread that ends, such as an idle
+/// blocking-pool worker, takes its counter with it).
+fn cpu_between(before: &HashMap<String, u64>, after: &HashMap<String, u64>) -> (Duration, usize) {
+    let spent = after
+        .iter()
+        .map(|(tid, ns)| ns - before.get(tid).copied().unwrap_or(0).min(*ns))
+        .sum();
+    let ended = before.keys().filter(|t| !after.contains_key(*t)).count();
+    (Duration::from_nanos(spent), ended)
 }
 
 /// utime+stime from `/proc/PID/stat`, in clock ticks (coarse: 10 ms).
@@ -243,6 +302,7 @@ fn main() {
             last_chunk: Instant::now(),
             bytes: 0,
             writes: 0,
+            watch: None,
         }),
         Condvar::new(),
     ));
@@ -286,7 +346,7 @@ fn main() {
     // Load every tab once, so navigation finds rows everywhere.
     for k in ['1', '3', '2'] {
         press(k);
-        wait_for(&shared, Duration::from_secs(10), |s| {
+        wait_for(&shared, Duration::from_secs(10), move |s| {
             active_tab(s).starts_with(k) && selected_row(s).is_some()
         })
         .expect("tab loads");
@@ -297,29 +357,37 @@ fn main() {
         'j', 'j', 'j', 'k', 'k', 's', 'j', 'k', '1', 'j', 'k', '2', 'S', 'j', '3', 'k', 'j', '2',
     ];
     let (mut nav, mut sort, mut tab) = (Vec::new(), Vec::new(), Vec::new());
-    let mut lost = 0;
+    let mut lost = Vec::new();
     for i in 0..keys {
-        let k = pattern[i % pattern.len()];
-        let before = {
+        let (before, k) = {
             let s = shared.0.lock().unwrap();
-            (
-                selected_row(s.parser.screen()),
-                sort_label(s.parser.screen()),
-            )
+            let screen = s.parser.screen();
+            let selected = selected_row(screen);
+            // A selection on the first or last record cannot move further that way: the key
+            // would change nothing, and wait for a change that never comes.
+            let k = match (pattern[i % pattern.len()], selected) {
+                ('k', Some(r)) if !is_record(screen, r - 1) => 'j',
+                ('j', Some(r)) if !is_record(screen, r + 1) => 'k',
+                (k, _) => k,
+            };
+            ((selected, sort_label(screen)), k)
         };
-        let sent = Instant::now();
-        press(k);
-        let seen = match k {
+        match k {
             'j' | 'k' => {
                 let want = before
                     .0
                     .map(|r| if k == 'j' { r + 1 } else { r.saturating_sub(1) });
-                wait_for(&shared, KEY_TIMEOUT, |s| selected_row(s) == want)
+                watch(&shared, move |s| selected_row(s) == want);
             }
-            's' | 'S' => wait_for(&shared, KEY_TIMEOUT, |s| sort_label(s) != before.1),
-            _ => wait_for(&shared, KEY_TIMEOUT, |s| active_tab(s).starts_with(k)),
-        };
-        match seen {
+            's' | 'S' => {
+                let label = before.1.clone();
+                watch(&shared, move |s| sort_label(s) != label);
+            }
+            _ => watch(&shared, move |s| active_tab(s).starts_with(k)),
+        }
+        let sent = Instant::now();
+        press(k);
+        match wait_watched(&shared, KEY_TIMEOUT) {
             Some(at) => {
                 let d = at.saturating_duration_since(sent);
                 match k {
@@ -328,20 +396,20 @@ fn main() {
                     _ => tab.push(d),
                 }
             }
-            None => lost += 1,
+            None => lost.push((k, before.0)),
         }
         // A human's pace is slower; this keeps requests in flight on a slow link.
         std::thread::sleep(Duration::from_millis(15));
     }
-    println!("  keystroke to frame (first byte of the frame that shows the change):");
+    println!("  keystroke to frame (read time of the chunk that completes the change):");
     let mut all: Vec<Duration> = nav.iter().chain(&sort).chain(&tab).copied().collect();
     report("navigate", nav);
     report("sort", sort);
     report("tab", tab);
     report("all", std::mem::take(&mut all));
-    if lost > 0 {
+    if !lost.is_empty() {
         println!(
-            "  keys whose change did not show within {KEY_TIMEOUT:?} (a page answer reset the selection meanwhile): {lost}"
+            "  keys whose change did not show within {KEY_TIMEOUT:?} (key, selected row before): {lost:?}"
         );
     }
     println!(
@@ -350,27 +418,39 @@ fn main() {
         status_kb(pid, "VmHWM:")
     );
 
+    // `PROBE_SMAPS=FILE`: keep the memory map as it is while browsing, to see where RSS goes.
+    if let Some(path) = std::env::var_os("PROBE_SMAPS") {
+        let _ = std::fs::copy(format!("/proc/{pid}/smaps"), path);
+    }
+
     // Idle: let answers land, then watch 10 s with nothing pressed.
     std::thread::sleep(Duration::from_millis(latency.max(100) * 3));
     let (b0, w0) = {
         let s = shared.0.lock().unwrap();
         (s.bytes, s.writes)
     };
-    let (c0, t0) = (cpu_time(pid), stat_ticks(pid));
+    let (c0, t0) = (thread_times(pid), stat_ticks(pid));
     std::thread::sleep(Duration::from_secs(10));
-    let (c1, t1) = (cpu_time(pid), stat_ticks(pid));
+    let (c1, t1) = (thread_times(pid), stat_ticks(pid));
+    let (idle_cpu, ended) = cpu_between(&c0, &c1);
     let (b1, w1) = {
         let s = shared.0.lock().unwrap();
         (s.bytes, s.writes)
     };
     println!(
-        "  idle 10 s: CPU {:.3} ms (schedstat; utime+stime {} ticks), {} bytes in {} writes to the terminal",
-        c1.saturating_sub(c0).as_secs_f64() * 1000.0,
+        "  idle 10 s: CPU {:.3} ms (schedstat, {} threads, {ended} ended meanwhile; utime+stime {} ticks), {} bytes in {} writes to the terminal",
+        idle_cpu.as_secs_f64() * 1000.0,
+        c1.len(),
         t1 - t0,
         b1 - b0,
         w1 - w0
     );
-    println!("  RSS after idle: {} kB", status_kb(pid, "VmRSS:"));
+    println!(
+        "  RSS after idle: {} kB (anon {} kB, file {} kB)",
+        status_kb(pid, "VmRSS:"),
+        status_kb(pid, "RssAnon:"),
+        status_kb(pid, "RssFile:")
+    );
 
     press('q');
     let _ = child.wait();

@@ -1,8 +1,9 @@
 //! The terminal's modes: raw mode, alternate screen, bracketed paste and (optionally) mouse
 //! capture on entry; all of them undone on exit, on panic (a hook restores before the message
-//! is printed) and around a `Ctrl-Z` suspend. OSC 52 clipboard writes.
+//! is printed) and around a `Ctrl-Z` suspend. OSC 52 clipboard writes. Frames reach the
+//! terminal in one `write(2)` each ([`FrameWriter`]).
 
-use std::io::{self, Stdout, Write};
+use std::io::{self, Write};
 use std::sync::Once;
 
 use base64::Engine as _;
@@ -16,18 +17,66 @@ use crossterm::terminal::{
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use ratatui::layout::{Position, Rect};
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+pub type Term = Terminal<CrosstermBackend<FrameWriter>>;
 
 static HOOK: Once = Once::new();
+
+/// A frame's bytes, held until ratatui flushes the backend at the end of `draw`, then written
+/// to stdout at once. Std's `Stdout` is a 1 KiB line buffer: a full redraw (10-40 KiB) would
+/// leave in dozens of writes and the terminal would show half-drawn frames. Dropping the
+/// writer discards what it holds, so nothing is written after a panic hook's restore.
+#[derive(Debug, Default)]
+pub struct FrameWriter {
+    buf: Vec<u8>,
+}
+
+/// A frame larger than this (a huge terminal) does not keep its buffer between frames.
+const KEEP_CAPACITY: usize = 256 * 1024;
+
+impl Write for FrameWriter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.buf.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let mut out = io::stdout().lock();
+        let result = out.write_all(&self.buf).and_then(|()| out.flush());
+        self.buf.clear();
+        if self.buf.capacity() > KEEP_CAPACITY {
+            self.buf.shrink_to(KEEP_CAPACITY);
+        }
+        result
+    }
+}
 
 /// Switches the terminal to the dashboard's modes and installs the panic hook.
 pub fn enter(mouse: bool) -> io::Result<Term> {
     install_panic_hook();
     set_modes(mouse)?;
-    let mut term = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    term.clear()?;
+    let mut term = Terminal::new(CrosstermBackend::new(FrameWriter::default()))?;
+    clear(&mut term)?;
     Ok(term)
+}
+
+/// Clears the screen and forgets the last frame, so the next draw paints every cell.
+/// `Terminal::clear` would first ask the terminal where its cursor is (`ESC [ 6 n`) and wait
+/// for the answer (up to 2 s from a terminal that does not answer); a full-screen viewport
+/// has nothing to restore it to, and `resize` clears the same way without asking. The clear
+/// leaves with the next frame, in the same write.
+fn clear(term: &mut Term) -> io::Result<()> {
+    let size = term.size()?;
+    term.resize(Rect::from((Position::ORIGIN, size)))
 }
 
 fn set_modes(mouse: bool) -> io::Result<()> {
@@ -73,7 +122,7 @@ pub fn suspend(term: &mut Term, mouse: bool) -> io::Result<()> {
         libc::raise(libc::SIGTSTP);
     }
     set_modes(mouse)?;
-    term.clear()
+    clear(term)
 }
 
 /// The OSC 52 sequence that puts `text` on the clipboard of the terminal (works over SSH).
@@ -90,6 +139,16 @@ pub fn copy_to_clipboard(text: &str) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
+    #[test]
+    fn frame_writer_holds_a_frame_until_flushed() {
+        let mut w = super::FrameWriter::default();
+        w.write_all(b"\x1b[1;1Habc").unwrap();
+        assert_eq!(w.write(b"de").unwrap(), 2);
+        assert_eq!(w.buf, b"\x1b[1;1Habcde");
+    }
+
     #[test]
     fn osc52_encodes_text() {
         assert_eq!(super::osc52("hi"), "\x1b]52;c;aGk=\x07");

@@ -158,8 +158,9 @@ pub fn main() -> ExitCode {
     };
     let globals = Globals::from_matches(&cli, &matches);
     let Some(command) = cli.command else {
+        limit_malloc_arenas();
         let log_path = crate::logging::init("info");
-        return match run_async(async move { dashboard::run(&globals, log_path).await }) {
+        return match run_local(async move { dashboard::run(&globals, log_path).await }) {
             Ok(()) => Exit::Ok.into(),
             Err(e) => {
                 e.report();
@@ -199,6 +200,33 @@ pub fn main() -> ExitCode {
             e.report();
             e.exit().into()
         }
+    }
+}
+
+/// The dashboard's runtime: one thread. Its loop spends microseconds per key or answer, so a
+/// second worker buys no throughput; it would cost a cross-thread wake-up per key (the
+/// terminal's event thread wakes whichever worker is parked), a stack and a malloc arena.
+/// Blocking work (formatting pages, file I/O) still goes to `spawn_blocking` threads.
+fn run_local<F: std::future::Future<Output = Result<(), CliError>>>(
+    fut: F,
+) -> Result<(), CliError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::other(format!("cannot start the async runtime: {e}")))?;
+    let out = rt.block_on(fut);
+    rt.shutdown_background();
+    out
+}
+
+/// glibc gives every thread that allocates its own arena, each keeping its freed memory: with
+/// the runtime, terminal and blocking-pool threads that is ~1 MB of resident heap for a
+/// program that allocates little and rarely from two threads at once. One arena is plenty.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator tunable; called before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
 }
 
