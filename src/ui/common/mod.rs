@@ -1,5 +1,6 @@
 //! Reusable widgets: the paged table, tabs, text input, modal frame, status bar, scroll text.
 
+pub mod cell_text;
 pub mod modal;
 pub mod scroll_text;
 pub mod status_bar;

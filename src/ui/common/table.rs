@@ -2,9 +2,9 @@
 //! were formatted when the page arrived; a frame only lays out the visible rows, borrowing.
 
 use ratatui::Frame;
-use ratatui::layout::{Alignment, Constraint, Rect};
+use ratatui::layout::{Alignment, Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::api::SortDirection;
 use crate::app::App;
@@ -12,6 +12,7 @@ use crate::app::keymap::Action;
 use crate::app::layout::{COLUMN_GAP, fit_columns};
 use crate::app::resource::Align;
 use crate::app::tab::TabState;
+use crate::ui::common::cell_text;
 use crate::ui::theme::Theme;
 
 fn arrow(d: SortDirection) -> &'static str {
@@ -111,52 +112,56 @@ fn draw_message(f: &mut Frame, area: Rect, text: Text) {
     );
 }
 
+/// The header and the visible rows, cell by cell. The cells are where ratatui's `Table` would
+/// put them (the same `Layout` of fixed widths and gaps) and hold what it would write (the
+/// selected row's style first, then each cell's text and style); `cell_text` writes them
+/// without building a `Table` of `Text`s every frame.
 fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
+    if area.is_empty() {
+        return;
+    }
     let cols = tab.resource.columns;
     let fitted = fit_columns(cols, area.width);
-    let header = Row::new(fitted.iter().map(|(i, _)| {
+    let places = Layout::horizontal(fitted.iter().map(|(_, w)| Constraint::Length(*w)))
+        .flex(Flex::Start)
+        .spacing(COLUMN_GAP)
+        .split(Rect::new(0, 0, area.width, 1));
+    let align = |i: usize| match cols[i].align {
+        Align::Right => Alignment::Right,
+        Align::Left => Alignment::Left,
+    };
+    let cell_area = |place: &Rect, y: u16| Rect::new(area.x + place.x, y, place.width, 1);
+    let buf = f.buffer_mut();
+    for ((i, _), place) in fitted.iter().zip(places.iter()) {
         let c = &cols[*i];
-        let sorted = c.sort == Some(tab.sort_by);
-        let (label, style) = if sorted {
-            (
-                format!("{} {}", c.title, arrow(tab.direction)),
-                theme.sorted_header,
-            )
+        let cell = cell_area(place, area.y);
+        if c.sort == Some(tab.sort_by) {
+            let label = format!("{} {}", c.title, arrow(tab.direction));
+            cell_text::draw(buf, cell, &label, theme.sorted_header, align(*i));
         } else {
-            (c.title.to_string(), theme.header)
-        };
-        let line = Line::from(Span::styled(label, style));
-        match c.align {
-            Align::Right => line.alignment(Alignment::Right),
-            Align::Left => line,
+            cell_text::draw(buf, cell, c.title, theme.header, align(*i));
         }
-    }));
+    }
     let rows_visible = area.height.saturating_sub(1) as usize;
     let records = tab.records();
-    let rows = records
+    let visible = records
         .iter()
         .enumerate()
         .skip(tab.offset)
-        .take(rows_visible)
-        .map(|(index, r)| {
-            let cells = fitted.iter().map(|(i, _)| {
-                let cell = &r.cells[*i];
-                let line = Line::from(Span::styled(cell.text.as_str(), theme.cell(cell.style)));
-                match cols[*i].align {
-                    Align::Right => line.alignment(Alignment::Right),
-                    Align::Left => line,
-                }
-            });
-            let row = Row::new(cells);
-            if index == tab.selected {
-                row.style(theme.selected)
-            } else {
-                row
-            }
-        });
-    let widths = fitted.iter().map(|(_, w)| Constraint::Length(*w));
-    let table = Table::new(rows, widths)
-        .header(header)
-        .column_spacing(COLUMN_GAP);
-    f.render_widget(table, area);
+        .take(rows_visible);
+    for (y, (index, r)) in (area.y + 1..).zip(visible) {
+        if index == tab.selected {
+            buf.set_style(Rect::new(area.x, y, area.width, 1), theme.selected);
+        }
+        for ((i, _), place) in fitted.iter().zip(places.iter()) {
+            let cell = &r.cells[*i];
+            cell_text::draw(
+                buf,
+                cell_area(place, y),
+                &cell.text,
+                theme.cell(cell.style),
+                align(*i),
+            );
+        }
+    }
 }
