@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Local, Utc};
 use chrono_tz::Tz;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 use super::resource::ColumnId;
 use crate::api::{ApiRecord, Contact, Deal, Meta, Page, Project, Related, Timestamp, When};
@@ -85,30 +87,56 @@ pub enum CellStyle {
 pub struct Cell {
     pub text: String,
     pub style: CellStyle,
+    /// [`is_narrow`]`(text)`, worked out once when the page arrives rather than every frame.
+    pub narrow: bool,
 }
 
 impl Cell {
+    fn new(text: String, style: CellStyle) -> Cell {
+        let narrow = is_narrow(&text);
+        Cell {
+            text,
+            style,
+            narrow,
+        }
+    }
+
     fn plain(text: impl AsRef<str>) -> Cell {
         let text = one_line(text.as_ref());
         if text.is_empty() {
             return Cell::missing();
         }
-        Cell {
-            text,
-            style: CellStyle::Plain,
-        }
+        Cell::new(text, CellStyle::Plain)
     }
 
     fn missing() -> Cell {
-        Cell {
-            text: "-".to_string(),
-            style: CellStyle::Missing,
-        }
+        Cell::new("-".to_string(), CellStyle::Missing)
     }
 
     fn opt(v: Option<impl AsRef<str>>) -> Cell {
         v.map(Cell::plain).unwrap_or_else(Cell::missing)
     }
+}
+
+/// Whether every character of `text` is a grapheme of its own, one column wide, and the whole
+/// is as wide as it has characters: then drawing it is one character per terminal cell
+/// (`ui::common::cell_text`), with no grapheme segmentation. Latin, Greek and Cyrillic text
+/// with punctuation usually is; combining marks, wide (CJK, emoji) and some Arabic text are
+/// not, and take ratatui's general path.
+pub fn is_narrow(text: &str) -> bool {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return true;
+    }
+    let mut chars = 0;
+    let each = text.graphemes(true).all(|g| {
+        chars += 1;
+        let mut cs = g.chars();
+        // ratatui counts the halfwidth sound marks one column wider than `unicode-width`.
+        let plain = |c: char| !c.is_control() && !matches!(c, '\u{ff9e}' | '\u{ff9f}');
+        let one = cs.next().is_some_and(plain) && cs.next().is_none();
+        one && g.width() == 1
+    });
+    each && text.width() == chars
 }
 
 /// Longest text kept in a cell; wider columns do not exist.
@@ -210,10 +238,9 @@ fn related_list_cell(list: Option<&Vec<Related>>) -> Cell {
 
 fn status_cell(status: Option<&str>) -> Cell {
     match status {
-        Some(s) if !s.trim().is_empty() => Cell {
-            text: one_line(s),
-            style: CellStyle::Status(StatusTone::of(s)),
-        },
+        Some(s) if !s.trim().is_empty() => {
+            Cell::new(one_line(s), CellStyle::Status(StatusTone::of(s)))
+        }
         _ => Cell::missing(),
     }
 }

@@ -1,7 +1,7 @@
 //! One table cell's text written straight into the buffer, the way ratatui's `Table` (cell →
-//! `Text` → `Line` → `Span`) would write it, without its per-grapheme work for plain ASCII.
+//! `Text` → `Line` → `Span`) would write it, without its per-grapheme work for narrow text.
 //! A frame draws ~40 rows of 6-10 cells: going through `Text` costs a grapheme segmentation,
-//! a width lookup and several whole-area style passes per cell; this is a byte loop.
+//! width lookups and several whole-area style passes per cell; this is a loop over chars.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
@@ -9,37 +9,46 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
+pub use crate::app::record::is_narrow;
+
 /// Writes `text` on the first row of `area` with `style`, aligned left or right, cut at the
-/// area's edge (a right-aligned text loses its start, as ratatui cuts it). Text that is not
-/// printable ASCII (wide, combining or control characters) goes through ratatui's `Line`, so
-/// the cells are the same either way.
-pub fn draw(buf: &mut Buffer, area: Rect, text: &str, style: Style, align: Alignment) {
+/// area's edge (a right-aligned text loses its start, as ratatui cuts it). `narrow` must be
+/// [`is_narrow`]`(text)`: narrow text is one char per cell; other text (wide, combining or
+/// control characters) goes through ratatui's `Line`, so the cells are the same either way.
+pub fn draw(
+    buf: &mut Buffer,
+    area: Rect,
+    text: &str,
+    narrow: bool,
+    style: Style,
+    align: Alignment,
+) {
     let area = area.intersection(buf.area);
     if area.is_empty() || text.is_empty() {
         return;
     }
-    if !text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+    if !narrow {
         let line = Line::from(Span::styled(text, style)).alignment(align);
         line.render(area, buf);
         return;
     }
-    // Printable ASCII: one byte is one grapheme is one cell.
     let width = usize::from(area.width);
-    let len = text.len();
-    let right = align == Alignment::Right;
-    let (shown, indent) = if len <= width {
-        (text, if right { width - len } else { 0 })
-    } else if right {
-        (&text[len - width..], 0)
+    let len = if text.is_ascii() {
+        text.len()
     } else {
-        (&text[..width], 0)
+        text.chars().count()
     };
-    // `indent + shown.len() <= width`, which fits in the area's u16 width.
+    let right = align == Alignment::Right;
+    let (skip, indent) = match (len <= width, right) {
+        (true, true) => (0, width - len),
+        (true, false) => (0, 0),
+        (false, true) => (len - width, 0),
+        (false, false) => (0, 0),
+    };
+    // At most `width - indent` chars are written, so every x stays inside the area.
     let x0 = area.x + indent as u16;
-    for (i, b) in shown.bytes().enumerate() {
-        buf[(x0 + i as u16, area.y)]
-            .set_char(char::from(b))
-            .set_style(style);
+    for (x, c) in (x0..area.right()).zip(text.chars().skip(skip)) {
+        buf[(x, area.y)].set_char(c).set_style(style);
     }
 }
 
@@ -93,11 +102,59 @@ mod tests {
                     for align in [Alignment::Left, Alignment::Right] {
                         let want = via_line(&start, area, text, style, align);
                         let mut got = start.clone();
-                        draw(&mut got, area, text, style, align);
+                        draw(&mut got, area, text, is_narrow(text), style, align);
                         assert_eq!(got, want, "{text:?} in {area:?}, {align:?}");
                     }
                 }
             }
+        }
+    }
+
+    /// Characters that group, widen, vanish or join, mixed with plain ones.
+    const ALPHABET: &[char] = &[
+        'a',
+        'Z',
+        ' ',
+        '-',
+        'é',
+        'Å',
+        'ß',
+        'Σ',
+        'ж',
+        '€',
+        '–',
+        '…',
+        '\u{301}',
+        '\u{200d}',
+        '\u{fe0f}',
+        '名',
+        '🚀',
+        'ل',
+        'ا',
+        '\u{64e}',
+        '\u{ad}',
+        '\u{ff9e}',
+        '\u{1f1e9}',
+        '\t',
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_writes_the_same_cells_as_ratatui(
+            chars in proptest::collection::vec(proptest::sample::select(ALPHABET), 0..14),
+            x in 0u16..6,
+            width in 1u16..10,
+            right in proptest::bool::ANY,
+        ) {
+            let text: String = chars.into_iter().collect();
+            let start = Buffer::empty(Rect::new(0, 0, 16, 1));
+            let area = Rect::new(x, 0, width, 1);
+            let align = if right { Alignment::Right } else { Alignment::Left };
+            let style = Style::new().fg(Color::Green);
+            let want = via_line(&start, area, &text, style, align);
+            let mut got = start.clone();
+            draw(&mut got, area, &text, is_narrow(&text), style, align);
+            proptest::prop_assert_eq!(got, want);
         }
     }
 }

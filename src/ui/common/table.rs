@@ -137,9 +137,11 @@ fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
         let cell = cell_area(place, area.y);
         if c.sort == Some(tab.sort_by) {
             let label = format!("{} {}", c.title, arrow(tab.direction));
-            cell_text::draw(buf, cell, &label, theme.sorted_header, align(*i));
+            let narrow = cell_text::is_narrow(&label);
+            cell_text::draw(buf, cell, &label, narrow, theme.sorted_header, align(*i));
         } else {
-            cell_text::draw(buf, cell, c.title, theme.header, align(*i));
+            let narrow = cell_text::is_narrow(c.title);
+            cell_text::draw(buf, cell, c.title, narrow, theme.header, align(*i));
         }
     }
     let rows_visible = area.height.saturating_sub(1) as usize;
@@ -159,6 +161,7 @@ fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
                 buf,
                 cell_area(place, y),
                 &cell.text,
+                cell.narrow,
                 theme.cell(cell.style),
                 align(*i),
             );
