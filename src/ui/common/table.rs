@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::api::SortDirection;
 use crate::app::App;
@@ -12,7 +12,7 @@ use crate::app::keymap::Action;
 use crate::app::layout::{COLUMN_GAP, fit_columns};
 use crate::app::resource::Align;
 use crate::app::tab::TabState;
-use crate::ui::common::cell_text;
+use crate::ui::common::{cell_text, frame_box};
 use crate::ui::theme::Theme;
 
 fn arrow(d: SortDirection) -> &'static str {
@@ -41,15 +41,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         title.push(Span::styled("· loading… ", theme.spinner));
     }
     let focused = !tab.filter_open && app.overlays.is_empty();
-    let block = Block::bordered()
-        .border_style(if focused {
-            theme.border_focus
-        } else {
-            theme.border
-        })
-        .title(Line::from(title));
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let border = if focused {
+        theme.border_focus
+    } else {
+        theme.border
+    };
+    let inner = frame_box::draw(f.buffer_mut(), area, border, Line::from(title));
 
     if let Some(err) = &tab.error {
         let retry = app.keymap.first_key(Action::Refresh);
