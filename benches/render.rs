@@ -1,5 +1,6 @@
 //! Frame cost: `ui::render` of each tab with a 100-row page, at 80x24 and 200x50, through
-//! ratatui's `Terminal::draw` on a `TestBackend` (render into the buffer, diff, flush).
+//! ratatui's `Terminal::draw` on a `TestBackend` (render into the buffer, diff, flush); and
+//! `ratatui_diff_only`, the same draw with the frame copied instead of rendered (the floor).
 
 #[path = "support/mod.rs"]
 mod support;
@@ -51,6 +52,21 @@ fn render(c: &mut Criterion) {
                 })
             });
         }
+        // The floor ratatui itself sets: a draw whose frame is only copied from a finished
+        // one (the deals tab), then diffed against the same screen, cell by cell.
+        app.update(key_msg(KeyCode::Char('2')), Now::current());
+        let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        let done = term
+            .draw(|f| crmdash::ui::render(&app, f))
+            .expect("draw")
+            .buffer
+            .clone();
+        group.bench_function(format!("ratatui_diff_only/{w}x{h}"), |b| {
+            b.iter(|| {
+                term.draw(|f| f.buffer_mut().content.clone_from(&done.content))
+                    .expect("draw");
+            })
+        });
     }
     group.finish();
 }
