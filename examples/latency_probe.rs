@@ -343,6 +343,15 @@ fn main() {
         (data - spawned).as_secs_f64() * 1000.0
     );
 
+    // `PROBE_COLD_ONLY=1`: stop here (to repeat the cold start many times).
+    if std::env::var_os("PROBE_COLD_ONLY").is_some() {
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = sandbox.kill();
+        let _ = sandbox.wait();
+        return;
+    }
+
     // Load every tab once, so navigation finds rows everywhere.
     for k in ['1', '3', '2'] {
         press(k);
