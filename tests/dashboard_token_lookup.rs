@@ -3,7 +3,8 @@
 //! usable token opens the login dialog, naming the keyring's problem. Real HTTP to the embedded
 //! sandbox; the keyring is an in-memory store that can hold, refuse or never answer.
 
-use std::collections::HashMap;
+mod keyring_support;
+
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -12,73 +13,17 @@ use crmdash::app::login::TokenLookup;
 use crmdash::app::overlay::Overlay;
 use crmdash::app::{Message, TabKind};
 use crmdash::config::{Profile, Settings};
-use crmdash::credentials::{
-    Keyring, StoreError, StoreErrorKind, TokenOrigin, TokenSource, TokenStore,
-};
+use crmdash::credentials::{Keyring, TokenOrigin, TokenSource};
 use crmdash::runtime::{DashboardOptions, Engine, LoginContext, build_engine_with, token_lookup};
 use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use keyring_support::TestStore;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 
 const QUIET: Duration = Duration::from_millis(700);
 const PROFILE: &str = "work";
-
-/// A keyring that answers from memory, is unreachable, or holds every call until released.
-struct TestStore {
-    tokens: Mutex<HashMap<String, String>>,
-    unreachable: bool,
-    gate: Option<Mutex<Receiver<()>>>,
-}
-
-impl TestStore {
-    fn new(token: Option<&str>) -> TestStore {
-        let mut tokens = HashMap::new();
-        if let Some(t) = token {
-            tokens.insert(PROFILE.to_string(), t.to_string());
-        }
-        TestStore {
-            tokens: Mutex::new(tokens),
-            unreachable: false,
-            gate: None,
-        }
-    }
-}
-
-impl TokenStore for TestStore {
-    fn name(&self) -> String {
-        "test keyring".into()
-    }
-    fn get(&self, profile: &str) -> Result<Option<SecretString>, StoreError> {
-        if let Some(gate) = &self.gate {
-            // Blocks the keyring thread like an unlock prompt nobody answers (until released).
-            let _ = gate.lock().unwrap().recv();
-        }
-        if self.unreachable {
-            return Err(StoreError::new(
-                StoreErrorKind::Unavailable,
-                "no D-Bus session bus",
-            ));
-        }
-        Ok(self
-            .tokens
-            .lock()
-            .unwrap()
-            .get(profile)
-            .map(|t| SecretString::from(t.clone())))
-    }
-    fn set(&self, profile: &str, token: &SecretString) -> Result<(), StoreError> {
-        self.tokens
-            .lock()
-            .unwrap()
-            .insert(profile.into(), token.expose_secret().to_string());
-        Ok(())
-    }
-    fn delete(&self, profile: &str) -> Result<bool, StoreError> {
-        Ok(self.tokens.lock().unwrap().remove(profile).is_some())
-    }
-}
 
 /// Settings where `PROFILE` has `base_url` saved (or none).
 fn settings(base_url: Option<&str>) -> Settings {
@@ -161,7 +106,7 @@ async fn requests_wait_for_a_slow_keyring_then_go_out_with_its_token() {
     let (release, gate): (Sender<()>, Receiver<()>) = channel();
     let store = TestStore {
         gate: Some(Mutex::new(gate)),
-        ..TestStore::new(Some(&sb.token()))
+        ..TestStore::holding(PROFILE, Some(&sb.token()))
     };
     let mut e = engine(
         &sb,
@@ -209,7 +154,7 @@ async fn the_environment_token_needs_no_keyring() {
     let sb = sandbox().await;
     let store = TestStore {
         unreachable: true,
-        ..TestStore::new(None)
+        ..TestStore::holding(PROFILE, None)
     };
     // No saved base URL either: an env token is not bound to one.
     let mut e = engine(
@@ -227,7 +172,7 @@ async fn the_environment_token_needs_no_keyring() {
 #[tokio::test]
 async fn no_token_in_the_keyring_opens_the_login_dialog_after_the_lookup() {
     let sb = sandbox().await;
-    let store = Arc::new(TestStore::new(None));
+    let store = Arc::new(TestStore::holding(PROFILE, None));
     let mut e = engine(
         &sb,
         settings(Some(&sb.base_url())),
@@ -257,10 +202,7 @@ async fn no_token_in_the_keyring_opens_the_login_dialog_after_the_lookup() {
     e.settle(QUIET).await;
     assert!(login_notice(&e).is_none());
     assert!(rows(&e) > 0);
-    assert_eq!(
-        store.tokens.lock().unwrap().get(PROFILE).cloned(),
-        Some(sb.token())
-    );
+    assert_eq!(store.token(PROFILE), Some(sb.token()));
 }
 
 #[tokio::test]
@@ -268,7 +210,7 @@ async fn an_unreachable_keyring_is_named_in_the_login_dialog() {
     let sb = sandbox().await;
     let store = TestStore {
         unreachable: true,
-        ..TestStore::new(None)
+        ..TestStore::holding(PROFILE, None)
     };
     let mut e = engine(
         &sb,
@@ -291,7 +233,7 @@ async fn a_keyring_that_never_answers_times_out_into_the_login_dialog() {
     let (_release, gate) = channel::<()>();
     let store = TestStore {
         gate: Some(Mutex::new(gate)),
-        ..TestStore::new(Some(&sb.token()))
+        ..TestStore::holding(PROFILE, Some(&sb.token()))
     };
     let keyring = Keyring::with_store(Arc::new(store)).with_timeout(Duration::from_millis(300));
     let mut e = engine(&sb, settings(Some(&sb.base_url())), keyring, None);
@@ -305,7 +247,7 @@ async fn a_keyring_that_never_answers_times_out_into_the_login_dialog() {
 #[tokio::test]
 async fn a_keyring_token_without_a_saved_base_url_is_never_sent() {
     let sb = sandbox().await;
-    let store = TestStore::new(Some(&sb.token()));
+    let store = TestStore::holding(PROFILE, Some(&sb.token()));
     let mut e = engine(
         &sb,
         settings(None),
@@ -324,7 +266,7 @@ async fn a_token_the_client_cannot_use_is_an_error_not_a_login() {
     let sb = sandbox().await;
     let mut s = settings(Some(&sb.base_url()));
     s.network.ca_file = Some("/nonexistent/crmdash-test-ca.pem".into());
-    let store = TestStore::new(Some(&sb.token()));
+    let store = TestStore::holding(PROFILE, Some(&sb.token()));
     let mut e = engine(&sb, s, Keyring::with_store(Arc::new(store)), None);
     e.start();
     e.settle(QUIET).await;
