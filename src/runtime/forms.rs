@@ -67,17 +67,23 @@ pub fn token_lookup(
             None => crate::credentials::keyring_token(&keyring, &profile, &settings).await,
         };
         match source {
-            Ok(source) => match Client::with_options(
-                &base_url,
-                source.token,
-                ClientOptions {
+            Ok(source) => {
+                // Building the client reads root certificates (and a `ca_file`): file I/O
+                // and parsing, kept off the loop's thread.
+                let options = ClientOptions {
                     ca_file: settings.network.ca_file.clone(),
                     ..ClientOptions::default()
-                },
-            ) {
-                Ok(client) => TokenLookup::Found(client),
-                Err(e) => TokenLookup::Unusable(e.summary()),
-            },
+                };
+                let built = tokio::task::spawn_blocking(move || {
+                    Client::with_options(&base_url, source.token, options)
+                })
+                .await;
+                match built {
+                    Ok(Ok(client)) => TokenLookup::Found(client),
+                    Ok(Err(e)) => TokenLookup::Unusable(e.summary()),
+                    Err(e) => TokenLookup::Unusable(format!("cannot set up the HTTP client: {e}")),
+                }
+            }
             Err(e) => missing(&profile, e),
         }
     })
