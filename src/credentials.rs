@@ -261,19 +261,29 @@ pub async fn resolve_token_with(
     base_url: &str,
     settings: &Settings,
 ) -> Result<TokenSource, CredentialError> {
+    match token_without_keyring(env_token, profile, base_url, settings)? {
+        Some(source) => Ok(source),
+        None => keyring_token(keyring, profile, settings).await,
+    }
+}
+
+/// The part of [`resolve_token_with`] that never touches the keyring: the env token when set
+/// (`Some`), the refusal of a base URL that differs from the profile's saved one, else `None`
+/// (the keyring must be asked). Fast: the dashboard calls it before its first frame.
+pub fn token_without_keyring(
+    env_token: Option<SecretString>,
+    profile: &str,
+    base_url: &str,
+    settings: &Settings,
+) -> Result<Option<TokenSource>, CredentialError> {
     if let Some(token) = env_token {
-        return Ok(TokenSource {
+        return Ok(Some(TokenSource {
             token,
             origin: TokenOrigin::Env,
-        });
+        }));
     }
-    let saved = settings
-        .profiles
-        .get(profile)
-        .and_then(|p| p.base_url.as_deref())
-        .filter(|u| !u.trim().is_empty());
     // Refuse before touching the keyring: no unlock prompt for a request we will not send.
-    if let Some(saved) = saved {
+    if let Some(saved) = saved_base_url(profile, settings) {
         let (saved, requested) = (normalize_base_url(saved), normalize_base_url(base_url));
         if saved != requested {
             return Err(CredentialError::BaseUrlMismatch {
@@ -283,13 +293,24 @@ pub async fn resolve_token_with(
             });
         }
     }
+    Ok(None)
+}
+
+/// The profile's keyring entry, handed out only when the profile has a saved base URL (which
+/// [`token_without_keyring`] has already compared with the one in use). Blocking keyring
+/// calls run on their own thread with a timeout.
+pub async fn keyring_token(
+    keyring: &Keyring,
+    profile: &str,
+    settings: &Settings,
+) -> Result<TokenSource, CredentialError> {
     let token = keyring
         .get(profile)
         .await?
         .ok_or_else(|| CredentialError::NotLoggedIn {
             profile: profile.to_string(),
         })?;
-    if saved.is_none() {
+    if saved_base_url(profile, settings).is_none() {
         return Err(CredentialError::NoSavedBaseUrl {
             profile: profile.to_string(),
         });
@@ -298,6 +319,40 @@ pub async fn resolve_token_with(
         token,
         origin: TokenOrigin::Keyring,
     })
+}
+
+/// Asks the service whether it accepts `client`'s token: one one-item list request (deals
+/// when the contacts list refuses the paging with a 422). Used by `crmdash login` and the
+/// dashboard's login dialog before a token is stored.
+pub async fn verify_token(client: &crate::api::Client) -> Result<(), crate::api::ApiError> {
+    use crate::api::{ContactQuery, DealQuery, ErrorKind, Paging};
+    let paging = Paging {
+        page: None,
+        per_page: Some(1),
+    };
+    let contacts = ContactQuery {
+        paging,
+        ..Default::default()
+    };
+    match client.list_contacts(&contacts).await {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind == ErrorKind::Validation => {
+            let deals = DealQuery {
+                paging,
+                ..Default::default()
+            };
+            client.list_deals(&deals).await.map(|_| ())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn saved_base_url<'a>(profile: &str, settings: &'a Settings) -> Option<&'a str> {
+    settings
+        .profiles
+        .get(profile)
+        .and_then(|p| p.base_url.as_deref())
+        .filter(|u| !u.trim().is_empty())
 }
 
 #[cfg(test)]

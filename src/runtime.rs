@@ -16,8 +16,8 @@ use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-pub use engine::{Engine, TermAction, read_state, write_state};
-pub use forms::LoginContext;
+pub use engine::{Engine, TermAction, TokenLookupFuture, read_state, write_state};
+pub use forms::{LoginContext, token_lookup};
 pub use source::{ClientSource, DataSource};
 
 use crate::app::filter::DateParser;
@@ -94,6 +94,17 @@ pub fn app_config(opts: &DashboardOptions) -> AppConfig {
 
 /// Builds the engine (app + effect runner) for these options, without touching the terminal.
 pub fn build_engine(opts: &DashboardOptions, size: (u16, u16)) -> Engine {
+    build_engine_with(opts, size, None)
+}
+
+/// [`build_engine`] with the client still to be found by `lookup` (when `opts.client` is
+/// `None`): the engine starts it after the first frame and opens the login dialog only if it
+/// finds no token.
+pub fn build_engine_with(
+    opts: &DashboardOptions,
+    size: (u16, u16),
+    lookup: Option<TokenLookupFuture>,
+) -> Engine {
     let config = app_config(opts);
     let zone = config.zone;
     let remembered = opts
@@ -111,12 +122,17 @@ pub fn build_engine(opts: &DashboardOptions, size: (u16, u16)) -> Engine {
         "Not logged in: no API token for profile '{}' - run `crmdash login`",
         opts.profile
     );
-    let engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
-    setup_forms(engine, opts)
+    let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
+    let looking_up = opts.client.is_none() && lookup.is_some();
+    if let Some(lookup) = lookup.filter(|_| opts.client.is_none()) {
+        engine = engine.with_token_lookup(lookup);
+    }
+    setup_forms(engine, opts, looking_up)
 }
 
-/// The write dialogs' settings; without a token, the login dialog first.
-fn setup_forms(mut engine: Engine, opts: &DashboardOptions) -> Engine {
+/// The write dialogs' settings; without a token (and none being looked up), the login dialog
+/// first.
+fn setup_forms(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) -> Engine {
     let zone: Zone = opts
         .settings
         .reschedule
@@ -129,7 +145,9 @@ fn setup_forms(mut engine: Engine, opts: &DashboardOptions) -> Engine {
         log_path: crate::config::data_dir().map(|d| d.join("reschedules.jsonl")),
     });
     if opts.client.is_none() && !opts.demo {
-        engine.app.open_login();
+        if !looking_up {
+            engine.app.open_login();
+        }
         let ctx = LoginContext {
             profile: opts.profile.clone(),
             base_url: opts.base_url.clone(),
@@ -146,10 +164,14 @@ fn setup_forms(mut engine: Engine, opts: &DashboardOptions) -> Engine {
 }
 
 /// Runs the dashboard until the user quits or a signal ends it. The terminal is restored on
-/// every way out, errors included.
-pub async fn run_dashboard(opts: DashboardOptions) -> anyhow::Result<()> {
+/// every way out, errors included. Without `opts.client`, `lookup` (when given) finds the
+/// token after the first frame is drawn.
+pub async fn run_dashboard(
+    opts: DashboardOptions,
+    lookup: Option<TokenLookupFuture>,
+) -> anyhow::Result<()> {
     let size = crossterm::terminal::size().unwrap_or((80, 24));
-    let mut engine = build_engine(&opts, size);
+    let mut engine = build_engine_with(&opts, size, lookup);
     let mouse = opts.settings.ui.mouse;
     let cancel = CancellationToken::new();
     let signals = tokio::spawn(watch_signals(cancel.clone()));

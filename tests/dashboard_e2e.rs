@@ -223,3 +223,52 @@ fn a_panic_restores_the_terminal_then_prints_the_message() {
     assert!(!s.contains("EXIT=0"), "{s}");
     assert_restored(&tmux, &s);
 }
+
+/// A D-Bus "session bus" that accepts connections and never says a word: the keyring read
+/// hangs like an unanswered unlock prompt. Returns its address; connections live until exit.
+fn silent_bus(dir: &std::path::Path) -> String {
+    let path = dir.join("bus");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().flatten() {
+            held.push(conn);
+        }
+    });
+    format!("unix:path={}", path.display())
+}
+
+#[test]
+fn the_first_frame_comes_before_a_hanging_keyring_then_login_is_offered() {
+    let dir = std::env::temp_dir().join(format!("crmdash-e2e-keyring-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        "[profiles.default]\nbase_url = \"https://crm.example.com\"\n",
+    )
+    .unwrap();
+    let bus = silent_bus(&dir);
+    let d = dir.display();
+    let command = format!(
+        "env -u CRMDASH_TOKEN -u CRMDASH_BASE_URL -u CRMDASH_PROFILE -u CRMDASH_KEYRING NO_COLOR=1 DBUS_SESSION_BUS_ADDRESS={bus} XDG_CONFIG_HOME={d}/config XDG_DATA_HOME={d}/data XDG_STATE_HOME={d}/state CRMDASH_CONFIG={} {}",
+        config.display(),
+        env!("CARGO_BIN_EXE_crmdash")
+    );
+    let tmux = start("keyring", &command);
+    // The dashboard is up while the keyring has not answered: tabs, and what it waits for.
+    let s = tmux.wait_for_all(&["1 Contacts", "looking up the API token"]);
+    assert!(!s.contains("Log in"), "{s}");
+    assert_eq!(tmux.display("#{alternate_on}"), "1");
+    // After the keyring's 10 s limit: the login dialog, naming the problem.
+    let s = tmux.wait_for_all(&["Log in", "did not answer within 10 s"]);
+    assert!(s.contains("CRMDASH_TOKEN"), "{s}");
+    assert!(!s.contains("looking up the API token"), "{s}");
+    tmux.send(&["Escape"]);
+    tmux.wait_until("the dialog closed", |s| !s.contains("Log in"));
+    tmux.send(&["q"]);
+    let s = tmux.wait_for("EXIT=0");
+    assert_restored(&tmux, &s);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,8 +3,9 @@
 //! 422, a duplicate caught first), reschedules (success, 404, 422, custom field names), and
 //! logging in from the dashboard (keyring working and failing).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+mod keyring_support;
+
+use std::sync::Arc;
 use std::time::Duration;
 
 use crmdash::api::{Client, ClientOptions};
@@ -14,12 +15,13 @@ use crmdash::app::overlay::Overlay;
 use crmdash::app::reschedule_form::{Field, RescheduleForm, Stage as RStage};
 use crmdash::app::{Message, TabKind};
 use crmdash::config::{RescheduleSettings, Settings};
-use crmdash::credentials::{Keyring, StoreError, StoreErrorKind, TokenStore};
+use crmdash::credentials::Keyring;
 use crmdash::runtime::{DashboardOptions, Engine, LoginContext, build_engine};
 use crmdash::sandbox::{FaultKind, FaultRule, Sandbox, SandboxConfig, SandboxHandle};
 use crmdash::validate::ContactField;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use secrecy::{ExposeSecret, SecretString};
+use keyring_support::TestStore;
+use secrecy::SecretString;
 
 const QUIET: Duration = Duration::from_millis(700);
 
@@ -379,43 +381,7 @@ async fn a_configured_custom_field_name_reaches_the_server() {
     assert_eq!(d.inputs[0].value(), id);
 }
 
-/// An in-memory keyring, optionally unreachable.
-struct MemStore {
-    tokens: Mutex<HashMap<String, String>>,
-    broken: bool,
-}
-
-impl TokenStore for MemStore {
-    fn name(&self) -> String {
-        "test keyring".into()
-    }
-    fn get(&self, profile: &str) -> Result<Option<SecretString>, StoreError> {
-        Ok(self
-            .tokens
-            .lock()
-            .unwrap()
-            .get(profile)
-            .map(|t| SecretString::from(t.clone())))
-    }
-    fn set(&self, profile: &str, token: &SecretString) -> Result<(), StoreError> {
-        if self.broken {
-            return Err(StoreError::new(
-                StoreErrorKind::Unavailable,
-                "no D-Bus session",
-            ));
-        }
-        self.tokens
-            .lock()
-            .unwrap()
-            .insert(profile.into(), token.expose_secret().to_string());
-        Ok(())
-    }
-    fn delete(&self, profile: &str) -> Result<bool, StoreError> {
-        Ok(self.tokens.lock().unwrap().remove(profile).is_some())
-    }
-}
-
-async fn start_logged_out(broken: bool) -> (SandboxHandle, Engine, Arc<MemStore>) {
+async fn start_logged_out(broken: bool) -> (SandboxHandle, Engine, Arc<TestStore>) {
     let sb = Sandbox::start(SandboxConfig::default()).await.unwrap();
     let opts = DashboardOptions {
         profile: "work".into(),
@@ -426,9 +392,9 @@ async fn start_logged_out(broken: bool) -> (SandboxHandle, Engine, Arc<MemStore>
         log_path: None,
         demo: false,
     };
-    let store = Arc::new(MemStore {
-        tokens: Mutex::new(HashMap::new()),
-        broken,
+    let store = Arc::new(TestStore {
+        unreachable: broken,
+        ..TestStore::default()
     });
     let engine = build_engine(&opts, (100, 30)).with_login(LoginContext {
         profile: "work".into(),
@@ -462,10 +428,7 @@ async fn without_a_token_the_login_dialog_checks_stores_and_loads() {
     press(&mut e, KeyCode::Enter);
     e.settle(QUIET).await;
     assert!(!login_open(&e));
-    assert_eq!(
-        store.tokens.lock().unwrap().get("work").map(String::as_str),
-        Some(sb.token().as_str())
-    );
+    assert_eq!(store.token("work").as_deref(), Some(sb.token().as_str()));
     assert!(e.app.tab().error.is_none());
     assert!(!e.app.tab().records().is_empty(), "the dashboard loaded");
 }

@@ -228,3 +228,15 @@ fn login_dialog() {
         h
     });
 }
+
+#[test]
+fn login_dialog_naming_a_keyring_problem() {
+    snap("login_keyring_problem", |size| {
+        let mut h = harness(size);
+        h.app.open_login_with(Some(
+            "The OS keyring (Secret Service) is unreachable: no D-Bus session bus. Set CRMDASH_TOKEN to pass the token through the environment instead".into(),
+        ));
+        h.type_str("tok");
+        h
+    });
+}

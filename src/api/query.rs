@@ -270,68 +270,58 @@ impl ListQuery for ContactQuery {
     }
 }
 
-/// `GET /public/v1/deals`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct DealQuery {
-    pub name: Option<String>,
-    pub status: Option<String>,
-    pub sort_by: Option<DealSort>,
-    pub sort_direction: Option<SortDirection>,
-    pub include: Vec<DealInclude>,
-    pub paging: Paging,
+/// The query of a list filtered by name and status (deals, projects): one definition, one
+/// struct per resource with that resource's own sort keys and includes.
+macro_rules! name_status_query {
+    ($(#[$doc:meta])* $name:ident, $item:ty, $path:literal, $sort:ty, $include:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub struct $name {
+            pub name: Option<String>,
+            pub status: Option<String>,
+            pub sort_by: Option<$sort>,
+            pub sort_direction: Option<SortDirection>,
+            pub include: Vec<$include>,
+            pub paging: Paging,
+        }
+
+        impl ListQuery for $name {
+            type Item = $item;
+            const PATH: &'static str = $path;
+
+            fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
+                self.paging.validate()?;
+                let mut out = Vec::new();
+                push_opt(&mut out, "name", &self.name)?;
+                push_opt(&mut out, "status", &self.status)?;
+                push_sort(&mut out, &self.sort_by, &self.sort_direction);
+                push_include(&mut out, &self.include);
+                self.paging.push(&mut out);
+                Ok(out)
+            }
+            fn paging(&self) -> Paging {
+                self.paging
+            }
+            fn set_paging(&mut self, paging: Paging) {
+                self.paging = paging;
+            }
+        }
+    };
 }
 
-impl ListQuery for DealQuery {
-    type Item = Deal;
-    const PATH: &'static str = "deals";
-
-    fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
-        self.paging.validate()?;
-        let mut out = Vec::new();
-        push_opt(&mut out, "name", &self.name)?;
-        push_opt(&mut out, "status", &self.status)?;
-        push_sort(&mut out, &self.sort_by, &self.sort_direction);
-        push_include(&mut out, &self.include);
-        self.paging.push(&mut out);
-        Ok(out)
-    }
-    fn paging(&self) -> Paging {
-        self.paging
-    }
-    fn set_paging(&mut self, paging: Paging) {
-        self.paging = paging;
-    }
-}
-
-/// `GET /public/v1/projects`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ProjectQuery {
-    pub name: Option<String>,
-    pub status: Option<String>,
-    pub sort_by: Option<ProjectSort>,
-    pub sort_direction: Option<SortDirection>,
-    pub include: Vec<ProjectInclude>,
-    pub paging: Paging,
-}
-
-impl ListQuery for ProjectQuery {
-    type Item = Project;
-    const PATH: &'static str = "projects";
-
-    fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
-        self.paging.validate()?;
-        let mut out = Vec::new();
-        push_opt(&mut out, "name", &self.name)?;
-        push_opt(&mut out, "status", &self.status)?;
-        push_sort(&mut out, &self.sort_by, &self.sort_direction);
-        push_include(&mut out, &self.include);
-        self.paging.push(&mut out);
-        Ok(out)
-    }
-    fn paging(&self) -> Paging {
-        self.paging
-    }
-    fn set_paging(&mut self, paging: Paging) {
-        self.paging = paging;
-    }
-}
+name_status_query!(
+    /// `GET /public/v1/deals`.
+    DealQuery,
+    Deal,
+    "deals",
+    DealSort,
+    DealInclude
+);
+name_status_query!(
+    /// `GET /public/v1/projects`.
+    ProjectQuery,
+    Project,
+    "projects",
+    ProjectSort,
+    ProjectInclude
+);

@@ -87,7 +87,17 @@ impl App {
 
     /// The login dialog (the dashboard started without a token).
     pub fn open_login(&mut self) {
-        let d = LoginDialog::new(self.config.profile.clone(), self.config.host.clone());
+        self.open_login_with(None);
+    }
+
+    /// The login dialog with the reason it opened (a keyring that could not be read), unless
+    /// one is open already.
+    pub fn open_login_with(&mut self, notice: Option<String>) {
+        if self.overlays.iter().any(|o| matches!(o, Overlay::Login(_))) {
+            return;
+        }
+        let mut d = LoginDialog::new(self.config.profile.clone(), self.config.host.clone());
+        d.notice = notice;
         self.overlays.push(Overlay::Login(d));
         self.dirty = true;
     }

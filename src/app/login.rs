@@ -35,6 +35,22 @@ pub struct LoginOk {
     pub stored: Result<String, String>,
 }
 
+/// How the token lookup the dashboard starts after its first frame (the OS keyring) ended.
+#[derive(Debug, Clone)]
+pub enum TokenLookup {
+    /// A client with the profile's token: requests go out with it from now on.
+    Found(crate::api::Client),
+    /// No usable token. `reason` answers the requests that waited for the lookup; `problem`
+    /// (keyring unreachable, locked, no saved base URL...) is shown in the login dialog.
+    Missing {
+        reason: String,
+        problem: Option<String>,
+    },
+    /// A token was found but no client could be made with it (an unreadable `ca_file`...):
+    /// typing another token would not help, so no dialog, only the error.
+    Unusable(String),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoginStage {
     Asking,
@@ -45,6 +61,9 @@ pub struct LoginDialog {
     pub input: TextInput,
     pub stage: LoginStage,
     pub error: Option<String>,
+    /// Why the dialog opened when it is not simply "no token yet" (a keyring problem); stays
+    /// while the user types.
+    pub notice: Option<String>,
     pub profile: String,
     pub host: String,
 }
@@ -55,6 +74,7 @@ impl LoginDialog {
             input: TextInput::default().with_max(4096),
             stage: LoginStage::Asking,
             error: None,
+            notice: None,
             profile: profile.into(),
             host: host.into(),
         }

@@ -66,6 +66,9 @@ pub enum Message {
         id: RequestId,
         result: Box<Result<super::login::LoginOk, String>>,
     },
+    /// The token lookup started after the first frame finished (the runtime has already
+    /// installed a found token's client).
+    TokenLookup(Box<super::login::TokenLookup>),
     /// The reschedule log, read back (after an append).
     RescheduleLog {
         result: Result<Vec<crate::reschedule::RescheduleLogEntry>, String>,

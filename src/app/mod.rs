@@ -118,6 +118,8 @@ pub struct StatusInfo {
     pub retrying: Option<String>,
     /// A short-lived message ("Copied deal 7 as JSON").
     pub note: Option<(String, Instant)>,
+    /// The token is being looked up (the OS keyring may be waiting on an unlock prompt).
+    pub awaiting_token: bool,
 }
 
 pub struct App {
@@ -323,6 +325,16 @@ impl App {
                     self.tabs[TabKind::Contacts.index()].prefetched_for = None;
                 }
                 self.dispatch_to_dialogs(&msg)
+            }
+            Message::TokenLookup(lookup) => {
+                self.status.awaiting_token = false;
+                match *lookup {
+                    login::TokenLookup::Missing { problem, .. } => self.open_login_with(problem),
+                    login::TokenLookup::Unusable(e) => self.status.error = Some(e),
+                    login::TokenLookup::Found(_) => {}
+                }
+                self.dirty = true;
+                Vec::new()
             }
             Message::Terminate => self.quit(),
         };

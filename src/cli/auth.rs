@@ -7,9 +7,7 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use super::{Failure, Globals, exit};
-use crate::api::{
-    ApiError, Client, ClientOptions, ContactQuery, DealQuery, ErrorKind, Paging, RequestEvent,
-};
+use crate::api::{ApiError, Client, ClientOptions, ErrorKind, RequestEvent};
 use crate::config::{self, Resolved, Settings, Source};
 use crate::credentials::{self, Keyring, TokenOrigin};
 
@@ -162,7 +160,7 @@ fn client(
     })))
 }
 
-/// One one-item list request; deals when the contacts list refuses the paging (422).
+/// The token checked with the service (see [`credentials::verify_token`]).
 async fn verify(
     g: &Globals,
     settings: &Settings,
@@ -170,25 +168,7 @@ async fn verify(
     token: SecretString,
 ) -> Result<(), ApiError> {
     let client = client(g, settings, base_url, token)?;
-    let paging = Paging {
-        page: None,
-        per_page: Some(1),
-    };
-    let contacts = ContactQuery {
-        paging,
-        ..Default::default()
-    };
-    match client.list_contacts(&contacts).await {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind == ErrorKind::Validation => {
-            let deals = DealQuery {
-                paging,
-                ..Default::default()
-            };
-            client.list_deals(&deals).await.map(|_| ())
-        }
-        Err(e) => Err(e),
-    }
+    credentials::verify_token(&client).await
 }
 
 fn not_accepted(e: ApiError) -> Failure {

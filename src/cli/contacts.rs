@@ -69,7 +69,8 @@ impl ContactListArgs {
     /// The query, times and email checked (exit 5 before anything is sent).
     pub fn query(&self) -> Result<ContactQuery, CliError> {
         if let Some(e) = &self.email {
-            validate::check_email(e).map_err(|m| CliError::field("email", m))?;
+            validate::check_email(e)
+                .map_err(|m| CliError::field("email", format!("--email: {m}")))?;
         }
         let zone = times::local_zone();
         Ok(ContactQuery {
@@ -133,9 +134,8 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
         extra,
     )?;
     let key = match &args.idempotency_key {
-        Some(k) => {
-            IdempotencyKey::from_stable(k).map_err(|m| CliError::field("idempotency_key", m))?
-        }
+        Some(k) => IdempotencyKey::from_stable(k)
+            .map_err(|m| CliError::field("idempotency_key", format!("--idempotency-key: {m}")))?,
         None => IdempotencyKey::random(),
     };
     if !args.allow_duplicate

@@ -10,8 +10,8 @@ use crate::cli::Globals;
 use crate::cli::exit::CliError;
 use crate::cli::setup;
 use crate::config::{self, Settings};
-use crate::credentials::{self, CredentialError};
-use crate::runtime::{DashboardOptions, run_dashboard};
+use crate::credentials::{self, Keyring};
+use crate::runtime::{DashboardOptions, run_dashboard, token_lookup};
 use crate::sandbox::{Sandbox, SandboxConfig};
 
 /// Where the dashboard remembers tabs, sorts, page sizes and includes between runs.
@@ -24,7 +24,9 @@ fn state_file(demo: bool) -> Option<std::path::PathBuf> {
     config::data_dir().map(|d| d.join(name))
 }
 
-/// Runs the dashboard until the user quits.
+/// Runs the dashboard until the user quits. The first frame comes before the token: the
+/// keyring read (which can wait on an unlock prompt) and the HTTP client's set-up run after
+/// it, and the login dialog opens only when no token turns up.
 pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<(), CliError> {
     let settings = setup::load_settings();
     if g.demo {
@@ -37,35 +39,33 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<()
         &g.env,
     )?;
     crate::api::check_base_url(&resolved.base_url)?;
-    let client =
-        match credentials::resolve_token(&resolved.profile, &resolved.base_url, &settings).await {
-            Ok(source) => Some(Client::with_options(
-                &resolved.base_url,
-                source.token,
-                setup::client_options(&settings),
-            )?),
-            // No token yet, or the keyring cannot be read: the dashboard opens its login dialog,
-            // which says what went wrong when it cannot store the token.
-            Err(CredentialError::NotLoggedIn { .. }) => None,
-            Err(
-                e @ (CredentialError::KeyringUnavailable { .. }
-                | CredentialError::KeyringLocked { .. }
-                | CredentialError::KeyringTimeout { .. }),
-            ) => {
-                tracing::warn!("keyring: {e}");
-                None
-            }
-            Err(e) => return Err(e.into()),
-        };
-    run_dashboard(DashboardOptions {
-        profile: resolved.profile,
-        base_url: resolved.base_url,
-        client,
-        settings,
-        state_file: state_file(false),
-        log_path,
-        demo: false,
-    })
+    // Quick refusals (a malformed CRMDASH_TOKEN, a base URL that is not the profile's saved
+    // one) still end the program before the terminal changes mode.
+    let found = credentials::token_without_keyring(
+        credentials::env_token()?,
+        &resolved.profile,
+        &resolved.base_url,
+        &settings,
+    )?;
+    let lookup = token_lookup(
+        Keyring::platform(),
+        found,
+        resolved.profile.clone(),
+        resolved.base_url.clone(),
+        settings.clone(),
+    );
+    run_dashboard(
+        DashboardOptions {
+            profile: resolved.profile,
+            base_url: resolved.base_url,
+            client: None,
+            settings,
+            state_file: state_file(false),
+            log_path,
+            demo: false,
+        },
+        Some(lookup),
+    )
     .await
     .map_err(|e| CliError::other(format!("{e:#}")))
 }
@@ -92,15 +92,18 @@ async fn run_demo(
         SecretString::from(sandbox.token()),
         setup::client_options(&settings),
     )?;
-    let result = run_dashboard(DashboardOptions {
-        profile: "demo".into(),
-        base_url,
-        client: Some(client),
-        settings,
-        state_file: state_file(true),
-        log_path,
-        demo: true,
-    })
+    let result = run_dashboard(
+        DashboardOptions {
+            profile: "demo".into(),
+            base_url,
+            client: Some(client),
+            settings,
+            state_file: state_file(true),
+            log_path,
+            demo: true,
+        },
+        None,
+    )
     .await;
     sandbox.shutdown().await;
     result.map_err(|e| CliError::other(format!("{e:#}")))

@@ -69,84 +69,72 @@ where
     format::print_list(&records, fmt)
 }
 
-/// `crmdash deals list`.
-#[derive(Debug, Clone, Args)]
-#[command(after_help = DEALS_EXAMPLES)]
-pub struct DealListArgs {
-    /// Filter by name.
-    #[arg(long, value_name = "S")]
-    pub name: Option<String>,
-    /// Filter by status.
-    #[arg(long, value_name = "S")]
-    pub status: Option<String>,
-    /// Sort key.
-    #[arg(long, value_enum, value_name = "KEY")]
-    pub sort_by: Option<DealSort>,
-    /// Sort direction.
-    #[arg(long, value_enum, value_name = "DIR")]
-    pub sort_direction: Option<SortDirection>,
-    /// Related records to include, comma separated.
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "REL,...")]
-    pub include: Vec<DealInclude>,
-    #[command(flatten)]
-    pub paging: PageArgs,
+/// The options of a list filtered by name and status (deals, projects), with that
+/// resource's sort keys, includes and examples.
+macro_rules! name_status_args {
+    ($(#[$doc:meta])* $name:ident, $query:ident, $sort:ty, $include:ty, $examples:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Args)]
+        #[command(after_help = $examples)]
+        pub struct $name {
+            /// Filter by name.
+            #[arg(long, value_name = "S")]
+            pub name: Option<String>,
+            /// Filter by status.
+            #[arg(long, value_name = "S")]
+            pub status: Option<String>,
+            /// Sort key.
+            #[arg(long, value_enum, value_name = "KEY")]
+            pub sort_by: Option<$sort>,
+            /// Sort direction.
+            #[arg(long, value_enum, value_name = "DIR")]
+            pub sort_direction: Option<SortDirection>,
+            /// Related records to include, comma separated.
+            #[arg(long, value_enum, value_delimiter = ',', value_name = "REL,...")]
+            pub include: Vec<$include>,
+            #[command(flatten)]
+            pub paging: PageArgs,
+        }
+
+        impl $name {
+            pub fn query(&self) -> $query {
+                $query {
+                    name: self.name.clone(),
+                    status: self.status.clone(),
+                    sort_by: self.sort_by,
+                    sort_direction: self.sort_direction,
+                    include: self.include.clone(),
+                    paging: Paging::default(),
+                }
+            }
+        }
+    };
 }
+
+name_status_args!(
+    /// `crmdash deals list`.
+    DealListArgs,
+    DealQuery,
+    DealSort,
+    DealInclude,
+    DEALS_EXAMPLES
+);
 
 const DEALS_EXAMPLES: &str = "\
 Examples:
   crmdash deals list --status won --sort-by value --sort-direction desc
   crmdash deals list --include account,assigned_user --all --format csv > deals.csv";
 
-impl DealListArgs {
-    pub fn query(&self) -> DealQuery {
-        DealQuery {
-            name: self.name.clone(),
-            status: self.status.clone(),
-            sort_by: self.sort_by,
-            sort_direction: self.sort_direction,
-            include: self.include.clone(),
-            paging: Paging::default(),
-        }
-    }
-}
-
-/// `crmdash projects list`.
-#[derive(Debug, Clone, Args)]
-#[command(after_help = PROJECTS_EXAMPLES)]
-pub struct ProjectListArgs {
-    /// Filter by name.
-    #[arg(long, value_name = "S")]
-    pub name: Option<String>,
-    /// Filter by status.
-    #[arg(long, value_name = "S")]
-    pub status: Option<String>,
-    /// Sort key.
-    #[arg(long, value_enum, value_name = "KEY")]
-    pub sort_by: Option<ProjectSort>,
-    /// Sort direction.
-    #[arg(long, value_enum, value_name = "DIR")]
-    pub sort_direction: Option<SortDirection>,
-    /// Related records to include, comma separated.
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "REL,...")]
-    pub include: Vec<ProjectInclude>,
-    #[command(flatten)]
-    pub paging: PageArgs,
-}
+name_status_args!(
+    /// `crmdash projects list`.
+    ProjectListArgs,
+    ProjectQuery,
+    ProjectSort,
+    ProjectInclude,
+    PROJECTS_EXAMPLES
+);
 
 const PROJECTS_EXAMPLES: &str = "\
 Examples:
   crmdash projects list --status active --sort-by end_date
   crmdash projects list --include owner,members --per-page 50 --page 2 --format json";
-
-impl ProjectListArgs {
-    pub fn query(&self) -> ProjectQuery {
-        ProjectQuery {
-            name: self.name.clone(),
-            status: self.status.clone(),
-            sort_by: self.sort_by,
-            sort_direction: self.sort_direction,
-            include: self.include.clone(),
-            paging: Paging::default(),
-        }
-    }
-}

@@ -254,3 +254,30 @@ fn tokens_are_checked_and_never_shown() {
     assert_eq!(token_hint(&secret(TOKEN)), "…41aa");
     assert_eq!(token_hint(&secret("short")), "…");
 }
+
+#[test]
+fn the_quick_checks_decide_without_the_keyring() {
+    // What the dashboard settles before its first frame: env token, or a refusal, or "ask
+    // the keyring" (None). No keyring is passed, so none can be touched.
+    let s = settings_with("work", "https://crm.example.com/");
+    let env = token_without_keyring(Some(secret(TOKEN)), "work", "https://other.example", &s)
+        .unwrap()
+        .unwrap();
+    assert_eq!(env.origin, TokenOrigin::Env);
+    let e = token_without_keyring(None, "work", "https://evil.example.net", &s).unwrap_err();
+    assert!(
+        matches!(e, CredentialError::BaseUrlMismatch { .. }),
+        "{e:?}"
+    );
+    assert!(
+        token_without_keyring(None, "work", "https://crm.example.com", &s)
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        token_without_keyring(None, "new", "https://crm.example.com", &s)
+            .unwrap()
+            .is_none(),
+        "a profile without a saved URL is for the keyring read to judge"
+    );
+}

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::source::DataSource;
+use crate::app::login::TokenLookup;
 use crate::app::persist::PersistedState;
 use crate::app::{App, Effect, ExportEvent, Message, Now, RequestId};
 
@@ -37,7 +38,16 @@ pub struct Engine {
     state_file: Option<PathBuf>,
     /// Where a token from the login dialog is checked and kept (no token at start).
     login: Option<super::forms::LoginContext>,
+    /// The token lookup `start` runs (after the first frame: the keyring may be slow).
+    lookup: Option<TokenLookupFuture>,
+    /// True from `with_token_lookup` until its answer: effects that need the service wait in
+    /// `deferred` instead of failing for want of a token.
+    awaiting_source: bool,
+    deferred: Vec<Effect>,
 }
+
+/// Finds the token and makes the client (the keyring read, off the loop).
+pub type TokenLookupFuture = futures::future::BoxFuture<'static, TokenLookup>;
 
 impl Engine {
     pub fn new(
@@ -57,7 +67,23 @@ impl Engine {
             exports: HashMap::new(),
             state_file,
             login: None,
+            lookup: None,
+            awaiting_source: false,
+            deferred: Vec::new(),
         }
+    }
+
+    /// The source comes from `lookup`, started by `start`; until it answers, requests wait.
+    pub fn with_token_lookup(mut self, lookup: TokenLookupFuture) -> Engine {
+        self.lookup = Some(lookup);
+        self.awaiting_source = true;
+        self.app.status.awaiting_token = true;
+        self
+    }
+
+    /// Effects waiting for the token lookup (tests).
+    pub fn deferred(&self) -> usize {
+        self.deferred.len()
     }
 
     /// Lets the login dialog's token be checked and stored with this context.
@@ -86,8 +112,14 @@ impl Engine {
         self.tx.clone()
     }
 
-    /// Loads the first tab.
+    /// Starts the token lookup, if any, and loads the first tab.
     pub fn start(&mut self) -> Vec<TermAction> {
+        if let Some(lookup) = self.lookup.take() {
+            let tx = self.tx.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(Message::TokenLookup(Box::new(lookup.await)));
+            });
+        }
         let fx = self.app.start(Now::current());
         self.run(fx)
     }
@@ -113,6 +145,24 @@ impl Engine {
             }
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
                 self.exports.remove(id);
+            }
+            Message::TokenLookup(lookup) => {
+                self.awaiting_source = false;
+                match lookup.as_ref() {
+                    TokenLookup::Found(client) => {
+                        let zone = self.app.config.zone;
+                        let source =
+                            super::ClientSource::new(client.clone(), zone, Some(self.tx.clone()));
+                        self.source = Some(Arc::new(source));
+                    }
+                    TokenLookup::Missing { reason, .. } | TokenLookup::Unusable(reason) => {
+                        self.no_source_reason = reason.clone();
+                    }
+                }
+                // What waited goes out (or fails with the reason) before anything newer.
+                let mut fx = std::mem::take(&mut self.deferred);
+                fx.extend(self.app.update(msg, Now::current()));
+                return self.run(fx);
             }
             _ => {}
         }
@@ -162,12 +212,18 @@ impl Engine {
     pub fn run(&mut self, fx: Vec<Effect>) -> Vec<TermAction> {
         let mut out = Vec::new();
         for e in fx {
+            if self.awaiting_source && needs_source(&e) {
+                self.deferred.push(e);
+                continue;
+            }
             match e {
                 Effect::Fetch { id, spec } => self.fetch(id, spec),
                 Effect::Cancel(id) => {
                     if let Some(h) = self.tasks.remove(&id) {
                         h.abort();
                     }
+                    self.deferred
+                        .retain(|d| !matches!(d, Effect::Fetch { id: f, .. } if *f == id));
                 }
                 Effect::Export {
                     id,
@@ -178,6 +234,15 @@ impl Engine {
                 Effect::CancelExport(id) => {
                     if let Some(c) = self.exports.get(&id) {
                         c.cancel();
+                    }
+                    let before = self.deferred.len();
+                    self.deferred
+                        .retain(|d| !matches!(d, Effect::Export { id: x, .. } if *x == id));
+                    if self.deferred.len() < before {
+                        let _ = self.tx.send(Message::Export {
+                            id,
+                            event: ExportEvent::Cancelled,
+                        });
                     }
                 }
                 Effect::CreateContact { id, contact, key } => self.write(id, move |s| {
@@ -221,6 +286,7 @@ impl Engine {
                     for (_, c) in self.exports.drain() {
                         c.cancel();
                     }
+                    self.deferred.clear();
                     out.push(TermAction::Quit);
                 }
             }
@@ -333,6 +399,17 @@ impl Engine {
             tracing::warn!(path = %path.display(), error = %e, "cannot save dashboard state");
         }
     }
+}
+
+/// Effects that talk to the service (they wait while the token is being looked up).
+fn needs_source(e: &Effect) -> bool {
+    matches!(
+        e,
+        Effect::Fetch { .. }
+            | Effect::Export { .. }
+            | Effect::CreateContact { .. }
+            | Effect::Reschedule { .. }
+    )
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

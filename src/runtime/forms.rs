@@ -1,13 +1,16 @@
-//! The runtime's part of the write dialogs: logging in from the dashboard (check the token,
-//! keep it in the keyring, save the base URL) and the reschedule log's file I/O.
+//! The runtime's part of the write dialogs: finding the token after the first frame, logging
+//! in from the dashboard (check the token, keep it in the keyring, save the base URL) and the
+//! reschedule log's file I/O.
 
 use std::path::PathBuf;
 
 use secrecy::SecretString;
 
-use crate::api::{ApiError, Client, ClientOptions, ContactQuery, DealQuery, ErrorKind, Paging};
-use crate::app::login::LoginOk;
-use crate::credentials::Keyring;
+use super::TokenLookupFuture;
+use crate::api::{Client, ClientOptions, ErrorKind};
+use crate::app::login::{LoginOk, TokenLookup};
+use crate::config::Settings;
+use crate::credentials::{CredentialError, Keyring, TokenSource};
 use crate::reschedule::{RescheduleLogEntry, append_log, read_log};
 
 /// Where a token typed into the login dialog is checked and kept.
@@ -22,36 +25,12 @@ pub struct LoginContext {
     pub config_path: Option<PathBuf>,
 }
 
-/// One one-item list request (deals when the contacts list refuses the paging), as
-/// `crmdash login` does.
-async fn verify(client: &Client) -> Result<(), ApiError> {
-    let paging = Paging {
-        page: None,
-        per_page: Some(1),
-    };
-    let contacts = ContactQuery {
-        paging,
-        ..Default::default()
-    };
-    match client.list_contacts(&contacts).await {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind == ErrorKind::Validation => {
-            let deals = DealQuery {
-                paging,
-                ..Default::default()
-            };
-            client.list_deals(&deals).await.map(|_| ())
-        }
-        Err(e) => Err(e),
-    }
-}
-
 /// Checks the token, then stores it. A refused token is an error; a keyring that cannot
 /// store it is not (the session goes on with the token in memory, `stored` says why).
 pub async fn login(ctx: LoginContext, token: SecretString) -> Result<LoginOk, String> {
     let client = Client::with_options(&ctx.base_url, token.clone(), ctx.options.clone())
         .map_err(|e| e.summary())?;
-    if let Err(e) = verify(&client).await {
+    if let Err(e) = crate::credentials::verify_token(&client).await {
         return Err(match e.kind {
             ErrorKind::Unauthorized => {
                 "The service did not accept this token (401): check it and try again".to_string()
@@ -71,6 +50,70 @@ pub async fn login(ctx: LoginContext, token: SecretString) -> Result<LoginOk, St
         Err(e) => Err(e.to_string()),
     };
     Ok(LoginOk { client, stored })
+}
+
+/// The dashboard's token lookup: `found` (the environment's token) or else the profile's
+/// entry in `keyring`, and a client with it; what the login dialog says when there is none.
+pub fn token_lookup(
+    keyring: Keyring,
+    found: Option<TokenSource>,
+    profile: String,
+    base_url: String,
+    settings: Settings,
+) -> TokenLookupFuture {
+    Box::pin(async move {
+        let source = match found {
+            Some(source) => Ok(source),
+            None => crate::credentials::keyring_token(&keyring, &profile, &settings).await,
+        };
+        match source {
+            Ok(source) => {
+                // Building the client reads root certificates (and a `ca_file`): file I/O
+                // and parsing, kept off the loop's thread.
+                let options = ClientOptions {
+                    ca_file: settings.network.ca_file.clone(),
+                    ..ClientOptions::default()
+                };
+                let built = tokio::task::spawn_blocking(move || {
+                    Client::with_options(&base_url, source.token, options)
+                })
+                .await;
+                match built {
+                    Ok(Ok(client)) => TokenLookup::Found(client),
+                    Ok(Err(e)) => TokenLookup::Unusable(e.summary()),
+                    Err(e) => TokenLookup::Unusable(format!("cannot set up the HTTP client: {e}")),
+                }
+            }
+            Err(e) => missing(&profile, e),
+        }
+    })
+}
+
+/// No usable token: why, for the requests, and what the login dialog says about it.
+fn missing(profile: &str, e: CredentialError) -> TokenLookup {
+    match e {
+        CredentialError::NotLoggedIn { .. } => TokenLookup::Missing {
+            reason: format!(
+                "Not logged in: no API token for profile '{profile}' - run `crmdash login`"
+            ),
+            problem: None,
+        },
+        e => {
+            tracing::warn!("token lookup: {e}");
+            TokenLookup::Missing {
+                reason: e.to_string(),
+                problem: Some(capitalized(&e.to_string())),
+            }
+        }
+    }
+}
+
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// Appends (when given) and reads back the last `last` entries.

@@ -64,6 +64,10 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         left.push(Span::styled(format!("{} ms", l.as_millis()), theme.dim));
     }
+    if app.status.awaiting_token {
+        left.push(sep());
+        left.push(Span::styled("looking up the API token", theme.pending));
+    }
     if let Some(r) = &app.status.retrying {
         left.push(sep());
         left.push(Span::styled(r.as_str(), theme.pending));

@@ -9,26 +9,46 @@ use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, d: &LoginDialog, spinner: &str, theme: &Theme) {
-    let m = modal::centered(area, 72, 12);
+    // The notice wraps at the modal's inner width (borders and padding off).
+    let width = modal::centered(area, 72, 12).width.saturating_sub(4);
+    let notice = d
+        .notice
+        .as_deref()
+        .map(|n| Row::wrapped(n, width, theme.error))
+        .unwrap_or_default();
+    // The notice, a blank line either side, and a second line of the "kept in" sentence.
+    let extra = if notice.is_empty() {
+        0
+    } else {
+        notice.len() as u16 + 3
+    };
+    let m = modal::centered(area, 72, 12 + extra);
     let inner = modal::frame(f, m, "Log in", "Enter check and save · Esc skip", theme);
     let masked = d.masked();
     let asking = d.stage == LoginStage::Asking;
-    let mut rows = vec![
-        Row::text(
-            format!("No API token for profile '{}' at {}.", d.profile, d.host),
-            theme.dim,
-        ),
-        Row::text(
-            "It is checked with the service, then kept in the OS keyring.",
-            theme.dim,
-        ),
+    let mut rows = vec![Row::text(
+        format!("No API token for profile '{}' at {}.", d.profile, d.host),
+        theme.dim,
+    )];
+    let keep = if notice.is_empty() {
+        "It is checked with the service, then kept in the OS keyring."
+    } else {
+        "It is checked with the service, then kept in the OS keyring if it can be, else for this session only."
+    };
+    if !notice.is_empty() {
+        rows.push(Row::text("", theme.dim));
+        rows.extend(notice);
+        rows.push(Row::text("", theme.dim));
+    }
+    rows.extend(Row::wrapped(keep, width, theme.dim));
+    rows.extend([
         Row::text("", theme.dim),
         Row::Input {
             label: "API token".into(),
             input: &masked,
             focused: asking,
         },
-    ];
+    ]);
     if !asking {
         rows.push(Row::text(
             format!("{spinner} checking the token…"),
