@@ -44,6 +44,9 @@ pub struct Engine {
     /// `deferred` instead of failing for want of a token.
     awaiting_source: bool,
     deferred: Vec<Effect>,
+    /// Reschedule-log reads on the blocking pool whose answer has not been handled yet (so
+    /// `settle` waits for them).
+    log_reads: usize,
 }
 
 /// Finds the token and makes the client (the keyring read, off the loop).
@@ -70,6 +73,7 @@ impl Engine {
             lookup: None,
             awaiting_source: false,
             deferred: Vec::new(),
+            log_reads: 0,
         }
     }
 
@@ -146,6 +150,9 @@ impl Engine {
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
                 self.exports.remove(id);
             }
+            Message::RescheduleLog { .. } => {
+                self.log_reads = self.log_reads.saturating_sub(1);
+            }
             Message::TokenLookup(lookup) => {
                 self.awaiting_source = false;
                 match lookup.as_ref() {
@@ -197,6 +204,7 @@ impl Engine {
         loop {
             let horizon = Instant::now() + quiet;
             let idle = self.app.requests_in_flight() == 0
+                && self.log_reads == 0
                 && !self.app.busy()
                 && self.app.next_deadline().is_none_or(|d| d > horizon)
                 && self.rx.is_empty();
@@ -269,6 +277,7 @@ impl Engine {
                 }),
                 Effect::Login { id, token } => self.login(id, token.0),
                 Effect::RescheduleLog { path, append, last } => {
+                    self.log_reads += 1;
                     let tx = self.tx.clone();
                     // Small file I/O, but off the loop all the same.
                     tokio::task::spawn_blocking(move || {
