@@ -1,6 +1,7 @@
 //! Frame cost: `ui::render` of each tab with a 100-row page, at 80x24 and 200x50, through
 //! ratatui's `Terminal::draw` on a `TestBackend` (render into the buffer, diff, flush); and
-//! `ratatui_diff_only`, the same draw with the frame copied instead of rendered (the floor).
+//! `ratatui_diff_only`, the same draw with the frame copied instead of rendered (the floor);
+//! `render_only`, our rendering into the buffer without the diff.
 
 #[path = "support/mod.rs"]
 mod support;
@@ -38,6 +39,15 @@ fn render(c: &mut Criterion) {
                 b.iter(|| {
                     term.draw(|f| crmdash::ui::render(black_box(&app), f))
                         .expect("draw");
+                })
+            });
+            // Our part alone: the frame rendered into the buffer, without ratatui's diff and
+            // flush (the buffer is reset after each, as `draw` resets its spare buffer).
+            group.bench_function(format!("{}/{w}x{h}/render_only", kind.noun()), |b| {
+                b.iter(|| {
+                    let mut frame = term.get_frame();
+                    crmdash::ui::render(black_box(&app), &mut frame);
+                    term.current_buffer_mut().reset();
                 })
             });
             // The selection moves each frame: two rows change, as when browsing.
