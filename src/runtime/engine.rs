@@ -40,9 +40,8 @@ pub struct Engine {
     login: Option<super::forms::LoginContext>,
     /// The token lookup `start` runs (after the first frame: the keyring may be slow).
     lookup: Option<TokenLookupFuture>,
-    /// True from `with_token_lookup` until its answer: effects that need the service wait in
-    /// `deferred` instead of failing for want of a token.
-    awaiting_source: bool,
+    /// Effects that need the service, held while the token is looked up (from
+    /// `with_token_lookup` until its answer, i.e. while `app.status.awaiting_token`).
     deferred: Vec<Effect>,
     /// Reschedule-log reads on the blocking pool whose answer has not been handled yet (so
     /// `settle` waits for them).
@@ -71,7 +70,6 @@ impl Engine {
             state_file,
             login: None,
             lookup: None,
-            awaiting_source: false,
             deferred: Vec::new(),
             log_reads: 0,
         }
@@ -80,7 +78,6 @@ impl Engine {
     /// The source comes from `lookup`, started by `start`; until it answers, requests wait.
     pub fn with_token_lookup(mut self, lookup: TokenLookupFuture) -> Engine {
         self.lookup = Some(lookup);
-        self.awaiting_source = true;
         self.app.status.awaiting_token = true;
         self
     }
@@ -140,11 +137,7 @@ impl Engine {
             Message::LoggedIn { id, result } => {
                 self.tasks.remove(id);
                 if let Ok(ok) = result.as_ref() {
-                    // From now on requests go out with the accepted token.
-                    let zone = self.app.config.zone;
-                    let source =
-                        super::ClientSource::new(ok.client.clone(), zone, Some(self.tx.clone()));
-                    self.source = Some(Arc::new(source));
+                    self.install_client(&ok.client);
                 }
             }
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
@@ -154,19 +147,14 @@ impl Engine {
                 self.log_reads = self.log_reads.saturating_sub(1);
             }
             Message::TokenLookup(lookup) => {
-                self.awaiting_source = false;
                 match lookup.as_ref() {
-                    TokenLookup::Found(client) => {
-                        let zone = self.app.config.zone;
-                        let source =
-                            super::ClientSource::new(client.clone(), zone, Some(self.tx.clone()));
-                        self.source = Some(Arc::new(source));
-                    }
+                    TokenLookup::Found(client) => self.install_client(client),
                     TokenLookup::Missing { reason, .. } | TokenLookup::Unusable(reason) => {
                         self.no_source_reason = reason.clone();
                     }
                 }
-                // What waited goes out (or fails with the reason) before anything newer.
+                // What waited goes out (or fails with the reason) before anything newer; the
+                // update below ends the wait (`App::status.awaiting_token`).
                 let mut fx = std::mem::take(&mut self.deferred);
                 fx.extend(self.app.update(msg, Now::current()));
                 return self.run(fx);
@@ -175,6 +163,13 @@ impl Engine {
         }
         let fx = self.app.update(msg, Now::current());
         self.run(fx)
+    }
+
+    /// From now on requests go out with this client's token (a login or the token lookup).
+    fn install_client(&mut self, client: &crate::api::Client) {
+        let zone = self.app.config.zone;
+        let source = super::ClientSource::new(client.clone(), zone, Some(self.tx.clone()));
+        self.source = Some(Arc::new(source));
     }
 
     /// A queued message, if any (for draining before a draw).
@@ -220,7 +215,7 @@ impl Engine {
     pub fn run(&mut self, fx: Vec<Effect>) -> Vec<TermAction> {
         let mut out = Vec::new();
         for e in fx {
-            if self.awaiting_source && needs_source(&e) {
+            if self.app.status.awaiting_token && needs_source(&e) {
                 self.deferred.push(e);
                 continue;
             }
