@@ -7,6 +7,7 @@ pub mod detail;
 pub mod effects;
 pub mod export;
 pub mod filter;
+pub mod form_fields;
 pub mod forms;
 pub mod help;
 pub mod includes;

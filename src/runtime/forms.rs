@@ -39,12 +39,20 @@ pub async fn login(ctx: LoginContext, token: SecretString) -> Result<LoginOk, St
         });
     }
     let stored = match ctx.keyring.set(&ctx.profile, token).await {
-        Ok(()) => match &ctx.config_path {
-            Some(path) => crate::config::save_profile_base_url(path, &ctx.profile, &ctx.base_url)
-                .map(|()| ctx.keyring.store_name())
-                .map_err(|e| {
+        Ok(()) => match ctx.config_path.clone() {
+            Some(path) => {
+                // A config file rewrite: file I/O, kept off the dashboard's loop thread.
+                let (profile, base_url) = (ctx.profile.clone(), ctx.base_url.clone());
+                let saved = tokio::task::spawn_blocking(move || {
+                    crate::config::save_profile_base_url(&path, &profile, &base_url)
+                        .map_err(|e| e.to_string())
+                })
+                .await
+                .unwrap_or_else(|e| Err(e.to_string()));
+                saved.map(|()| ctx.keyring.store_name()).map_err(|e| {
                     format!("the token is in the keyring, but the base URL was not saved: {e}")
-                }),
+                })
+            }
             None => Ok(ctx.keyring.store_name()),
         },
         Err(e) => Err(e.to_string()),

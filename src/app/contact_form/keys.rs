@@ -8,18 +8,14 @@ use super::{ContactForm, Stage};
 use crate::api::SortDirection;
 use crate::app::TabKind;
 use crate::app::effects::Effect;
+use crate::app::form_fields;
 use crate::app::overlay::{ContactRef, Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::spec::{FilterValue, QuerySpec};
 use crate::app::text_input::InputOutcome;
 
 impl ContactForm {
     fn move_focus(&mut self, forward: bool) {
-        let n = self.field_count();
-        self.focus = if forward {
-            (self.focus + 1) % n
-        } else {
-            (self.focus + n - 1) % n
-        };
+        self.focus = form_fields::cycle(self.focus, self.field_count(), forward);
     }
 
     /// `Ctrl-S`: checks everything; errors focus the first one, a clean draft goes to the

@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 use super::effects::RequestId;
+use super::form_fields;
 use super::text_input::TextInput;
 use crate::api::{IdempotencyKey, NewContact};
 use crate::validate::{self, ContactField, ContactInput, FieldErrors};
@@ -125,12 +126,7 @@ impl ContactForm {
             last_name: self.inputs[1].value().to_string(),
             email: self.inputs[2].value().to_string(),
             phone: self.inputs[3].value().to_string(),
-            extra: self
-                .extra
-                .iter()
-                .map(|l| l.value())
-                .collect::<Vec<_>>()
-                .join("\n"),
+            extra: form_fields::extra_text(&self.extra),
         }
     }
 
@@ -152,12 +148,7 @@ impl ContactForm {
     }
 
     pub(crate) fn focused_input_mut(&mut self) -> &mut TextInput {
-        if self.focus < FIELDS.len() {
-            &mut self.inputs[self.focus]
-        } else {
-            let i = (self.focus - FIELDS.len()).min(self.extra.len() - 1);
-            &mut self.extra[i]
-        }
+        form_fields::input_mut(&mut self.inputs, &mut self.extra, self.focus)
     }
 
     /// The key the next send uses: the draft's key while the body is the one it was first
@@ -219,10 +210,7 @@ impl ContactForm {
         let field = self.focused_field();
         self.server_errors.0.remove(&field);
         if field == ContactField::Extra {
-            // Keep one empty line at the end to type the next attribute into.
-            if self.extra.last().is_some_and(|l| !l.is_empty()) {
-                self.extra.push(TextInput::default());
-            }
+            form_fields::keep_blank_line(&mut self.extra);
         }
         self.revalidate();
         if field == ContactField::Email {
@@ -259,15 +247,7 @@ impl ContactForm {
             self.edited(now);
             return;
         }
-        let mut lines = text.lines();
-        if let Some(first) = lines.next() {
-            self.focused_input_mut().insert_str(first);
-        }
-        for line in lines {
-            let at = self.focus - FIELDS.len() + 1;
-            self.extra.insert(at, TextInput::new(line));
-            self.focus += 1;
-        }
+        form_fields::paste_lines(FIELDS.len(), &mut self.extra, &mut self.focus, text);
         self.edited(now);
     }
 

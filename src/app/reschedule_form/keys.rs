@@ -7,19 +7,15 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{FIELDS, Field, RescheduleForm, Stage};
 use crate::app::effects::Effect;
+use crate::app::form_fields;
 use crate::app::overlay::{Dialog, DialogCx, Outcome};
-use crate::app::text_input::{InputOutcome, TextInput};
+use crate::app::text_input::InputOutcome;
 use crate::reschedule::{EndSpec, Shift, format_time, shift};
 use crate::timeparse::TimeError;
 
 impl RescheduleForm {
     fn move_focus(&mut self, forward: bool) {
-        let n = self.field_count();
-        self.focus = if forward {
-            (self.focus + 1) % n
-        } else {
-            (self.focus + n - 1) % n
-        };
+        self.focus = form_fields::cycle(self.focus, self.field_count(), forward);
     }
 
     /// Writes a time back into a field: as `YYYY-MM-DD HH:MM` when that names it alone in the
@@ -96,8 +92,8 @@ impl RescheduleForm {
                 self.inputs[0].set(id);
             }
         }
-        if field == Field::Extra && self.extra.last().is_some_and(|l| !l.is_empty()) {
-            self.extra.push(TextInput::default());
+        if field == Field::Extra {
+            form_fields::keep_blank_line(&mut self.extra);
         }
         self.revalidate();
     }
@@ -225,15 +221,7 @@ impl Dialog for RescheduleForm {
         }
         let field = self.focused_field();
         if field == Field::Extra {
-            let mut lines = text.lines();
-            if let Some(first) = lines.next() {
-                self.focused_input_mut().insert_str(first);
-            }
-            for line in lines {
-                let at = self.focus - FIELDS.len() + 1;
-                self.extra.insert(at, TextInput::new(line));
-                self.focus += 1;
-            }
+            form_fields::paste_lines(FIELDS.len(), &mut self.extra, &mut self.focus, text);
         } else {
             self.focused_input_mut().insert_str(text.trim());
         }

@@ -9,6 +9,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 use serde_json::{Map, Value};
 
 use super::effects::RequestId;
+use super::form_fields;
 use super::text_input::TextInput;
 use crate::config::RescheduleSettings;
 use crate::reschedule::{self, DialogField, EndSpec, RescheduleLogEntry, RescheduleTimes, Summary};
@@ -114,20 +115,11 @@ impl RescheduleForm {
     }
 
     pub(crate) fn focused_input_mut(&mut self) -> &mut TextInput {
-        if self.focus < FIELDS.len() {
-            &mut self.inputs[self.focus]
-        } else {
-            let i = (self.focus - FIELDS.len()).min(self.extra.len() - 1);
-            &mut self.extra[i]
-        }
+        form_fields::input_mut(&mut self.inputs, &mut self.extra, self.focus)
     }
 
     pub fn extra_text(&self) -> String {
-        self.extra
-            .iter()
-            .map(|l| l.value())
-            .collect::<Vec<_>>()
-            .join("\n")
+        form_fields::extra_text(&self.extra)
     }
 
     pub fn error_for(&self, field: Field) -> Option<&str> {

@@ -39,7 +39,7 @@ pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme:
     ];
     for (i, field) in FIELDS.iter().enumerate() {
         rows.push(Row::Input {
-            label: label(*field).to_string(),
+            label: label(*field),
             input: &form.inputs[i],
             focused: editing && form.focus == i,
         });
@@ -70,17 +70,11 @@ pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme:
         inner.width,
         theme.dim,
     ));
-    for (i, line) in form.extra.iter().enumerate() {
-        rows.push(Row::Input {
-            label: if i == 0 {
-                "Extra".into()
-            } else {
-                String::new()
-            },
-            input: line,
-            focused: editing && form.focus == FIELDS.len() + i,
-        });
-    }
+    rows.extend(Row::extra_lines(
+        &form.extra,
+        "Extra",
+        form.focus.checked_sub(FIELDS.len()).filter(|_| editing),
+    ));
     if let Some(e) = form.error_for(ContactField::Extra) {
         rows.extend(Row::error(e, inner.width, theme));
     }

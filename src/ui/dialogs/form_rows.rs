@@ -16,7 +16,7 @@ pub const LABEL: u16 = 14;
 
 pub enum Row<'a> {
     Input {
-        label: String,
+        label: &'static str,
         input: &'a TextInput,
         focused: bool,
     },
@@ -26,6 +26,20 @@ pub enum Row<'a> {
 impl<'a> Row<'a> {
     pub fn text(s: impl Into<String>, style: Style) -> Row<'a> {
         Row::Text(Line::from(Span::styled(s.into(), style)))
+    }
+
+    /// The free `key = value` lines after a form's fixed fields: `first` labels the first
+    /// one; `focused` is the index of the focused line, if any.
+    pub fn extra_lines(
+        extra: &'a [TextInput],
+        first: &'static str,
+        focused: Option<usize>,
+    ) -> impl Iterator<Item = Row<'a>> + 'a {
+        extra.iter().enumerate().map(move |(i, input)| Row::Input {
+            label: if i == 0 { first } else { "" },
+            input,
+            focused: focused == Some(i),
+        })
     }
 
     /// An error under a field, indented to the inputs, wrapped to `width`.
@@ -106,7 +120,7 @@ pub fn draw(f: &mut Frame, area: Rect, rows: &[Row], theme: &Theme) {
                 focused,
             } => {
                 let style = if *focused { theme.key } else { theme.dim };
-                f.render_widget(Paragraph::new(Span::styled(label.clone(), style)), r);
+                f.render_widget(Paragraph::new(Span::styled(*label, style)), r);
                 let input_area = Rect {
                     x: r.x + LABEL,
                     width: r.width.saturating_sub(LABEL),

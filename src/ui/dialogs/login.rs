@@ -44,7 +44,7 @@ pub fn draw(f: &mut Frame, area: Rect, d: &LoginDialog, spinner: &str, theme: &T
     rows.extend([
         Row::text("", theme.dim),
         Row::Input {
-            label: "API token".into(),
+            label: "API token",
             input: &masked,
             focused: asking,
         },

@@ -40,7 +40,7 @@ pub fn draw(f: &mut Frame, area: Rect, form: &RescheduleForm, spinner: &str, the
     )];
     for (i, field) in FIELDS.iter().enumerate() {
         rows.push(Row::Input {
-            label: label(*field).to_string(),
+            label: label(*field),
             input: &form.inputs[i],
             focused: editing && form.focus == i,
         });
@@ -72,17 +72,11 @@ pub fn draw(f: &mut Frame, area: Rect, form: &RescheduleForm, spinner: &str, the
     } else {
         rows.push(Row::text(keys, theme.dim));
     }
-    for (i, line) in form.extra.iter().enumerate() {
-        rows.push(Row::Input {
-            label: if i == 0 {
-                "Extra k = v".into()
-            } else {
-                String::new()
-            },
-            input: line,
-            focused: editing && form.focus == FIELDS.len() + i,
-        });
-    }
+    rows.extend(Row::extra_lines(
+        &form.extra,
+        "Extra k = v",
+        form.focus.checked_sub(FIELDS.len()).filter(|_| editing),
+    ));
     if let Some(e) = form.error_for(Field::Extra) {
         rows.extend(Row::error(e, inner.width, theme));
     }
