@@ -64,6 +64,17 @@ pub struct Settings {
     pub network: NetworkSettings,
 }
 
+impl Settings {
+    /// The HTTP client's options these settings ask for (`[network] ca_file`); every client
+    /// (CLI, dashboard, login) is made with them.
+    pub fn client_options(&self) -> crate::api::ClientOptions {
+        crate::api::ClientOptions {
+            ca_file: self.network.ca_file.clone(),
+            ..crate::api::ClientOptions::default()
+        }
+    }
+}
+
 /// `[profiles.NAME]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]

@@ -118,13 +118,11 @@ pub fn build_engine_with(
         .client
         .clone()
         .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
-    let reason = format!(
-        "Not logged in: no API token for profile '{}' - run `crmdash login`",
-        opts.profile
-    );
+    let reason = forms::not_logged_in(&opts.profile);
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
-    let looking_up = opts.client.is_none() && lookup.is_some();
-    if let Some(lookup) = lookup.filter(|_| opts.client.is_none()) {
+    let lookup = lookup.filter(|_| opts.client.is_none());
+    let looking_up = lookup.is_some();
+    if let Some(lookup) = lookup {
         engine = engine.with_token_lookup(lookup);
     }
     setup_forms(engine, opts, looking_up)
@@ -151,10 +149,7 @@ fn setup_forms(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) ->
         let ctx = LoginContext {
             profile: opts.profile.clone(),
             base_url: opts.base_url.clone(),
-            options: crate::api::ClientOptions {
-                ca_file: opts.settings.network.ca_file.clone(),
-                ..Default::default()
-            },
+            options: opts.settings.client_options(),
             keyring: crate::credentials::Keyring::platform(),
             config_path: crate::config::config_path(),
         };

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use super::{Failure, Globals, exit};
-use crate::api::{ApiError, Client, ClientOptions, ErrorKind, RequestEvent};
+use crate::api::{ApiError, Client, ErrorKind, RequestEvent};
 use crate::config::{self, Resolved, Settings, Source};
 use crate::credentials::{self, Keyring, TokenOrigin};
 
@@ -130,11 +130,7 @@ fn client(
     base_url: &str,
     token: SecretString,
 ) -> Result<Client, ApiError> {
-    let opts = ClientOptions {
-        ca_file: settings.network.ca_file.clone(),
-        ..ClientOptions::default()
-    };
-    let client = Client::with_options(base_url, token, opts)?;
+    let client = Client::with_options(base_url, token, settings.client_options())?;
     if g.verbose == 0 {
         return Ok(client);
     }

@@ -72,7 +72,7 @@ impl Ctx {
     async fn connection(&self) -> Result<&Connection, CliError> {
         self.connection
             .get_or_try_init(|| async {
-                let options = setup::client_options(&self.settings);
+                let options = self.settings.client_options();
                 let mut conn = if self.globals.demo {
                     let sb = Sandbox::start(SandboxConfig::default())
                         .await

@@ -90,7 +90,7 @@ async fn run_demo(
     let client = Client::with_options(
         &base_url,
         SecretString::from(sandbox.token()),
-        setup::client_options(&settings),
+        settings.client_options(),
     )?;
     let result = run_dashboard(
         DashboardOptions {

@@ -210,13 +210,7 @@ pub fn main() -> ExitCode {
 fn run_local<F: std::future::Future<Output = Result<(), CliError>>>(
     fut: F,
 ) -> Result<(), CliError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::other(format!("cannot start the async runtime: {e}")))?;
-    let out = rt.block_on(fut);
-    rt.shutdown_background();
-    out
+    run_on(tokio::runtime::Builder::new_current_thread(), fut)
 }
 
 /// glibc gives every thread that allocates its own arena, each keeping its freed memory: with
@@ -235,8 +229,17 @@ fn limit_malloc_arenas() {
 fn run_async<F: std::future::Future<Output = Result<(), CliError>>>(
     fut: F,
 ) -> Result<(), CliError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.worker_threads(2);
+    run_on(builder, fut)
+}
+
+/// Runs `fut` on a runtime from `builder`; leaving does not wait for blocking threads.
+fn run_on<F: std::future::Future<Output = Result<(), CliError>>>(
+    mut builder: tokio::runtime::Builder,
+    fut: F,
+) -> Result<(), CliError> {
+    let rt = builder
         .enable_all()
         .build()
         .map_err(|e| CliError::other(format!("cannot start the async runtime: {e}")))?;

@@ -4,7 +4,6 @@
 
 use secrecy::SecretString;
 
-use crate::api::ClientOptions;
 use crate::cli::Globals;
 use crate::cli::exit::CliError;
 use crate::config::{self, Settings};
@@ -41,12 +40,4 @@ pub async fn resolve_endpoint(g: &Globals, settings: &Settings) -> Result<Endpoi
         token: source.token,
         profile: resolved.profile,
     })
-}
-
-/// Client options from the settings (`[network] ca_file`).
-pub fn client_options(settings: &Settings) -> ClientOptions {
-    ClientOptions {
-        ca_file: settings.network.ca_file.clone(),
-        ..ClientOptions::default()
-    }
 }

@@ -78,10 +78,7 @@ pub fn token_lookup(
             Ok(source) => {
                 // Building the client reads root certificates (and a `ca_file`): file I/O
                 // and parsing, kept off the loop's thread.
-                let options = ClientOptions {
-                    ca_file: settings.network.ca_file.clone(),
-                    ..ClientOptions::default()
-                };
+                let options = settings.client_options();
                 let built = tokio::task::spawn_blocking(move || {
                     Client::with_options(&base_url, source.token, options)
                 })
@@ -97,13 +94,16 @@ pub fn token_lookup(
     })
 }
 
+/// Why requests fail when the profile has no token.
+pub fn not_logged_in(profile: &str) -> String {
+    format!("Not logged in: no API token for profile '{profile}' - run `crmdash login`")
+}
+
 /// No usable token: why, for the requests, and what the login dialog says about it.
 fn missing(profile: &str, e: CredentialError) -> TokenLookup {
     match e {
         CredentialError::NotLoggedIn { .. } => TokenLookup::Missing {
-            reason: format!(
-                "Not logged in: no API token for profile '{profile}' - run `crmdash login`"
-            ),
+            reason: not_logged_in(profile),
             problem: None,
         },
         e => {
