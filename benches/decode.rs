@@ -6,7 +6,6 @@
 mod support;
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crmdash::api::{Contact, Deal, decode_page};
@@ -56,10 +55,7 @@ fn decode(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_secs(1))
-        .sample_size(30);
+    config = support::criterion();
     targets = decode
 }
 criterion_main!(benches);

@@ -7,7 +7,6 @@
 mod support;
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use crmdash::app::{Now, TabKind};
@@ -83,10 +82,7 @@ fn render(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_secs(1))
-        .sample_size(30);
+    config = support::criterion();
     targets = render
 }
 criterion_main!(benches);

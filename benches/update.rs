@@ -5,7 +5,6 @@
 mod support;
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crmdash::app::Now;
@@ -42,10 +41,7 @@ fn update(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_secs(1))
-        .sample_size(30);
+    config = support::criterion();
     targets = update
 }
 criterion_main!(benches);

@@ -152,3 +152,12 @@ pub fn config() -> AppConfig {
 pub fn key_msg(code: KeyCode) -> Message {
     Message::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
+
+/// Every bench's criterion settings: 3 s x 30 samples after 1 s of warm-up, so the three
+/// benches run in a few minutes on 2 cores.
+pub fn criterion() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1))
+        .sample_size(30)
+}
