@@ -1,0 +1,14 @@
+//! The `crmdash` binary's commands against the sandbox: lists, writes, setup, credentials, output,
+//! bad input and the fault matrix.
+
+mod appointments;
+mod cli_support;
+mod contacts;
+mod credentials;
+mod input;
+mod lists;
+mod misc;
+mod output;
+mod reliability;
+mod setup;
+mod terminal;

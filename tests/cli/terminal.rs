@@ -1,0 +1,161 @@
+//! What changes on a terminal: `appointments reschedule` shows the body and asks before
+//! sending, and lists default to a table. The binary runs in a pseudo-terminal.
+
+use crate::cli_support;
+
+use std::io::{Read, Write};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use cli_support::Env;
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+/// Generous: only guards against a hang, never measures speed.
+const HANG_GUARD: Duration = Duration::from_secs(120);
+
+struct Session {
+    output: mpsc::Receiver<Vec<u8>>,
+    seen: String,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Session {
+    fn start(env: &Env, args: &[&str]) -> Session {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 30,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pty");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_crmdash"));
+        cmd.env_clear();
+        let d = env.dir.path();
+        for (k, v) in [
+            ("PATH", std::env::var("PATH").unwrap_or_default()),
+            ("HOME", d.display().to_string()),
+            (
+                "XDG_CONFIG_HOME",
+                d.join("xdg-config").display().to_string(),
+            ),
+            ("XDG_DATA_HOME", d.join("xdg-data").display().to_string()),
+            ("XDG_STATE_HOME", d.join("xdg-state").display().to_string()),
+            ("CRMDASH_CONFIG", env.config_path().display().to_string()),
+            ("CRMDASH_TOKEN", env.sb.token()),
+            (
+                "DBUS_SESSION_BUS_ADDRESS",
+                "unix:path=/nonexistent".to_string(),
+            ),
+            ("NO_COLOR", "1".to_string()),
+            ("TERM", "xterm".to_string()),
+            ("TZ", "UTC".to_string()),
+        ] {
+            cmd.env(k, v);
+        }
+        cmd.cwd(d);
+        cmd.arg("--base-url");
+        cmd.arg(env.sb.base_url());
+        cmd.args(args);
+        let child = pair.slave.spawn_command(cmd).expect("spawn");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("reader");
+        let writer = pair.master.take_writer().expect("writer");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _keep_master = pair.master;
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            output: rx,
+            seen: String::new(),
+            writer,
+            child,
+        }
+    }
+
+    /// Reads until `needle` shows (panics with what was seen if the program ends first).
+    fn expect(&mut self, needle: &str) {
+        while !self.seen.contains(needle) {
+            match self.output.recv_timeout(HANG_GUARD) {
+                Ok(bytes) => self.seen.push_str(&String::from_utf8_lossy(&bytes)),
+                Err(_) => panic!("never saw {needle:?}; output:\n{}", self.seen),
+            }
+        }
+    }
+
+    fn send(&mut self, text: &str) {
+        self.writer.write_all(text.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    fn finish(mut self) -> (u32, String) {
+        let status = self.child.wait().expect("wait");
+        while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(500)) {
+            self.seen.push_str(&String::from_utf8_lossy(&bytes));
+        }
+        (status.exit_code(), self.seen)
+    }
+}
+
+fn appointment(env: &Env) -> String {
+    env.sb.ids("appointments").into_iter().next().unwrap()
+}
+
+#[test]
+fn on_a_terminal_reschedule_shows_the_body_and_sends_after_yes() {
+    let env = Env::new();
+    let id = appointment(&env);
+    let mut s = Session::start(
+        &env,
+        &[
+            "appointments",
+            "reschedule",
+            &id,
+            "--start",
+            "2030-02-03T10:00:00Z",
+        ],
+    );
+    s.expect("\"start_time\": \"2030-02-03T10:00:00Z\"");
+    s.expect("crmdash's defaults");
+    s.expect("Send? [y/N]");
+    assert!(env.sb.requests().is_empty(), "nothing before the answer");
+    s.send("y\r");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0, "{seen}");
+    assert_eq!(env.requests_to("POST", "appointments").len(), 1);
+    // A terminal gets a table by default.
+    assert!(seen.contains("ID"), "{seen}");
+}
+
+#[test]
+fn on_a_terminal_answering_no_sends_nothing() {
+    let env = Env::new();
+    let id = appointment(&env);
+    let mut s = Session::start(&env, &["appointments", "reschedule", &id, "--start", "+1d"]);
+    s.expect("Send? [y/N]");
+    s.send("n\r");
+    let (code, seen) = s.finish();
+    assert_eq!(code, 1, "{seen}");
+    assert!(seen.contains("error: cancelled"), "{seen}");
+    assert!(env.requests_to("POST", "appointments").is_empty());
+}
+
+#[test]
+fn on_a_terminal_lists_default_to_a_table() {
+    let env = Env::new();
+    let s = Session::start(&env, &["deals", "list", "--per-page", "3"]);
+    let (code, seen) = s.finish();
+    assert_eq!(code, 0, "{seen}");
+    assert!(seen.contains("NAME") && seen.contains("STATUS"), "{seen}");
+    assert!(
+        !seen.trim_start().starts_with('['),
+        "not JSON on a terminal: {seen}"
+    );
+}

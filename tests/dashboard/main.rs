@@ -1,0 +1,19 @@
+//! The dashboard without a terminal: update(), the effect engine, snapshots, forms and dialogs,
+//! and the engine against the sandbox.
+
+mod contact_form;
+mod dashboard_support;
+mod display;
+mod engine;
+mod form_snapshots;
+mod forms_sandbox;
+mod keyring_support;
+mod login;
+mod perf_requests;
+mod reliability;
+mod reschedule;
+mod sandbox;
+mod screen_snapshots;
+mod table_cells;
+mod token_lookup;
+mod update;

@@ -1,0 +1,306 @@
+//! The reschedule dialog through `App::update`: link pasting, times in the configured zone
+//! (DST gap refused, overlap asks which), end before start refused, durations, quick keys,
+//! the body under the configured keys, the preview, 404 and 422 mapping, the log effect.
+
+use crate::dashboard_support;
+
+use std::collections::BTreeMap;
+
+use crmdash::api::{ApiError, AppointmentRef, ErrorKind};
+use crmdash::app::forms::FormsConfig;
+use crmdash::app::overlay::Overlay;
+use crmdash::app::reschedule_form::{Field, RescheduleForm, Stage};
+use crmdash::app::{Effect, Message, RequestId};
+use crmdash::config::RescheduleSettings;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use dashboard_support::Harness;
+use serde_json::{Map, Value, json};
+
+fn settings(start: &str, end: &str) -> RescheduleSettings {
+    RescheduleSettings {
+        start_field: start.into(),
+        end_field: end.into(),
+        timezone: "Europe/Berlin".into(),
+        fields_are_defaults: false,
+    }
+}
+
+fn open_with(s: RescheduleSettings) -> Harness {
+    let mut h = Harness::new((120, 40));
+    h.answer_all();
+    h.app.set_forms_config(FormsConfig {
+        zone: s.timezone.parse().unwrap(),
+        reschedule: s,
+        log_path: Some("/nonexistent/test/reschedules.jsonl".into()),
+    });
+    let fx = h.ch('a');
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::RescheduleLog { append: None, .. })),
+        "opening reads the log: {fx:?}"
+    );
+    h
+}
+
+fn open() -> Harness {
+    open_with(settings("start_time", "end_time"))
+}
+
+fn d(h: &Harness) -> &RescheduleForm {
+    h.app
+        .overlays
+        .iter()
+        .rev()
+        .find_map(|o| match o {
+            Overlay::Reschedule(f) => Some(f.as_ref()),
+            _ => None,
+        })
+        .expect("the dialog is open")
+}
+
+/// Replaces field `n` (0 id, 1 start, 2 end, 3 extra) with `text`.
+fn set(h: &mut Harness, n: usize, text: &str) {
+    while d(h).focus != n {
+        h.key(KeyCode::Tab);
+    }
+    h.ctrl('u');
+    h.type_str(text);
+}
+
+fn alt(h: &mut Harness, code: KeyCode) {
+    h.send(Message::Key(KeyEvent::new(code, KeyModifiers::ALT)));
+}
+
+fn preview_body(h: &mut Harness) -> (String, Map<String, Value>) {
+    h.ctrl('s');
+    match d(h).stage.clone() {
+        Stage::Preview {
+            appointment_id,
+            body,
+        } => (appointment_id, body),
+        other => panic!("no preview: {other:?} {:?}", d(h).banner),
+    }
+}
+
+fn send(h: &mut Harness) -> RequestId {
+    let fx = h.key(KeyCode::Enter);
+    match fx.as_slice() {
+        [Effect::Reschedule { id, .. }] => *id,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_pasted_link_becomes_the_id() {
+    let mut h = open();
+    h.send(Message::Paste(
+        "https://crm.example.com/app/appointments/apt%2042/reschedule?from=mail\n".into(),
+    ));
+    assert_eq!(d(&h).inputs[0].value(), "apt 42");
+    assert!(d(&h).error_for(Field::Id).is_none());
+}
+
+#[test]
+fn start_and_duration_give_the_body_in_the_zone_with_offsets() {
+    let mut h = open();
+    set(&mut h, 0, "42");
+    set(&mut h, 1, "2026-12-24 10:00");
+    set(&mut h, 2, "90m");
+    let summary = d(&h).live().unwrap().1;
+    assert_eq!(
+        summary.text,
+        "Thu 24 Dec 2026, 10:00-11:30 CET (09:00-10:30 UTC)"
+    );
+    let (id, body) = preview_body(&mut h);
+    assert_eq!(id, "42");
+    assert_eq!(
+        Value::Object(body),
+        json!({"start_time": "2026-12-24T10:00:00+01:00", "end_time": "2026-12-24T11:30:00+01:00"})
+    );
+}
+
+#[test]
+fn end_before_start_is_refused() {
+    let mut h = open();
+    set(&mut h, 0, "42");
+    set(&mut h, 1, "2026-12-24 10:00");
+    set(&mut h, 2, "2026-12-24 09:00");
+    assert!(
+        d(&h)
+            .error_for(Field::End)
+            .unwrap()
+            .contains("after the start")
+    );
+    h.ctrl('s');
+    assert_eq!(d(&h).stage, Stage::Editing);
+    assert_eq!(d(&h).focus, 2);
+}
+
+#[test]
+fn a_time_in_the_dst_gap_is_refused() {
+    let mut h = open();
+    set(&mut h, 1, "2026-03-29 02:30");
+    let e = d(&h).error_for(Field::Start).unwrap();
+    assert!(e.contains("does not exist"), "{e}");
+}
+
+#[test]
+fn a_time_in_the_dst_overlap_asks_which() {
+    let mut h = open();
+    set(&mut h, 0, "42");
+    set(&mut h, 1, "2026-10-25 02:30");
+    set(&mut h, 2, "30m");
+    h.ctrl('s');
+    assert!(matches!(d(&h).stage, Stage::AskWhich { .. }));
+    h.ch('2');
+    assert_eq!(d(&h).inputs[1].value(), "2026-10-25T02:30:00+01:00");
+    let (_, body) = preview_body(&mut h);
+    assert_eq!(body["end_time"], json!("2026-10-25T03:00:00+01:00"));
+}
+
+#[test]
+fn quick_keys_shift_by_quarter_hours_and_days_across_dst() {
+    let mut h = open();
+    set(&mut h, 1, "2026-03-28 10:00");
+    set(&mut h, 2, "1h");
+    alt(&mut h, KeyCode::Up);
+    assert_eq!(d(&h).inputs[1].value(), "2026-03-28 10:15");
+    alt(&mut h, KeyCode::Down);
+    alt(&mut h, KeyCode::Down);
+    assert_eq!(d(&h).inputs[1].value(), "2026-03-28 09:45");
+    // Across the spring-forward night the wall-clock time stays, the offset changes.
+    alt(&mut h, KeyCode::Right);
+    assert_eq!(d(&h).inputs[1].value(), "2026-03-29 09:45");
+    let (times, _) = d(&h).live().unwrap();
+    assert_eq!(times.start.to_rfc3339(), "2026-03-29T09:45:00+02:00");
+    assert_eq!(d(&h).inputs[2].value(), "1h", "a duration stays a duration");
+    alt(&mut h, KeyCode::Left);
+    assert_eq!(d(&h).inputs[1].value(), "2026-03-28 09:45");
+}
+
+#[test]
+fn configured_keys_and_extra_lines_make_the_body() {
+    let mut h = open_with(settings("begins_at", ""));
+    set(&mut h, 0, "7");
+    set(&mut h, 1, "2026-12-24 10:00");
+    set(&mut h, 3, "reason = customer asked");
+    h.key(KeyCode::Tab);
+    h.type_str("notify = true");
+    let (_, body) = preview_body(&mut h);
+    assert_eq!(
+        Value::Object(body),
+        json!({"begins_at": "2026-12-24T10:00:00+01:00", "reason": "customer asked", "notify": true})
+    );
+}
+
+#[test]
+fn an_extra_line_may_not_set_a_time_key() {
+    let mut h = open();
+    set(&mut h, 3, "start_time = now");
+    assert!(d(&h).error_for(Field::Extra).unwrap().contains("own field"));
+}
+
+#[test]
+fn esc_on_the_preview_goes_back_with_everything_kept() {
+    let mut h = open();
+    set(&mut h, 0, "42");
+    set(&mut h, 1, "2026-12-24 10:00");
+    preview_body(&mut h);
+    h.key(KeyCode::Esc);
+    assert_eq!(d(&h).stage, Stage::Editing);
+    assert_eq!(d(&h).inputs[0].value(), "42");
+    assert_eq!(d(&h).inputs[1].value(), "2026-12-24 10:00");
+}
+
+fn ready(h: &mut Harness) -> RequestId {
+    set(h, 0, "42");
+    set(h, 1, "2026-12-24 10:00");
+    preview_body(h);
+    send(h)
+}
+
+#[test]
+fn not_found_names_the_id_and_keeps_the_contents() {
+    let mut h = open();
+    let id = ready(&mut h);
+    h.send(Message::Rescheduled {
+        id,
+        result: Box::new(Err(ApiError::new(
+            ErrorKind::NotFound,
+            "Appointment '42' not found.",
+        ))),
+    });
+    assert_eq!(
+        d(&h).error_for(Field::Id),
+        Some("no appointment with id 42")
+    );
+    assert_eq!(d(&h).inputs[1].value(), "2026-12-24 10:00");
+    assert_eq!(d(&h).stage, Stage::Editing);
+}
+
+#[test]
+fn field_errors_map_through_the_configured_keys() {
+    let mut h = open_with(settings("begins_at", "finishes_at"));
+    let id = ready(&mut h);
+    let mut e = ApiError::new(ErrorKind::Validation, "The given data was invalid.");
+    e.field_errors = BTreeMap::from([
+        (
+            "begins_at".to_string(),
+            vec!["must be in opening hours".to_string()],
+        ),
+        ("room".to_string(), vec!["is booked".to_string()]),
+    ]);
+    h.send(Message::Rescheduled {
+        id,
+        result: Box::new(Err(e)),
+    });
+    assert!(
+        d(&h)
+            .error_for(Field::Start)
+            .unwrap()
+            .contains("opening hours")
+    );
+    assert_eq!(d(&h).focus, 1);
+    assert!(d(&h).banner.as_deref().unwrap().contains("room: is booked"));
+    assert_eq!(d(&h).inputs[0].value(), "42");
+}
+
+#[test]
+fn success_shows_updated_at_and_appends_to_the_log() {
+    let mut h = open();
+    let id = ready(&mut h);
+    let raw = serde_json::value::RawValue::from_string(
+        r#"{"id":"42","updated_at":"2026-11-22T10:00:05Z"}"#.into(),
+    )
+    .unwrap();
+    let a = AppointmentRef {
+        id: "42".into(),
+        created_at: None,
+        updated_at: Some(crmdash::api::Timestamp::parse("2026-11-22T10:00:05Z")),
+        extra: Map::new(),
+        raw,
+    };
+    let fx = h.send(Message::Rescheduled {
+        id,
+        result: Box::new(Ok(a)),
+    });
+    let Stage::Done { entry } = &d(&h).stage else {
+        panic!("{:?}", d(&h).stage)
+    };
+    assert_eq!(entry.updated_at.as_deref(), Some("2026-11-22T10:00:05Z"));
+    assert_eq!(entry.body["start_time"], json!("2026-12-24T10:00:00+01:00"));
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::RescheduleLog { append: Some(x), .. } if x.id == "42")),
+        "{fx:?}"
+    );
+    assert!(h.render().contains("updated_at 2026-11-22T10:00:05Z"));
+}
+
+#[test]
+fn typing_q_in_the_dialog_does_not_quit() {
+    let mut h = open();
+    h.type_str("q");
+    assert!(!h.app.quitting);
+    assert_eq!(d(&h).inputs[0].value(), "q");
+}

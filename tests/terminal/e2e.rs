@@ -1,0 +1,279 @@
+//! End to end in a real terminal: the demo (embedded sandbox + dashboard) runs inside tmux;
+//! we switch to Deals, sort by value descending, page forward, filter by name, open a detail,
+//! quit, and check the screen at each step and that the terminal was restored (raw mode off,
+//! alternate screen left, mouse reporting off).
+//!
+//! Runs the real binary (`crmdash --demo`).
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+    session: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux must be installed for the end-to-end test (apt-get install tmux)")
+    }
+
+    fn send(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.session];
+        args.extend_from_slice(keys);
+        assert!(self.cmd(&args).status.success());
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(
+            &self
+                .cmd(&["capture-pane", "-p", "-t", &self.session])
+                .stdout,
+        )
+        .into_owned()
+    }
+
+    fn display(&self, format: &str) -> String {
+        String::from_utf8_lossy(
+            &self
+                .cmd(&["display", "-p", "-t", &self.session, format])
+                .stdout,
+        )
+        .trim()
+        .to_string()
+    }
+
+    /// Polls the screen until it shows `text` (generous limit: machines are slow and shared).
+    fn wait_for(&self, text: &str) -> String {
+        self.wait_for_all(&[text])
+    }
+
+    /// Polls until every text is on screen at once (a capture can catch a frame half-written).
+    fn wait_for_all(&self, texts: &[&str]) -> String {
+        self.wait_until(&format!("{texts:?}"), |s| {
+            texts.iter().all(|t| s.contains(t))
+        })
+    }
+
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                panic!("screen never showed {what}; it shows:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+/// The real binary with `--demo`, in private config, data and state dirs (so no remembered tabs
+/// or sorts from another run change what the test sees).
+fn demo_command(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("crmdash-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.display();
+    format!(
+        "env XDG_CONFIG_HOME={d}/config XDG_DATA_HOME={d}/data XDG_STATE_HOME={d}/state CRMDASH_CONFIG={d}/config.toml {} --demo",
+        env!("CARGO_BIN_EXE_crmdash")
+    )
+}
+
+/// Runs `command` in a fresh tmux server (its own socket), then prints its exit status and
+/// the terminal settings, and lingers so the screen can be read.
+fn start(name: &str, command: &str) -> Tmux {
+    let tmux = Tmux {
+        socket: format!("crmdash-{name}-{}", std::process::id()),
+        session: "e2e".into(),
+    };
+    let script = format!("{command}; echo EXIT=$?; stty -a; echo STTY-DONE; sleep 600");
+    let args = [
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "120",
+        "-y",
+        "32",
+        "sh",
+        "-c",
+    ];
+    let mut full: Vec<&str> = args.to_vec();
+    full.push(&script);
+    let out = tmux.cmd(&full);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    tmux
+}
+
+/// Raw mode off (canonical input, echo), alternate screen left, mouse reporting off.
+fn assert_restored(tmux: &Tmux, screen: &str) {
+    let screen = &format!("{screen}{}", tmux.wait_for("STTY-DONE"));
+    assert!(
+        screen.contains(" icanon") && !screen.contains("-icanon"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(" echo ") && !screen.contains("-echo "),
+        "{screen}"
+    );
+    assert_eq!(tmux.display("#{alternate_on}"), "0");
+    assert_eq!(tmux.display("#{mouse_any_flag}"), "0");
+}
+
+#[test]
+fn browse_deals_in_a_real_terminal_and_restore_it() {
+    let tmux = start("browse", &format!("NO_COLOR=1 {}", demo_command("browse")));
+    tmux.wait_for("page 1/20 · 500 total");
+    assert_eq!(tmux.display("#{alternate_on}"), "1");
+    tmux.send(&["1"]);
+    tmux.wait_for("Contacts · sort updated_at ↓");
+    tmux.send(&["2"]);
+    tmux.wait_for("Deals · sort updated_at ↓");
+    tmux.send(&["s", "s", "s"]);
+    tmux.wait_for_all(&["Deals · sort value ↓", "Value ↓"]);
+    tmux.send(&["n"]);
+    tmux.wait_for("page 2/20");
+    tmux.send(&["/", "G", "m", "b", "H"]);
+    tmux.wait_for_all(&["2 Deals [name=GmbH]", "Filter deals", "page 1/"]);
+    tmux.send(&["Enter"]);
+    // Enter closes the bar; the filter stays.
+    tmux.wait_until("the table without the filter bar", |s| {
+        s.contains("page 1/") && s.contains("GmbH") && !s.contains("Filter deals")
+    });
+    tmux.send(&["Enter"]);
+    tmux.wait_for_all(&["Deal deal_", "GmbH", "value:"]);
+    tmux.send(&["Escape"]);
+    tmux.send(&["q"]);
+    let s = tmux.wait_for("EXIT=0");
+    assert_restored(&tmux, &s);
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let tmux = start("term", &demo_command("term"));
+    tmux.wait_for("page 1/20");
+    assert_eq!(tmux.display("#{alternate_on}"), "1");
+    let shell = tmux.display("#{pane_pid}");
+    let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+    let pid = String::from_utf8_lossy(&child.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let s = tmux.wait_for("EXIT=0");
+    assert_restored(&tmux, &s);
+}
+
+/// The child of `a_panic_restores_the_terminal_then_prints_the_message`: enters the dashboard's
+/// terminal modes and panics. Does nothing unless run by that test.
+#[test]
+fn panicking_child() {
+    if std::env::var_os("CRMDASH_E2E_PANIC_CHILD").is_none() {
+        return;
+    }
+    let mut term = crmdash::terminal::enter(true).unwrap();
+    term.draw(|f| f.render_widget(ratatui::widgets::Paragraph::new("drawn"), f.area()))
+        .unwrap();
+    panic!("deliberate panic from the dashboard test");
+}
+
+#[test]
+fn a_panic_restores_the_terminal_then_prints_the_message() {
+    let exe = std::env::current_exe().unwrap();
+    // Test names are paths inside the test binary: this module's path without the crate's name.
+    let child = format!(
+        "{}::panicking_child",
+        module_path!().split_once("::").unwrap().1
+    );
+    let tmux = start(
+        "panic",
+        &format!(
+            "RUST_BACKTRACE=0 CRMDASH_E2E_PANIC_CHILD=1 {} --exact {child} --nocapture --test-threads=1",
+            exe.display()
+        ),
+    );
+    let s = tmux.wait_for("EXIT=");
+    assert!(
+        s.contains("deliberate panic from the dashboard test"),
+        "{s}"
+    );
+    assert!(!s.contains("EXIT=0"), "{s}");
+    assert_restored(&tmux, &s);
+}
+
+/// A D-Bus "session bus" that accepts connections and never says a word: the keyring read
+/// hangs like an unanswered unlock prompt. Returns its address; connections live until exit.
+fn silent_bus(dir: &std::path::Path) -> String {
+    let path = dir.join("bus");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().flatten() {
+            held.push(conn);
+        }
+    });
+    format!("unix:path={}", path.display())
+}
+
+#[test]
+fn the_first_frame_comes_before_a_hanging_keyring_then_login_is_offered() {
+    let dir = std::env::temp_dir().join(format!("crmdash-e2e-keyring-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        "[profiles.default]\nbase_url = \"https://crm.example.com\"\n",
+    )
+    .unwrap();
+    let bus = silent_bus(&dir);
+    let d = dir.display();
+    let command = format!(
+        "env -u CRMDASH_TOKEN -u CRMDASH_BASE_URL -u CRMDASH_PROFILE -u CRMDASH_KEYRING NO_COLOR=1 DBUS_SESSION_BUS_ADDRESS={bus} XDG_CONFIG_HOME={d}/config XDG_DATA_HOME={d}/data XDG_STATE_HOME={d}/state CRMDASH_CONFIG={} {}",
+        config.display(),
+        env!("CARGO_BIN_EXE_crmdash")
+    );
+    let tmux = start("keyring", &command);
+    // The dashboard is up while the keyring has not answered: tabs, and what it waits for.
+    let s = tmux.wait_for_all(&["1 Contacts", "looking up the API token"]);
+    assert!(!s.contains("Log in"), "{s}");
+    assert_eq!(tmux.display("#{alternate_on}"), "1");
+    // After the keyring's 10 s limit: the login dialog, naming the problem.
+    let s = tmux.wait_for_all(&["Log in", "did not answer within 10 s"]);
+    assert!(s.contains("CRMDASH_TOKEN"), "{s}");
+    assert!(!s.contains("looking up the API token"), "{s}");
+    tmux.send(&["Escape"]);
+    tmux.wait_until("the dialog closed", |s| !s.contains("Log in"));
+    tmux.send(&["q"]);
+    let s = tmux.wait_for("EXIT=0");
+    assert_restored(&tmux, &s);
+    let _ = std::fs::remove_dir_all(&dir);
+}

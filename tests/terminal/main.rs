@@ -1,0 +1,9 @@
+//! The real binary in a terminal (tmux or a pseudo-terminal): the demo end to end, terminal
+//! restore on signals and panics, and a whole session that never leaks the token.
+
+#[path = "../cli/cli_support.rs"]
+mod cli_support;
+mod e2e;
+mod reliability_support;
+mod restore;
+mod secrets;
