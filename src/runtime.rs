@@ -5,8 +5,10 @@
 
 mod engine;
 mod export;
-mod forms;
+mod login;
+mod reschedule_log;
 mod source;
+mod token_lookup;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,11 +19,12 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 pub use engine::{Engine, TermAction, TokenLookupFuture, read_state, write_state};
-pub use forms::{LoginContext, token_lookup};
+pub use login::LoginContext;
 pub use source::{ClientSource, DataSource};
+pub use token_lookup::token_lookup;
 
-use crate::app::filter::DateParser;
 use crate::app::keymap::KeyMap;
+use crate::app::table::filter::DateParser;
 use crate::app::{App, AppConfig, DisplayZone, Message, Now};
 use crate::terminal::{self, Term};
 use crate::timeparse::Zone;
@@ -118,7 +121,7 @@ pub fn build_engine_with(
         .client
         .clone()
         .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
-    let reason = forms::not_logged_in(&opts.profile);
+    let reason = token_lookup::not_logged_in(&opts.profile);
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
     let lookup = lookup.filter(|_| opts.client.is_none());
     let looking_up = lookup.is_some();
@@ -137,11 +140,13 @@ fn setup_forms(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) ->
         .timezone
         .parse()
         .unwrap_or(Zone::Local);
-    engine.app.set_forms_config(crate::app::forms::FormsConfig {
-        reschedule: opts.settings.reschedule.clone(),
-        zone,
-        log_path: crate::config::data_dir().map(|d| d.join("reschedules.jsonl")),
-    });
+    engine
+        .app
+        .set_forms_config(crate::app::dialogs::FormsConfig {
+            reschedule: opts.settings.reschedule.clone(),
+            zone,
+            log_path: crate::config::data_dir().map(|d| d.join("reschedules.jsonl")),
+        });
     if opts.client.is_none() && !opts.demo {
         if !looking_up {
             engine.app.open_login();

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crmdash::api::{Client, ListQuery};
-use crmdash::app::filter::DateParser;
 use crmdash::app::keymap::KeyMap;
 use crmdash::app::persist::PersistedState;
-use crmdash::app::resource::Resource;
-use crmdash::app::tab::TabState;
+use crmdash::app::resources::Resource;
+use crmdash::app::table::filter::DateParser;
+use crmdash::app::table::tab::TabState;
 use crmdash::app::{
     App, AppConfig, ColorMode, DisplayZone, Effect, Message, Now, QuerySpec, TabKind,
 };

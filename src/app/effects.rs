@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::persist::PersistedState;
-use super::spec::QuerySpec;
 use crate::api::{IdempotencyKey, NewContact};
+use crate::app::persist::PersistedState;
+use crate::app::table::spec::QuerySpec;
 
 /// Tags a request so its answer can be matched to the query that asked (stale ones dropped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -71,7 +71,7 @@ pub enum Effect {
     /// answer with `Message::LoggedIn`.
     Login {
         id: RequestId,
-        token: super::login::SecretToken,
+        token: crate::app::dialogs::login::SecretToken,
     },
     /// Append `append` (when given) to the reschedule log at `path`, then read its last
     /// `last` entries; answer with `Message::RescheduleLog`.

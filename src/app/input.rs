@@ -4,17 +4,17 @@ use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use super::detail::DetailView;
-use super::effects::Effect;
-use super::export::ExportDialog;
-use super::help::HelpView;
-use super::includes::IncludesPicker;
-use super::keymap::Action;
-use super::layout::{self, fit_columns, modal_inner};
-use super::overlay::{DialogCx, Outcome, Overlay};
-use super::resource::TabKind;
-use super::text_input::InputOutcome;
 use super::{App, FILTER_DEBOUNCE};
+use crate::app::dialogs::detail::DetailView;
+use crate::app::dialogs::export::ExportDialog;
+use crate::app::dialogs::help::HelpView;
+use crate::app::dialogs::includes::IncludesPicker;
+use crate::app::dialogs::{DialogCx, Outcome, Overlay};
+use crate::app::effects::Effect;
+use crate::app::keymap::Action;
+use crate::app::layout::{self, fit_columns, modal_inner};
+use crate::app::resources::TabKind;
+use crate::app::widgets::text_input::InputOutcome;
 
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {

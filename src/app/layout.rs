@@ -4,7 +4,7 @@
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
 
-use super::resource::Column;
+use crate::app::resources::Column;
 
 /// Smallest terminal the dashboard draws in; below it, a notice.
 pub const MIN_WIDTH: u16 = 80;
@@ -178,7 +178,7 @@ pub fn tab_ranges(titles: &[String]) -> Vec<(u16, u16)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::resource::{Resource, TabKind};
+    use crate::app::resources::{Resource, TabKind};
 
     #[test]
     fn narrow_terminals_hide_low_priority_columns() {

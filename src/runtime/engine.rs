@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::source::DataSource;
-use crate::app::login::TokenLookup;
+use crate::app::dialogs::login::TokenLookup;
 use crate::app::persist::PersistedState;
 use crate::app::{App, Effect, ExportEvent, Message, Now, RequestId};
 
@@ -37,7 +37,7 @@ pub struct Engine {
     exports: HashMap<RequestId, CancellationToken>,
     state_file: Option<PathBuf>,
     /// Where a token from the login dialog is checked and kept (no token at start).
-    login: Option<super::forms::LoginContext>,
+    login: Option<super::login::LoginContext>,
     /// The token lookup `start` runs (after the first frame: the keyring may be slow).
     lookup: Option<TokenLookupFuture>,
     /// Effects that need the service, held while the token is looked up (from
@@ -88,7 +88,7 @@ impl Engine {
     }
 
     /// Lets the login dialog's token be checked and stored with this context.
-    pub fn with_login(mut self, ctx: super::forms::LoginContext) -> Engine {
+    pub fn with_login(mut self, ctx: super::login::LoginContext) -> Engine {
         self.login = Some(ctx);
         self
     }
@@ -276,7 +276,8 @@ impl Engine {
                     let tx = self.tx.clone();
                     // Small file I/O, but off the loop all the same.
                     tokio::task::spawn_blocking(move || {
-                        let result = super::forms::reschedule_log(&path, append.as_ref(), last);
+                        let result =
+                            super::reschedule_log::reschedule_log(&path, append.as_ref(), last);
                         let _ = tx.send(Message::RescheduleLog { result });
                     });
                 }
@@ -361,7 +362,7 @@ impl Engine {
             return;
         };
         let handle = tokio::spawn(async move {
-            let result = super::forms::login(ctx, token).await;
+            let result = super::login::login(ctx, token).await;
             let _ = tx.send(Message::LoggedIn {
                 id,
                 result: Box::new(result),

@@ -14,8 +14,8 @@ use crate::api::{
     ApiError, AppointmentRef, Client, Contact, Created, IdempotencyKey, ListQuery, NewContact,
     Page, RequestEvent,
 };
-use crate::app::record::{TableRecord, build_page};
-use crate::app::resource::{ColumnId, Resource};
+use crate::app::resources::{ColumnId, Resource};
+use crate::app::table::record::{TableRecord, build_page};
 use crate::app::{DisplayZone, ExportEvent, ExportFormat, FetchedPage, QuerySpec, TabKind};
 
 /// What the dashboard needs from the service.

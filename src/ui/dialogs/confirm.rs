@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::app::confirm::ConfirmQuit;
+use crate::app::dialogs::confirm::ConfirmQuit;
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 

@@ -4,8 +4,8 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::form_rows::{self, Row};
-use crate::app::contact_form::{ContactForm, FIELDS, Stage};
+use crate::app::dialogs::contact_form::{ContactForm, FIELDS, Stage};
+use crate::ui::common::form_rows::{self, Row};
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 use crate::validate::ContactField;

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::app::export::{ExportDialog, ExportStage};
+use crate::app::dialogs::export::{ExportDialog, ExportStage};
 use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::App;
-use crate::app::includes::IncludesPicker;
+use crate::app::dialogs::includes::IncludesPicker;
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 

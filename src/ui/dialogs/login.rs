@@ -3,8 +3,8 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::form_rows::{self, Row};
-use crate::app::login::{LoginDialog, LoginStage};
+use crate::app::dialogs::login::{LoginDialog, LoginStage};
+use crate::ui::common::form_rows::{self, Row};
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 

@@ -4,9 +4,9 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::form_rows::{self, Row};
-use crate::app::reschedule_form::{FIELDS, Field, RescheduleForm, Stage};
+use crate::app::dialogs::reschedule::{FIELDS, Field, RescheduleForm, Stage};
 use crate::reschedule::format_time;
+use crate::ui::common::form_rows::{self, Row};
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 

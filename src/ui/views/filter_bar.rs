@@ -6,8 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use crate::app::resource::FilterKind;
-use crate::app::tab::TabState;
+use crate::app::resources::FilterKind;
+use crate::app::table::tab::TabState;
 use crate::ui::common::text_input;
 use crate::ui::theme::Theme;
 

@@ -2,7 +2,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::overlay::{Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 
 pub struct ConfirmQuit {
     pub reason: String,

@@ -5,12 +5,14 @@
 mod keys;
 mod results;
 
+use crate::app::dialogs::Overlay;
+use crate::app::effects::Effect;
 use chrono::{DateTime, FixedOffset, Utc};
 use serde_json::{Map, Value};
 
-use super::effects::RequestId;
-use super::form_fields;
-use super::text_input::TextInput;
+use crate::app::effects::RequestId;
+use crate::app::widgets::form_fields;
+use crate::app::widgets::text_input::TextInput;
 use crate::config::RescheduleSettings;
 use crate::reschedule::{self, DialogField, EndSpec, RescheduleLogEntry, RescheduleTimes, Summary};
 use crate::timeparse::{TimeError, Zone};
@@ -239,5 +241,23 @@ impl RescheduleForm {
     pub fn is_dirty(&self) -> bool {
         !self.inputs[0].value().trim().is_empty()
             || self.extra.iter().any(|l| !l.value().trim().is_empty())
+    }
+}
+
+impl crate::app::App {
+    /// `a`: the reschedule dialog, reading the log of earlier reschedules.
+    pub(crate) fn open_reschedule(&mut self) -> Vec<Effect> {
+        let cfg = RescheduleConfig {
+            settings: self.forms.config.reschedule.clone(),
+            zone: self.forms.config.zone,
+            profile: self.config.profile.clone(),
+            host: self.config.host.clone(),
+            log_path: self.forms.config.log_path.clone(),
+        };
+        let mut form = RescheduleForm::new(cfg, self.wall);
+        let fx: Vec<Effect> = form.log_effect(None).into_iter().collect();
+        self.overlays.push(Overlay::Reschedule(Box::new(form)));
+        self.dirty = true;
+        fx
     }
 }

@@ -2,8 +2,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::keymap::Action;
-use super::overlay::{Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::keymap::Action;
 
 pub struct IncludesPicker {
     pub items: Vec<(&'static str, bool)>,

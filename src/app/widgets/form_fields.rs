@@ -1,7 +1,7 @@
 //! What the new-contact pane and the reschedule dialog share about their inputs: a few fixed
 //! fields followed by free `key = value` lines, with one focus index over both.
 
-use super::text_input::TextInput;
+use crate::app::widgets::text_input::TextInput;
 
 /// The next (or previous) field, wrapping around `count` fields.
 pub fn cycle(focus: usize, count: usize, forward: bool) -> usize {

@@ -6,13 +6,15 @@
 mod keys;
 mod results;
 
+use crate::app::dialogs::Overlay;
+use crate::app::effects::Effect;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
-use super::effects::RequestId;
-use super::form_fields;
-use super::text_input::TextInput;
 use crate::api::{IdempotencyKey, NewContact};
+use crate::app::effects::RequestId;
+use crate::app::widgets::form_fields;
+use crate::app::widgets::text_input::TextInput;
 use crate::validate::{self, ContactField, ContactInput, FieldErrors};
 
 /// How long the email must stay unchanged before the duplicate check asks the server.
@@ -255,5 +257,22 @@ impl ContactForm {
     fn reset(&mut self) {
         let target = std::mem::take(&mut self.target);
         *self = ContactForm::new(target);
+    }
+}
+
+impl crate::app::App {
+    pub(crate) fn target(&self) -> Target {
+        Target {
+            profile: self.config.profile.clone(),
+            host: self.config.host.clone(),
+        }
+    }
+
+    /// `c`: the new-contact pane.
+    pub(crate) fn open_contact_form(&mut self) -> Vec<Effect> {
+        let form = ContactForm::new(self.target());
+        self.overlays.push(Overlay::ContactForm(Box::new(form)));
+        self.dirty = true;
+        Vec::new()
     }
 }

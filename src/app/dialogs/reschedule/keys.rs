@@ -6,10 +6,10 @@ use chrono::{DateTime, FixedOffset};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{FIELDS, Field, RescheduleForm, Stage};
+use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::Effect;
-use crate::app::form_fields;
-use crate::app::overlay::{Dialog, DialogCx, Outcome};
-use crate::app::text_input::InputOutcome;
+use crate::app::widgets::form_fields;
+use crate::app::widgets::text_input::InputOutcome;
 use crate::reschedule::{EndSpec, Shift, format_time, shift};
 use crate::timeparse::TimeError;
 

@@ -5,9 +5,9 @@ use std::path::Path;
 
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
-use super::keymap::{Action, KeyMap};
-use super::overlay::{Dialog, DialogCx, Outcome};
-use super::scroll::{Entry, ScrollText, Tone};
+use crate::app::dialogs::{Dialog, DialogCx, Outcome};
+use crate::app::keymap::{Action, KeyMap};
+use crate::app::widgets::scroll::{Entry, ScrollText, Tone};
 
 /// Editing keys of text fields (not rebindable: they follow readline).
 const EDITING: &[(&str, &str)] = &[
@@ -107,7 +107,7 @@ impl Dialog for HelpView {
     }
 
     fn on_resize(&mut self, width: u16, height: u16) {
-        let (w, h) = super::layout::modal_inner(width, height);
+        let (w, h) = crate::app::layout::modal_inner(width, height);
         self.text.reflow(w, h);
     }
 }

@@ -4,13 +4,13 @@
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use serde_json::Value;
 
-use super::effects::Effect;
-use super::keymap::Action;
-use super::overlay::{Dialog, DialogCx, Outcome};
-use super::record::{DisplayZone, Record};
-use super::resource::TabKind;
-use super::scroll::{Entry, ScrollText, Tone};
 use crate::api::Timestamp;
+use crate::app::dialogs::{Dialog, DialogCx, Outcome};
+use crate::app::effects::Effect;
+use crate::app::keymap::Action;
+use crate::app::resources::TabKind;
+use crate::app::table::record::{DisplayZone, Record};
+use crate::app::widgets::scroll::{Entry, ScrollText, Tone};
 
 /// Fields shown first, in this order; the rest follow alphabetically.
 const FIRST: &[&str] = &[
@@ -154,7 +154,7 @@ impl Dialog for DetailView {
     }
 
     fn on_resize(&mut self, width: u16, height: u16) {
-        let (w, h) = super::layout::modal_inner(width, height);
+        let (w, h) = crate::app::layout::modal_inner(width, height);
         self.text.reflow(w, h);
     }
 }

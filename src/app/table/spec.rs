@@ -4,8 +4,8 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use super::resource::TabKind;
 use crate::api::{ApiError, ContactQuery, DealQuery, Paging, ProjectQuery, SortDirection};
+use crate::app::resources::TabKind;
 
 /// A filter's value, already checked.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::text_input::TextInput;
+use crate::app::widgets::text_input::TextInput;
 use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 

@@ -2,13 +2,14 @@
 //! token checked against the service, then kept in the OS keyring (or, when the keyring is
 //! unreachable, in memory for this session only, with the `CRMDASH_TOKEN` advice).
 
+use crate::app::dialogs::Overlay;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use secrecy::{ExposeSecret, SecretString};
 
-use super::effects::{Effect, RequestId};
-use super::message::Message;
-use super::overlay::{Dialog, DialogCx, DialogResult, Outcome};
-use super::text_input::TextInput;
+use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::effects::{Effect, RequestId};
+use crate::app::message::Message;
+use crate::app::widgets::text_input::TextInput;
 
 /// A token on its way to the runtime. `Debug` never shows it; equality compares it (tests).
 #[derive(Clone)]
@@ -171,5 +172,24 @@ impl Dialog for LoginDialog {
 
     fn captures_text(&self) -> bool {
         true
+    }
+}
+
+impl crate::app::App {
+    /// The login dialog (the dashboard started without a token).
+    pub fn open_login(&mut self) {
+        self.open_login_with(None);
+    }
+
+    /// The login dialog with the reason it opened (a keyring that could not be read), unless
+    /// one is open already.
+    pub fn open_login_with(&mut self, notice: Option<String>) {
+        if self.overlays.iter().any(|o| matches!(o, Overlay::Login(_))) {
+            return;
+        }
+        let mut d = LoginDialog::new(self.config.profile.clone(), self.config.host.clone());
+        d.notice = notice;
+        self.overlays.push(Overlay::Login(d));
+        self.dirty = true;
     }
 }

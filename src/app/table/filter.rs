@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::resource::{FilterField, FilterKind};
-use super::spec::FilterValue;
-use super::text_input::TextInput;
+use crate::app::resources::{FilterField, FilterKind};
+use crate::app::table::spec::FilterValue;
+use crate::app::widgets::text_input::TextInput;
 
 /// Reads a typed date filter (the CLI's time grammar, in the configured zone) relative to `now`.
 pub type DateParser =
@@ -132,7 +132,7 @@ impl FilterBar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::resource::{Resource, TabKind};
+    use crate::app::resources::{Resource, TabKind};
 
     fn iso() -> DateParser {
         Arc::new(|s: &str, _now| {

@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use super::effects::RequestId;
-use super::filter::FilterBar;
-use super::record::{FetchedPage, Record};
-use super::resource::Resource;
-use super::spec::{FilterValue, QuerySpec};
 use crate::api::SortDirection;
+use crate::app::effects::RequestId;
+use crate::app::resources::Resource;
+use crate::app::table::filter::FilterBar;
+use crate::app::table::record::{FetchedPage, Record};
+use crate::app::table::spec::{FilterValue, QuerySpec};
 
 /// The page sizes `+` and `-` step through (the service allows up to 100).
 pub const PAGE_SIZES: [u32; 4] = [10, 25, 50, 100];

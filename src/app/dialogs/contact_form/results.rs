@@ -7,8 +7,8 @@ use super::keys::locked_message;
 use super::{ContactForm, Duplicate, Stage};
 use crate::api::{ApiError, Contact, Created, ErrorKind};
 use crate::app::Message;
-use crate::app::overlay::{CreatedContact, DialogCx, DialogResult, Outcome};
-use crate::app::record::FetchedPage;
+use crate::app::dialogs::{CreatedContact, DialogCx, DialogResult, Outcome};
+use crate::app::table::record::FetchedPage;
 use crate::validate::server_field_errors;
 
 impl ContactForm {

@@ -4,7 +4,7 @@
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
-use super::keymap::{Action, KeyMap};
+use crate::app::keymap::{Action, KeyMap};
 use crossterm::event::KeyEvent;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

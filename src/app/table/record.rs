@@ -9,8 +9,8 @@ use chrono_tz::Tz;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
-use super::resource::ColumnId;
 use crate::api::{ApiRecord, Contact, Deal, Meta, Page, Project, Related, Timestamp, When};
+use crate::app::resources::ColumnId;
 
 /// The zone dates are shown in: the machine's, or a fixed one (tests, config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 use super::{Field, RescheduleForm, Stage};
 use crate::api::{ApiError, AppointmentRef, ErrorKind};
 use crate::app::Message;
+use crate::app::dialogs::{DialogCx, Outcome};
 use crate::app::effects::Effect;
-use crate::app::overlay::{DialogCx, Outcome};
 use crate::reschedule::{RescheduleLogEntry, map_server_field};
 
 /// How many log entries the dialog shows.

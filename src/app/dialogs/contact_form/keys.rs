@@ -7,11 +7,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::{ContactForm, Stage};
 use crate::api::SortDirection;
 use crate::app::TabKind;
+use crate::app::dialogs::{ContactRef, Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::effects::Effect;
-use crate::app::form_fields;
-use crate::app::overlay::{ContactRef, Dialog, DialogCx, DialogResult, Outcome};
-use crate::app::spec::{FilterValue, QuerySpec};
-use crate::app::text_input::InputOutcome;
+use crate::app::table::spec::{FilterValue, QuerySpec};
+use crate::app::widgets::form_fields;
+use crate::app::widgets::text_input::InputOutcome;
 
 impl ContactForm {
     fn move_focus(&mut self, forward: bool) {
@@ -76,7 +76,7 @@ impl ContactForm {
 
     /// The lookup for the duplicate check.
     pub fn lookup_spec(email: &str) -> QuerySpec {
-        let resource = crate::app::resource::Resource::of(TabKind::Contacts);
+        let resource = crate::app::resources::Resource::of(TabKind::Contacts);
         QuerySpec {
             kind: TabKind::Contacts,
             filters: vec![("email", FilterValue::Text(email.to_string()))],

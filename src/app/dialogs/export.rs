@@ -3,11 +3,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::effects::{Effect, ExportFormat, RequestId};
-use super::message::{ExportEvent, Message};
-use super::overlay::{Dialog, DialogCx, DialogResult, Outcome};
-use super::resource::TabKind;
-use super::text_input::{InputOutcome, TextInput};
+use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::effects::{Effect, ExportFormat, RequestId};
+use crate::app::message::{ExportEvent, Message};
+use crate::app::resources::TabKind;
+use crate::app::widgets::text_input::{InputOutcome, TextInput};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExportStage {

@@ -15,20 +15,62 @@
 //! `Effect::Reschedule` / `Message::Rescheduled`). `guards_quit` makes quitting ask once;
 //! `busy` turns the spinner.
 
+pub mod confirm;
+pub mod contact_form;
+pub mod detail;
+pub mod export;
+pub mod help;
+pub mod includes;
+pub mod login;
+pub mod reschedule;
+
+use std::path::PathBuf;
+
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use super::confirm::ConfirmQuit;
-use super::contact_form::ContactForm;
-use super::detail::DetailView;
-use super::effects::{Effect, ExportFormat, RequestId};
-use super::export::ExportDialog;
-use super::help::HelpView;
-use super::includes::IncludesPicker;
-use super::keymap::KeyMap;
-use super::login::LoginDialog;
-use super::message::Message;
-use super::record::DisplayZone;
-use super::reschedule_form::RescheduleForm;
+use self::confirm::ConfirmQuit;
+use self::contact_form::ContactForm;
+use self::detail::DetailView;
+use self::export::ExportDialog;
+use self::help::HelpView;
+use self::includes::IncludesPicker;
+use self::login::LoginDialog;
+use self::reschedule::RescheduleForm;
+use crate::app::effects::{Effect, ExportFormat, RequestId};
+use crate::app::keymap::KeyMap;
+use crate::app::message::Message;
+use crate::app::table::record::DisplayZone;
+use crate::config::RescheduleSettings;
+use crate::timeparse::Zone;
+
+/// Settings the write dialogs need beyond `AppConfig`.
+#[derive(Debug, Clone)]
+pub struct FormsConfig {
+    pub reschedule: RescheduleSettings,
+    /// The zone reschedule times are typed in (`[reschedule] timezone`).
+    pub zone: Zone,
+    /// The reschedule log (JSON lines in the data dir).
+    pub log_path: Option<PathBuf>,
+}
+
+impl Default for FormsConfig {
+    fn default() -> Self {
+        FormsConfig {
+            reschedule: RescheduleSettings::default(),
+            zone: Zone::Local,
+            // The runtime names the file in the data dir; tests choose their own.
+            log_path: None,
+        }
+    }
+}
+
+/// The dialogs' state kept by the app.
+#[derive(Debug, Clone, Default)]
+pub struct FormsState {
+    pub config: FormsConfig,
+    /// Select this contact once the Contacts tab shows it (after a create).
+    pub select_after_load: Option<String>,
+}
 
 /// What a dialog may use while it handles input.
 pub struct DialogCx<'a> {
