@@ -23,6 +23,7 @@ pub use login::LoginContext;
 pub use source::{ClientSource, DataSource};
 pub use token_lookup::token_lookup;
 
+use crate::app::dialogs::FormsConfig;
 use crate::app::keymap::KeyMap;
 use crate::app::table::filter::DateParser;
 use crate::app::{App, AppConfig, DisplayZone, Message, Now};
@@ -59,6 +60,12 @@ fn host_of(base_url: &str) -> String {
 
 /// The app's configuration from the options and the environment (`NO_COLOR`).
 pub fn app_config(opts: &DashboardOptions) -> AppConfig {
+    dashboard_config(opts).0
+}
+
+/// Everything the app is configured with, read from the options in one step: the settings'
+/// zone is parsed once, for the dates shown, the filters typed and the reschedule dialog.
+pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
     let mut warnings = Vec::new();
     let zone: Zone = opts
         .settings
@@ -81,7 +88,7 @@ pub fn app_config(opts: &DashboardOptions) -> AppConfig {
     } else {
         opts.profile.clone()
     };
-    AppConfig {
+    let app = AppConfig {
         profile,
         host: host_of(&opts.base_url),
         per_page: ui.per_page,
@@ -92,7 +99,13 @@ pub fn app_config(opts: &DashboardOptions) -> AppConfig {
         keymap,
         colors: crate::ui::theme::color_mode(&ui.theme, no_color.as_deref()),
         warnings,
-    }
+    };
+    let forms = FormsConfig {
+        reschedule: opts.settings.reschedule.clone(),
+        zone,
+        log_path: reschedule_log::default_path(),
+    };
+    (app, forms)
 }
 
 /// Builds the engine (app + effect runner) for these options, without touching the terminal.
@@ -108,14 +121,15 @@ pub fn build_engine_with(
     size: (u16, u16),
     lookup: Option<TokenLookupFuture>,
 ) -> Engine {
-    let config = app_config(opts);
+    let (config, forms) = dashboard_config(opts);
     let zone = config.zone;
     let remembered = opts
         .state_file
         .as_deref()
         .map(read_state)
         .unwrap_or_default();
-    let app = App::new(config, &remembered, size, Now::current());
+    let mut app = App::new(config, &remembered, size, Now::current());
+    app.set_forms_config(forms);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let source: Option<Arc<dyn DataSource>> = opts
         .client
@@ -128,25 +142,12 @@ pub fn build_engine_with(
     if let Some(lookup) = lookup {
         engine = engine.with_token_lookup(lookup);
     }
-    setup_forms(engine, opts, looking_up)
+    setup_login(engine, opts, looking_up)
 }
 
-/// The write dialogs' settings; without a token (and none being looked up), the login dialog
-/// first.
-fn setup_forms(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) -> Engine {
-    let zone: Zone = opts
-        .settings
-        .reschedule
-        .timezone
-        .parse()
-        .unwrap_or(Zone::Local);
-    engine
-        .app
-        .set_forms_config(crate::app::dialogs::FormsConfig {
-            reschedule: opts.settings.reschedule.clone(),
-            zone,
-            log_path: crate::config::data_dir().map(|d| d.join("reschedules.jsonl")),
-        });
+/// Without a token (and none being looked up), the login dialog first; without a token at
+/// start, a context to check and keep the one the dialog is given.
+fn setup_login(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) -> Engine {
     if opts.client.is_none() && !opts.demo {
         if !looking_up {
             engine.app.open_login();

@@ -3,16 +3,13 @@
 //! the screen (notes, the Contacts tab refreshed with a new contact selected, loading after a
 //! login).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::api::ApiRecord;
-
 use crate::app::dialogs::detail::DetailView;
-use crate::app::dialogs::{DialogCx, DialogResult, FormsConfig, Outcome, Overlay};
-use crate::app::effects::{Effect, RequestId};
+use crate::app::dialogs::{CreatedContact, DialogCx, DialogResult, FormsConfig, Outcome, Overlay};
+use crate::app::effects::Effect;
 use crate::app::layout::modal_inner;
 use crate::app::message::{ExportEvent, Message};
 use crate::app::table::record::Record;
@@ -37,17 +34,16 @@ impl App {
                 return self.apply_outcome(i, out);
             }
         }
-        // No dialog took it (closed meanwhile): say how it went in the status bar.
+        // No dialog took it: the dialog that started the request was closed meanwhile (or the
+        // answer is for no dialog at all). The outcome still matters to the user, so it is
+        // said in the status bar instead of being dropped.
         match msg {
             Message::Export {
                 event: ExportEvent::Done { records, path },
                 ..
             } => self.note(format!("Exported {records} records to {}", path.display())),
             Message::ContactCreated { result, .. } => match result.as_ref() {
-                Ok(c) => {
-                    let who = c.record.as_ref().map(|r| r.label()).unwrap_or_default();
-                    self.note(format!("Contact created {who}"));
-                }
+                Ok(created) => return self.contact_created(CreatedContact::of(created, None)),
                 Err(e) => self.show_error(e.summary()),
             },
             Message::Rescheduled { result, .. } => match result.as_ref() {
@@ -95,20 +91,6 @@ impl App {
                 tab.includes = includes;
                 self.load(self.active, false)
             }
-            DialogResult::StartExport { path, format } => {
-                self.next_id += 1;
-                let id = RequestId(self.next_id);
-                if let Some(Overlay::Export(d)) = self.overlays.last_mut() {
-                    d.start(id);
-                }
-                let spec = self.tab().spec().at_page(1);
-                vec![Effect::Export {
-                    id,
-                    spec,
-                    path: PathBuf::from(path),
-                    format,
-                }]
-            }
             DialogResult::Quit => self.quit(),
             r => self.on_forms_result(r),
         }
@@ -116,22 +98,7 @@ impl App {
 
     pub(crate) fn on_forms_result(&mut self, r: DialogResult) -> Vec<Effect> {
         match r {
-            DialogResult::ContactCreated(c) => {
-                let id = c.id.clone().unwrap_or_else(|| "?".into());
-                let again = if c.replayed {
-                    " (already created earlier)"
-                } else {
-                    ""
-                };
-                self.note(format!("Created contact {} (id {id}){again}", c.name));
-                self.forms.select_after_load = c.id;
-                let mut fx = Vec::new();
-                if self.active != TabKind::Contacts {
-                    self.active = TabKind::Contacts;
-                }
-                fx.extend(self.load(TabKind::Contacts, true));
-                fx
-            }
+            DialogResult::ContactCreated(c) => self.contact_created(c),
             DialogResult::OpenContact(c) => {
                 let (w, h) = modal_inner(self.size.0, self.size.1);
                 let record = Record {
@@ -145,26 +112,15 @@ impl App {
                 self.overlays.push(Overlay::Detail(v));
                 Vec::new()
             }
-            DialogResult::LoggedIn { note } => {
+            DialogResult::LoggedIn { note, client } => {
                 self.note(note);
                 self.status.error = None;
-                self.load(self.active, true)
+                // The client first: the page requests below go out with its token.
+                let mut fx = vec![Effect::UseClient(client)];
+                fx.extend(self.load(self.active, true));
+                fx
             }
             _ => Vec::new(),
-        }
-    }
-
-    /// After the Contacts tab shows a page: select the contact just created, if it is there.
-    pub(crate) fn select_created(&mut self, kind: TabKind) {
-        if kind != TabKind::Contacts {
-            return;
-        }
-        let Some(id) = self.forms.select_after_load.take() else {
-            return;
-        };
-        let tab = &mut self.tabs[kind.index()];
-        if let Some(i) = tab.records().iter().position(|r| r.id == id) {
-            tab.select(i);
         }
     }
 

@@ -65,17 +65,14 @@ impl App {
         let (w, h) = modal_inner(self.size.0, self.size.1);
         match action {
             Action::Quit => return self.request_quit(),
-            Action::TabContacts => return self.switch_to(TabKind::Contacts),
-            Action::TabDeals => return self.switch_to(TabKind::Deals),
-            Action::TabProjects => return self.switch_to(TabKind::Projects),
-            Action::NextTab => {
-                let next = TabKind::ALL[(self.active.index() + 1) % 3];
-                return self.switch_to(next);
+            Action::TabContacts | Action::TabDeals | Action::TabProjects => {
+                return match TabKind::for_action(action) {
+                    Some(kind) => self.switch_to(kind),
+                    None => Vec::new(),
+                };
             }
-            Action::PrevTab => {
-                let prev = TabKind::ALL[(self.active.index() + 2) % 3];
-                return self.switch_to(prev);
-            }
+            Action::NextTab => return self.switch_to(self.active.next()),
+            Action::PrevTab => return self.switch_to(self.active.prev()),
             Action::Down => self.tab_mut().move_selection(1),
             Action::Up => self.tab_mut().move_selection(-1),
             Action::First => self.tab_mut().select(0),
@@ -143,7 +140,7 @@ impl App {
                     }
                 };
                 let local = self.wall.with_timezone(&chrono::Local);
-                let d = ExportDialog::new(self.active, scope, local);
+                let d = ExportDialog::new(t.spec(), scope, local);
                 self.overlays.push(Overlay::Export(d));
             }
             Action::CopyJson => {
@@ -167,6 +164,8 @@ impl App {
             Action::Suspend => return vec![Effect::Suspend],
             Action::NewContact => return self.open_contact_form(),
             Action::Reschedule => return self.open_reschedule(),
+            // `KeyMap::action` never answers with a dialog's action.
+            _ => return Vec::new(),
         }
         self.tab_mut().scroll_into_view(rows);
         self.dirty = true;

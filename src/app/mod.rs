@@ -156,7 +156,7 @@ impl App {
             .then(|| (config.warnings.join("; "), now.at + Duration::from_secs(15)));
         App {
             tabs,
-            active: remembered.active_tab.unwrap_or(TabKind::Deals),
+            active: remembered.active_tab.unwrap_or(TabKind::FIRST_RUN),
             overlays: Vec::new(),
             keymap: config.keymap.clone(),
             hint: config.keymap.hint_line(),
@@ -229,19 +229,14 @@ impl App {
         }
     }
 
-    /// The screen's areas for the current size and filter bar.
+    /// The screen's areas for the current size and filter bar: what mouse hit-testing and
+    /// paging use; drawing gets the same from `Areas::of_screen` with the frame's area.
     pub fn areas(&self) -> Areas {
-        let tab = self.tab();
-        let rows = tab
-            .filter_open
-            .then_some(tab.filter_bar.fields.len() as u16);
-        Areas::compute(
-            ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1),
-            rows,
-        )
+        let screen = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        Areas::of_screen(screen, self.tab())
     }
 
-    /// Tab titles as drawn: `2 Deals [status=won]`.
+    /// Tab titles as drawn, numbered, with the filters: `1 Contacts [email=ada]`.
     pub fn tab_titles(&self) -> Vec<String> {
         self.tabs
             .iter()
@@ -305,26 +300,10 @@ impl App {
             msg @ (Message::Export { .. } | Message::Rescheduled { .. }) => {
                 self.dispatch_to_dialogs(&msg)
             }
-            msg @ Message::ContactCreated { .. } => {
-                // A new contact changes the contacts list: forget its cached pages.
-                if matches!(&msg, Message::ContactCreated { result, .. } if result.is_ok()) {
-                    self.cache.retain(|s, _| s.kind != TabKind::Contacts);
-                    self.tabs[TabKind::Contacts.index()].prefetched_for = None;
-                }
-                self.dispatch_to_dialogs(&msg)
-            }
-            Message::TokenLookup(lookup) => {
-                self.status.awaiting_token = false;
-                match *lookup {
-                    dialogs::login::TokenLookup::Missing { problem, .. } => {
-                        self.open_login_with(problem)
-                    }
-                    dialogs::login::TokenLookup::Unusable(e) => self.status.error = Some(e),
-                    dialogs::login::TokenLookup::Found(_) => {}
-                }
-                self.dirty = true;
-                Vec::new()
-            }
+            // A created contact (its note, the Contacts tab reloaded) is the contact form's to
+            // handle: `App::contact_created`.
+            msg @ Message::ContactCreated { .. } => self.dispatch_to_dialogs(&msg),
+            Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
         };
         self.after_update(&mut fx);

@@ -44,11 +44,7 @@ impl DetailView {
         height: u16,
     ) -> Self {
         let entries = entries(&record.raw, zone);
-        let noun = match kind {
-            TabKind::Contacts => "Contact",
-            TabKind::Deals => "Deal",
-            TabKind::Projects => "Project",
-        };
+        let noun = kind.singular();
         DetailView {
             title: format!("{noun} {} · {}", record.id, record.label),
             raw: record.raw.clone(),

@@ -1,12 +1,16 @@
 //! The `e` dialog: asks where to write (a timestamped default in the current directory), then
-//! shows the export's progress; `Esc` cancels a running export.
+//! runs the export of the view it opened on and shows its progress; `cancel` stops it.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use std::path::PathBuf;
 
-use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
+use crossterm::event::KeyEvent;
+
+use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::{Effect, ExportFormat, RequestId};
+use crate::app::keymap::Action;
 use crate::app::message::{ExportEvent, Message};
 use crate::app::resources::TabKind;
+use crate::app::table::spec::QuerySpec;
 use crate::app::widgets::text_input::{InputOutcome, TextInput};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +28,8 @@ pub enum ExportStage {
 
 pub struct ExportDialog {
     pub kind: TabKind,
+    /// The view to export, from its first page (taken when the dialog opens).
+    pub spec: QuerySpec,
     pub path: TextInput,
     pub format: ExportFormat,
     pub stage: ExportStage,
@@ -32,10 +38,13 @@ pub struct ExportDialog {
 }
 
 impl ExportDialog {
-    pub fn new(kind: TabKind, scope: String, now: chrono::DateTime<chrono::Local>) -> Self {
+    /// The dialog for the view `spec`; `scope` says it in words.
+    pub fn new(spec: QuerySpec, scope: String, now: chrono::DateTime<chrono::Local>) -> Self {
         let format = ExportFormat::Csv;
+        let kind = spec.kind;
         ExportDialog {
             kind,
+            spec: spec.at_page(1),
             path: TextInput::new(default_name(kind, format, now)),
             format,
             stage: ExportStage::Asking,
@@ -43,13 +52,25 @@ impl ExportDialog {
         }
     }
 
-    pub fn start(&mut self, id: RequestId) {
+    /// Starts writing to the typed path: the effect that runs the export.
+    fn start(&mut self, cx: &mut DialogCx) -> Outcome {
+        let path = self.path.value().trim().to_string();
+        if path.is_empty() {
+            return Outcome::Handled;
+        }
+        let id = cx.request_id();
         self.stage = ExportStage::Running {
             id,
             records: 0,
             page: 0,
             last_page: None,
         };
+        Outcome::Effects(vec![Effect::Export {
+            id,
+            spec: self.spec.clone(),
+            format: ExportFormat::from_path_or(&self.path, self.format),
+            path: PathBuf::from(path),
+        }])
     }
 
     fn switch_format(&mut self) {
@@ -82,37 +103,39 @@ pub fn default_name(
 }
 
 impl Dialog for ExportDialog {
-    fn on_key(&mut self, key: &KeyEvent, _cx: &mut DialogCx) -> Outcome {
+    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
+        let keys = cx.keymap;
         match &self.stage {
-            ExportStage::Asking => match key.code {
-                KeyCode::Esc => Outcome::Close,
-                KeyCode::Tab | KeyCode::BackTab => {
-                    self.switch_format();
-                    Outcome::Handled
-                }
-                KeyCode::Enter => {
-                    let path = self.path.value().trim().to_string();
-                    if path.is_empty() {
-                        return Outcome::Handled;
+            ExportStage::Asking => {
+                let asked = [
+                    Action::Cancel,
+                    Action::SwitchFormat,
+                    Action::Confirm,
+                    Action::Submit,
+                ];
+                match keys.pick(key, &asked) {
+                    Some(Action::Cancel) => Outcome::Close,
+                    Some(Action::SwitchFormat) => {
+                        self.switch_format();
+                        Outcome::Handled
                     }
-                    Outcome::Apply(DialogResult::StartExport {
-                        path,
-                        format: ExportFormat::from_path_or(&self.path, self.format),
-                    })
+                    Some(_) => self.start(cx),
+                    None => match self.path.handle_key(key) {
+                        InputOutcome::Ignored => Outcome::Ignored,
+                        _ => Outcome::Handled,
+                    },
                 }
-                _ => match self.path.handle_key(key) {
-                    InputOutcome::Ignored => Outcome::Ignored,
-                    _ => Outcome::Handled,
-                },
+            }
+            ExportStage::Running { id, .. } => match keys.pick(key, &[Action::Cancel]) {
+                Some(_) => Outcome::Effects(vec![Effect::CancelExport(*id)]),
+                None => Outcome::Handled,
             },
-            ExportStage::Running { id, .. } => match key.code {
-                KeyCode::Esc => Outcome::Effects(vec![Effect::CancelExport(*id)]),
-                _ => Outcome::Handled,
-            },
-            ExportStage::Finished(_) | ExportStage::Failed(_) => match key.code {
-                KeyCode::Esc | KeyCode::Enter => Outcome::Close,
-                _ => Outcome::Handled,
-            },
+            ExportStage::Finished(_) | ExportStage::Failed(_) => {
+                match keys.pick(key, &[Action::Cancel, Action::Confirm]) {
+                    Some(_) => Outcome::Close,
+                    None => Outcome::Handled,
+                }
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 //! The `i` checklist: which of the tab's relations (the seed's list) each request includes.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::keymap::Action;
@@ -27,14 +27,15 @@ impl IncludesPicker {
 
 impl Dialog for IncludesPicker {
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
-        if key.code == KeyCode::Char(' ') {
-            if let Some(item) = self.items.get_mut(self.cursor) {
-                item.1 = !item.1;
+        match cx.keymap.pick(key, &[Action::Toggle, Action::Confirm]) {
+            Some(Action::Toggle) => {
+                if let Some(item) = self.items.get_mut(self.cursor) {
+                    item.1 = !item.1;
+                }
+                return Outcome::Handled;
             }
-            return Outcome::Handled;
-        }
-        if key.code == KeyCode::Enter {
-            return Outcome::CloseWith(DialogResult::SetIncludes(self.chosen()));
+            Some(_) => return Outcome::CloseWith(DialogResult::SetIncludes(self.chosen())),
+            None => {}
         }
         let n = self.items.len().max(1);
         match cx.keymap.action(key) {

@@ -7,7 +7,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::effects::NewClient;
 use crate::app::effects::{Effect, RequestId};
+use crate::app::keymap::Action;
 use crate::app::message::Message;
 use crate::app::widgets::text_input::TextInput;
 
@@ -30,7 +32,7 @@ impl PartialEq for SecretToken {
 /// What logging in came to (the runtime's answer).
 #[derive(Debug, Clone)]
 pub struct LoginOk {
-    /// The client with the accepted token (the runtime installs it).
+    /// The client with the accepted token (the dialog hands it to the runtime).
     pub client: crate::api::Client,
     /// Storing in the keyring: `Err` says why not (the session goes on in memory).
     pub stored: Result<String, String>,
@@ -116,13 +118,17 @@ impl Dialog for LoginDialog {
         if matches!(self.stage, LoginStage::Verifying(_)) {
             return Outcome::Handled;
         }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Enter => self.submit(cx),
-            KeyCode::Esc => Outcome::Close,
-            KeyCode::Char('c') | KeyCode::Char('z') if ctrl => Outcome::Ignored,
+        if cx.app_key(key) {
+            return Outcome::Ignored;
+        }
+        match cx
+            .keymap
+            .pick(key, &[Action::Confirm, Action::Submit, Action::Cancel])
+        {
+            Some(Action::Cancel) => Outcome::Close,
+            Some(_) => self.submit(cx),
             // Word movement would reveal where the token's words are: plain editing only.
-            _ => {
+            None => {
                 self.input.handle_key(key);
                 self.error = None;
                 Outcome::Handled
@@ -157,7 +163,10 @@ impl Dialog for LoginDialog {
                         "Logged in for this session only (token kept in memory): {e}. Set CRMDASH_TOKEN to avoid typing it again"
                     ),
                 };
-                Outcome::CloseWith(DialogResult::LoggedIn { note })
+                Outcome::CloseWith(DialogResult::LoggedIn {
+                    note,
+                    client: NewClient(ok.client.clone()),
+                })
             }
             Err(e) => {
                 self.error = Some(e.clone());
@@ -191,5 +200,30 @@ impl crate::app::App {
         d.notice = notice;
         self.overlays.push(Overlay::Login(d));
         self.dirty = true;
+    }
+
+    /// The runtime is looking up the token (after the first frame): requests wait for it, and
+    /// the status bar says so.
+    pub fn await_token(&mut self) {
+        self.status.awaiting_token = true;
+        self.dirty = true;
+    }
+
+    /// How the token lookup ended: the client to use, or why there is none (then the login
+    /// dialog, unless typing a token would not help).
+    pub(crate) fn on_token_lookup(&mut self, lookup: TokenLookup) -> Vec<Effect> {
+        self.status.awaiting_token = false;
+        self.dirty = true;
+        match lookup {
+            TokenLookup::Found(client) => vec![Effect::UseClient(NewClient(client))],
+            TokenLookup::Missing { reason, problem } => {
+                self.open_login_with(problem);
+                vec![Effect::NoClient { reason }]
+            }
+            TokenLookup::Unusable(reason) => {
+                self.status.error = Some(reason.clone());
+                vec![Effect::NoClient { reason }]
+            }
+        }
     }
 }

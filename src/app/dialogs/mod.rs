@@ -36,7 +36,7 @@ use self::help::HelpView;
 use self::includes::IncludesPicker;
 use self::login::LoginDialog;
 use self::reschedule::RescheduleForm;
-use crate::app::effects::{Effect, ExportFormat, RequestId};
+use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::KeyMap;
 use crate::app::message::Message;
 use crate::app::table::record::DisplayZone;
@@ -95,6 +95,16 @@ impl<'a> DialogCx<'a> {
         }
     }
 
+    /// A key the app keeps whatever the dialog: `Ctrl-C` (quit, asking once) and the
+    /// suspend binding. Dialogs with text fields return `Ignored` for it instead of typing it.
+    pub fn app_key(&self, key: &KeyEvent) -> bool {
+        let ctrl_c = key.code == crossterm::event::KeyCode::Char('c')
+            && key
+                .modifiers
+                .contains(crossterm::event::KeyModifiers::CONTROL);
+        ctrl_c || self.keymap.action(key) == Some(crate::app::keymap::Action::Suspend)
+    }
+
     /// A fresh id for a request the dialog starts.
     pub fn request_id(&mut self) -> RequestId {
         *self.next_id += 1;
@@ -106,10 +116,6 @@ impl<'a> DialogCx<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DialogResult {
     SetIncludes(Vec<&'static str>),
-    StartExport {
-        path: String,
-        format: ExportFormat,
-    },
     Quit,
     /// A contact was created: note it, refresh Contacts and select it.
     ContactCreated(CreatedContact),
@@ -118,6 +124,7 @@ pub enum DialogResult {
     /// The login dialog was answered and the token accepted: load the data.
     LoggedIn {
         note: String,
+        client: crate::app::effects::NewClient,
     },
 }
 
@@ -140,7 +147,7 @@ pub struct CreatedContact {
 }
 
 /// What handling an input did.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub enum Outcome {
     /// Not for this dialog (the app may use it, e.g. Ctrl-C).
     Ignored,

@@ -163,7 +163,7 @@ mod tests {
 
     #[test]
     fn status_completion_cycles_seen_values() {
-        let mut bar = FilterBar::new(Resource::of(TabKind::Deals).filters);
+        let mut bar = FilterBar::new(Resource::of(TabKind::Projects).filters);
         bar.seen_statuses
             .extend(["lost", "open", "won"].map(String::from));
         bar.focus_next();

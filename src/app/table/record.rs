@@ -9,7 +9,7 @@ use chrono_tz::Tz;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::{ApiRecord, Contact, Deal, Meta, Page, Project, Related, Timestamp, When};
+use crate::api::{ApiRecord, Meta, Page, Related, Timestamp, When};
 use crate::app::resources::ColumnId;
 
 /// The zone dates are shown in: the machine's, or a fixed one (tests, config).
@@ -101,7 +101,7 @@ impl Cell {
         }
     }
 
-    fn plain(text: impl AsRef<str>) -> Cell {
+    pub(crate) fn plain(text: impl AsRef<str>) -> Cell {
         let text = one_line(text.as_ref());
         if text.is_empty() {
             return Cell::missing();
@@ -109,11 +109,11 @@ impl Cell {
         Cell::new(text, CellStyle::Plain)
     }
 
-    fn missing() -> Cell {
+    pub(crate) fn missing() -> Cell {
         Cell::new("-".to_string(), CellStyle::Missing)
     }
 
-    fn opt(v: Option<impl AsRef<str>>) -> Cell {
+    pub(crate) fn opt(v: Option<impl AsRef<str>>) -> Cell {
         v.map(Cell::plain).unwrap_or_else(Cell::missing)
     }
 }
@@ -219,15 +219,15 @@ pub fn build_page<T: TableRecord>(
     }
 }
 
-fn time_cell(ts: Option<&Timestamp>, zone: &DisplayZone) -> Cell {
+pub(crate) fn time_cell(ts: Option<&Timestamp>, zone: &DisplayZone) -> Cell {
     Cell::opt(ts.map(|t| zone.format(t)))
 }
 
-fn related_cell(r: Option<&Related>) -> Cell {
+pub(crate) fn related_cell(r: Option<&Related>) -> Cell {
     Cell::opt(r.map(Related::label))
 }
 
-fn related_list_cell(list: Option<&Vec<Related>>) -> Cell {
+pub(crate) fn related_list_cell(list: Option<&Vec<Related>>) -> Cell {
     match list {
         Some(l) if !l.is_empty() => {
             Cell::plain(l.iter().map(Related::label).collect::<Vec<_>>().join(", "))
@@ -236,7 +236,7 @@ fn related_list_cell(list: Option<&Vec<Related>>) -> Cell {
     }
 }
 
-fn status_cell(status: Option<&str>) -> Cell {
+pub(crate) fn status_cell(status: Option<&str>) -> Cell {
     match status {
         Some(s) if !s.trim().is_empty() => {
             Cell::new(one_line(s), CellStyle::Status(StatusTone::of(s)))
@@ -246,113 +246,20 @@ fn status_cell(status: Option<&str>) -> Cell {
 }
 
 /// The first of the single and the plural relation that was included.
-fn assignee(one: Option<&Related>, many: Option<&Vec<Related>>) -> Cell {
+pub(crate) fn assignee(one: Option<&Related>, many: Option<&Vec<Related>>) -> Cell {
     match one {
         Some(r) => related_cell(Some(r)),
         None => related_list_cell(many),
     }
 }
 
-impl TableRecord for Contact {
-    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
-        match column {
-            ColumnId::Name => Cell::plain(self.full_name()),
-            ColumnId::Email => Cell::opt(self.email.as_ref()),
-            ColumnId::Phone => Cell::opt(self.phone.as_ref()),
-            ColumnId::Accounts | ColumnId::Account => related_list_cell(self.accounts.as_ref()),
-            ColumnId::Assignee | ColumnId::Owner => {
-                assignee(self.assigned_user.as_ref(), self.assigned_users.as_ref())
-            }
-            ColumnId::Created => time_cell(self.created_at.as_ref(), zone),
-            ColumnId::Updated => time_cell(self.updated_at.as_ref(), zone),
-            _ => Cell::missing(),
-        }
-    }
-}
-
-impl TableRecord for Deal {
-    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
-        match column {
-            ColumnId::Name => Cell::opt(self.name.as_ref()),
-            ColumnId::Status => status_cell(self.status.as_deref()),
-            ColumnId::Value => Cell::opt(self.value.as_ref().map(|m| m.display())),
-            ColumnId::Account | ColumnId::Accounts => related_cell(self.account.as_ref()),
-            ColumnId::Assignee | ColumnId::Owner => {
-                assignee(self.assigned_user.as_ref(), self.assigned_users.as_ref())
-            }
-            ColumnId::Created => time_cell(self.created_at.as_ref(), zone),
-            ColumnId::Updated => time_cell(self.updated_at.as_ref(), zone),
-            _ => Cell::missing(),
-        }
-    }
-
-    fn status(&self) -> Option<&str> {
-        self.status.as_deref()
-    }
-}
-
-impl TableRecord for Project {
-    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
-        match column {
-            ColumnId::Name => Cell::opt(self.name.as_ref()),
-            ColumnId::Status => status_cell(self.status.as_deref()),
-            ColumnId::Start => time_cell(self.start_date.as_ref(), zone),
-            ColumnId::End => time_cell(self.end_date.as_ref(), zone),
-            ColumnId::Owner | ColumnId::Assignee => related_cell(self.owner.as_ref()),
-            ColumnId::Members => Cell::opt(self.members.as_ref().map(|m| m.len().to_string())),
-            ColumnId::Created => time_cell(self.created_at.as_ref(), zone),
-            ColumnId::Updated => time_cell(self.updated_at.as_ref(), zone),
-            _ => Cell::missing(),
-        }
-    }
-
-    fn status(&self) -> Option<&str> {
-        self.status.as_deref()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::decode_page;
 
     #[test]
     fn cells_are_single_line_and_bounded() {
         assert_eq!(one_line("a\nb\t\tc\x1b[31m"), "a b c [31m");
         assert_eq!(one_line(&"x".repeat(1000)).chars().count(), MAX_CELL_CHARS);
-    }
-
-    #[test]
-    fn deals_format_money_dates_and_status() {
-        let body = br#"{"data":[{"id":"7","name":"Big\nDeal","status":"won","value":"1200.5",
-            "updated_at":"2026-01-02 03:04:05","account":{"id":"a1","name":"Acme"}}],
-            "meta":{"current_page":1,"last_page":1,"per_page":25,"total":1}}"#;
-        let page = decode_page::<Deal>(body).unwrap();
-        let cols = [
-            ColumnId::Name,
-            ColumnId::Status,
-            ColumnId::Value,
-            ColumnId::Account,
-            ColumnId::Updated,
-            ColumnId::Created,
-        ];
-        let p = build_page(page, &cols, &DisplayZone::Named(Tz::UTC));
-        let texts: Vec<&str> = p.records[0].cells.iter().map(|c| c.text.as_str()).collect();
-        assert_eq!(
-            texts,
-            [
-                "Big Deal",
-                "won",
-                "1200.50",
-                "Acme",
-                "2026-01-02 03:04",
-                "-"
-            ]
-        );
-        assert_eq!(
-            p.records[0].cells[1].style,
-            CellStyle::Status(StatusTone::Good)
-        );
-        assert_eq!(p.meta.unwrap().total, Some(1));
     }
 }

@@ -1,14 +1,14 @@
 //! Drawing of each overlay: one file per dialog, named as its state in `app::dialogs`;
 //! `draw` picks by variant.
 
-mod confirm;
-mod contact_form;
-mod detail;
-mod export;
-mod help;
-mod includes;
-mod login;
-mod reschedule;
+pub mod confirm;
+pub mod contact_form;
+pub mod detail;
+pub mod export;
+pub mod help;
+pub mod includes;
+pub mod login;
+pub mod reschedule;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -23,11 +23,11 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Detail(d) => detail::draw(f, area, d, keys, theme),
         Overlay::Help(h) => help::draw(f, area, h, keys, theme),
         Overlay::Includes(p) => includes::draw(f, area, p, app, theme),
-        Overlay::Export(e) => export::draw(f, area, e, theme),
-        Overlay::ConfirmQuit(c) => confirm::draw(f, area, c, theme),
-        Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), theme),
-        Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), theme),
-        Overlay::Login(l) => login::draw(f, area, l, spinner(app), theme),
+        Overlay::Export(e) => export::draw(f, area, e, keys, theme),
+        Overlay::ConfirmQuit(c) => confirm::draw(f, area, c, keys, theme),
+        Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), keys, theme),
+        Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), keys, theme),
+        Overlay::Login(l) => login::draw(f, area, l, spinner(app), keys, theme),
     }
 }
 

@@ -1,14 +1,15 @@
-//! The pane's keys: `Tab`/`Shift-Tab`/`Enter` move, `Ctrl-S` submits, `Ctrl-O` opens the
-//! duplicate, `Esc` asks before discarding; everything else edits the focused field (refused
-//! while the draft is locked).
+//! The pane's keys, as key-map actions: `next_field`/`prev_field`/`confirm` move, `submit`
+//! submits, `open_duplicate` opens the duplicate, `cancel` asks before discarding; every other
+//! key edits the focused field (refused while the draft is locked).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::{ContactForm, Stage};
 use crate::api::SortDirection;
 use crate::app::TabKind;
 use crate::app::dialogs::{ContactRef, Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::effects::Effect;
+use crate::app::keymap::{Action, KeyMap};
 use crate::app::table::spec::{FilterValue, QuerySpec};
 use crate::app::widgets::form_fields;
 use crate::app::widgets::text_input::InputOutcome;
@@ -52,21 +53,28 @@ impl ContactForm {
         };
         let contact = contact.clone();
         let duplicate = self.duplicate.is_some();
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('n') => {
+        let asked = [
+            Action::Cancel,
+            Action::No,
+            Action::Confirm,
+            Action::Yes,
+            Action::AddAnother,
+        ];
+        match cx.keymap.pick(key, &asked) {
+            Some(Action::Cancel | Action::No) => {
                 self.stage = Stage::Editing;
                 Outcome::Handled
             }
-            // A duplicate needs the explicit `y`; Enter alone does not create it.
-            KeyCode::Enter if !duplicate => {
+            // A duplicate needs the explicit `yes`; `confirm` alone does not create it.
+            Some(Action::Confirm) if !duplicate => {
                 self.add_another = false;
                 self.send(contact, cx)
             }
-            KeyCode::Char('y') | KeyCode::Char('Y') if duplicate => {
+            Some(Action::Yes) if duplicate => {
                 self.add_another = false;
                 self.send(contact, cx)
             }
-            KeyCode::Char('a') | KeyCode::Char('A') if !duplicate => {
+            Some(Action::AddAnother) if !duplicate => {
                 self.add_another = true;
                 self.send(contact, cx)
             }
@@ -91,27 +99,38 @@ impl ContactForm {
 
 impl Dialog for ContactForm {
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match &self.stage {
             Stage::Sending { .. } => return Outcome::Handled,
             Stage::Confirm { .. } => return self.on_confirm_key(key, cx),
             Stage::AskDiscard => {
-                return match key.code {
-                    KeyCode::Char('y') | KeyCode::Char('Y') => Outcome::Close,
-                    KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+                return match cx
+                    .keymap
+                    .pick(key, &[Action::Yes, Action::No, Action::Cancel])
+                {
+                    Some(Action::Yes) => Outcome::Close,
+                    Some(_) => {
                         self.stage = Stage::Editing;
                         Outcome::Handled
                     }
-                    _ => Outcome::Handled,
+                    None => Outcome::Handled,
                 };
             }
             Stage::Editing => {}
         }
-        match key.code {
-            KeyCode::Char('s') if ctrl => return self.submit(cx),
-            KeyCode::Char('c') if ctrl => return Outcome::Ignored,
-            KeyCode::Char('z') if ctrl => return Outcome::Ignored,
-            KeyCode::Char('o') if ctrl => {
+        if cx.app_key(key) {
+            return Outcome::Ignored;
+        }
+        let editing = [
+            Action::Submit,
+            Action::OpenDuplicate,
+            Action::Cancel,
+            Action::NextField,
+            Action::Confirm,
+            Action::PrevField,
+        ];
+        match cx.keymap.pick(key, &editing) {
+            Some(Action::Submit) => return self.submit(cx),
+            Some(Action::OpenDuplicate) => {
                 return match &self.duplicate {
                     Some(d) => Outcome::Apply(DialogResult::OpenContact(ContactRef {
                         id: d.id.clone(),
@@ -121,18 +140,19 @@ impl Dialog for ContactForm {
                     None => Outcome::Handled,
                 };
             }
-            KeyCode::Esc => {
+            Some(Action::Cancel) => {
                 if self.is_empty() && !self.locked {
                     return Outcome::Close;
                 }
                 self.stage = Stage::AskDiscard;
                 return Outcome::Handled;
             }
-            KeyCode::Tab | KeyCode::Down | KeyCode::Enter => {
+            // `confirm` in a form accepts the field and moves on.
+            Some(Action::NextField | Action::Confirm) => {
                 self.move_focus(true);
                 return Outcome::Handled;
             }
-            KeyCode::BackTab | KeyCode::Up => {
+            Some(Action::PrevField) => {
                 self.move_focus(false);
                 return Outcome::Handled;
             }
@@ -142,7 +162,7 @@ impl Dialog for ContactForm {
             // Try the key on a copy: moving the cursor is fine, changing the text is not.
             let mut probe = self.focused_input_mut().clone();
             if probe.handle_key(key) == InputOutcome::Changed {
-                self.banner = Some(locked_message(self));
+                self.banner = Some(locked_message(self, cx.keymap));
                 return Outcome::Handled;
             }
         }
@@ -199,9 +219,11 @@ impl Dialog for ContactForm {
     }
 }
 
-pub(super) fn locked_message(f: &ContactForm) -> String {
+pub(super) fn locked_message(f: &ContactForm, keys: &KeyMap) -> String {
     let key = f.current_key().map(|k| k.as_str()).unwrap_or("");
     format!(
-        "Locked: the last send may have reached the service. Ctrl-S retries with the same key ({key}) so it cannot duplicate; Esc discards the draft."
+        "Locked: the last send may have reached the service. {} retries with the same key ({key}) so it cannot duplicate; {} discards the draft.",
+        keys.first_key(Action::Submit),
+        keys.first_key(Action::Cancel),
     )
 }

@@ -6,7 +6,8 @@
 mod keys;
 mod results;
 
-use crate::app::dialogs::Overlay;
+use crate::app::TabKind;
+use crate::app::dialogs::{CreatedContact, Overlay};
 use crate::app::effects::Effect;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
@@ -274,5 +275,35 @@ impl crate::app::App {
         self.overlays.push(Overlay::ContactForm(Box::new(form)));
         self.dirty = true;
         Vec::new()
+    }
+
+    /// A contact was created (by the pane, or answered after it closed): the one place that
+    /// says so, refreshes the Contacts tab and selects the new contact there.
+    pub(crate) fn contact_created(&mut self, c: CreatedContact) -> Vec<Effect> {
+        let id = c.id.clone().unwrap_or_else(|| "?".into());
+        let again = if c.replayed {
+            " (already created earlier)"
+        } else {
+            ""
+        };
+        self.note(format!("Created contact {} (id {id}){again}", c.name));
+        self.forms.select_after_load = c.id;
+        self.active = TabKind::Contacts;
+        // Bypassing the cache also forgets the Contacts pages kept from before the create.
+        self.load(TabKind::Contacts, true)
+    }
+
+    /// After the Contacts tab shows a page: select the contact just created, if it is there.
+    pub(crate) fn select_created(&mut self, kind: TabKind) {
+        if kind != TabKind::Contacts {
+            return;
+        }
+        let Some(id) = self.forms.select_after_load.take() else {
+            return;
+        };
+        let tab = &mut self.tabs[kind.index()];
+        if let Some(i) = tab.records().iter().position(|r| r.id == id) {
+            tab.select(i);
+        }
     }
 }

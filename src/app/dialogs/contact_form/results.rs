@@ -8,11 +8,12 @@ use super::{ContactForm, Duplicate, Stage};
 use crate::api::{ApiError, Contact, Created, ErrorKind};
 use crate::app::Message;
 use crate::app::dialogs::{CreatedContact, DialogCx, DialogResult, Outcome};
+use crate::app::keymap::{Action, KeyMap};
 use crate::app::table::record::FetchedPage;
-use crate::validate::server_field_errors;
+use crate::validate::{ContactInput, server_field_errors};
 
 impl ContactForm {
-    pub(super) fn handle_message(&mut self, msg: &Message, _cx: &mut DialogCx) -> Outcome {
+    pub(super) fn handle_message(&mut self, msg: &Message, cx: &mut DialogCx) -> Outcome {
         match msg {
             Message::Fetched { id, result, .. } => {
                 let Some((want, email)) = &self.dup_request else {
@@ -46,7 +47,7 @@ impl ContactForm {
                 match result.as_ref() {
                     Ok(created) => self.created(created),
                     Err(e) => {
-                        self.failed(e);
+                        self.failed(e, cx.keymap);
                         Outcome::Handled
                     }
                 }
@@ -56,26 +57,7 @@ impl ContactForm {
     }
 
     fn created(&mut self, created: &Created<Contact>) -> Outcome {
-        let typed = self.input();
-        let name = created
-            .record
-            .as_ref()
-            .map(|c| c.full_name())
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| {
-                let n = format!("{} {}", typed.first_name.trim(), typed.last_name.trim());
-                let n = n.trim().to_string();
-                if n.is_empty() {
-                    typed.email.trim().to_string()
-                } else {
-                    n
-                }
-            });
-        let result = DialogResult::ContactCreated(CreatedContact {
-            id: created.record.as_ref().map(|c| c.id.clone()),
-            name,
-            replayed: created.replayed,
-        });
+        let result = DialogResult::ContactCreated(CreatedContact::of(created, Some(&self.input())));
         self.locked = false;
         if self.add_another {
             self.reset();
@@ -85,10 +67,11 @@ impl ContactForm {
         }
     }
 
-    fn failed(&mut self, e: &ApiError) {
+    fn failed(&mut self, e: &ApiError, keys: &KeyMap) {
+        let submit = keys.first_key(Action::Submit);
         if e.outcome_unknown {
             self.locked = true;
-            self.banner = Some(format!("{}. {}", e.summary(), locked_message(self)));
+            self.banner = Some(format!("{}. {}", e.summary(), locked_message(self, keys)));
             return;
         }
         // A definite answer: the draft is free to edit; an edited body gets a new key.
@@ -97,7 +80,7 @@ impl ContactForm {
             self.server_errors = server_field_errors(&e.field_errors);
             self.focus_first_error();
             self.banner = Some(format!(
-                "The service refused the contact ({} field error{}): fix and press Ctrl-S.",
+                "The service refused the contact ({} field error{}): fix and press {submit}.",
                 self.server_errors.len(),
                 if self.server_errors.len() == 1 {
                     ""
@@ -108,9 +91,9 @@ impl ContactForm {
             return;
         }
         let hint = if e.is_transient() || e.kind == ErrorKind::Conflict {
-            " Nothing was lost: Ctrl-S tries again with the same key."
+            format!(" Nothing was lost: {submit} tries again with the same key.")
         } else {
-            " Nothing was lost."
+            " Nothing was lost.".to_string()
         };
         self.banner = Some(format!("{}{hint}", e.summary()));
     }
@@ -136,4 +119,33 @@ fn find_duplicate(page: &Arc<FetchedPage>, email: &str) -> Option<Duplicate> {
             email: email.to_string(),
         })
     })
+}
+
+impl CreatedContact {
+    /// What the service created: its name from the record, else from what was typed (when the
+    /// pane is still there), else its email.
+    pub fn of(created: &Created<Contact>, typed: Option<&ContactInput>) -> CreatedContact {
+        let from_record = created
+            .record
+            .as_ref()
+            .map(|c| c.full_name())
+            .filter(|n| !n.trim().is_empty());
+        let name = from_record
+            .or_else(|| {
+                let t = typed?;
+                let n = format!("{} {}", t.first_name.trim(), t.last_name.trim());
+                let n = n.trim().to_string();
+                Some(if n.is_empty() {
+                    t.email.trim().to_string()
+                } else {
+                    n
+                })
+            })
+            .unwrap_or_default();
+        CreatedContact {
+            id: created.record.as_ref().map(|c| c.id.clone()),
+            name,
+            replayed: created.replayed,
+        }
+    }
 }

@@ -1,13 +1,15 @@
-//! The dialog's keys: fields move with `Tab`/`Shift-Tab`/`Enter`, `Ctrl-S` previews the body,
-//! `Enter` on the preview sends, `Esc` goes back (keeping everything). `Alt-Up`/`Alt-Down`
-//! shift the time by 15 minutes, `Alt-Left`/`Alt-Right` by a day: Alt never types text.
+//! The dialog's keys, as key-map actions: fields move with `next_field`/`prev_field`/
+//! `confirm`, `submit` previews the body, `confirm` on the preview sends, `cancel` goes back
+//! (keeping everything). `later`/`earlier` shift the time by 15 minutes, `next_day`/`prev_day`
+//! by a day (by default on Alt, which never types text).
 
 use chrono::{DateTime, FixedOffset};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::{FIELDS, Field, RescheduleForm, Stage};
 use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::Effect;
+use crate::app::keymap::Action;
 use crate::app::widgets::form_fields;
 use crate::app::widgets::text_input::InputOutcome;
 use crate::reschedule::{EndSpec, Shift, format_time, shift};
@@ -98,18 +100,24 @@ impl RescheduleForm {
         self.revalidate();
     }
 
-    fn after_done_key(&mut self, key: &KeyEvent) -> Outcome {
-        match key.code {
+    fn after_done_key(&mut self, key: &KeyEvent, cx: &DialogCx) -> Outcome {
+        let asked = [
+            Action::NextAppointment,
+            Action::Confirm,
+            Action::Cancel,
+            Action::Quit,
+        ];
+        match cx.keymap.pick(key, &asked) {
             // Another appointment: the id is cleared, the time and extras kept.
-            KeyCode::Char('n') => {
+            Some(Action::NextAppointment) => {
                 self.inputs[0].clear();
                 self.focus = 0;
                 self.stage = Stage::Editing;
                 self.revalidate();
                 Outcome::Handled
             }
-            KeyCode::Enter | KeyCode::Esc | KeyCode::Char('q') => Outcome::Close,
-            _ => Outcome::Handled,
+            Some(_) => Outcome::Close,
+            None => Outcome::Handled,
         }
     }
 }
@@ -117,30 +125,30 @@ impl RescheduleForm {
 impl Dialog for RescheduleForm {
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         self.now = cx.now;
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let keys = cx.keymap;
         match self.stage.clone() {
             Stage::Sending { .. } => return Outcome::Handled,
-            Stage::Done { .. } => return self.after_done_key(key),
+            Stage::Done { .. } => return self.after_done_key(key, cx),
             Stage::AskDiscard => {
-                return match key.code {
-                    KeyCode::Char('y') | KeyCode::Char('Y') => Outcome::Close,
-                    KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+                return match keys.pick(key, &[Action::Yes, Action::No, Action::Cancel]) {
+                    Some(Action::Yes) => Outcome::Close,
+                    Some(_) => {
                         self.stage = Stage::Editing;
                         Outcome::Handled
                     }
-                    _ => Outcome::Handled,
+                    None => Outcome::Handled,
                 };
             }
             Stage::AskWhich { earlier, later } => {
-                let pick = match key.code {
-                    KeyCode::Char('1') => Some(earlier),
-                    KeyCode::Char('2') => Some(later),
-                    KeyCode::Esc => {
+                let asked = [Action::PickFirst, Action::PickSecond, Action::Cancel];
+                let pick = match keys.pick(key, &asked) {
+                    Some(Action::PickFirst) => Some(earlier),
+                    Some(Action::PickSecond) => Some(later),
+                    Some(_) => {
                         self.stage = Stage::Editing;
                         return Outcome::Handled;
                     }
-                    _ => None,
+                    None => None,
                 };
                 if let Some(t) = pick {
                     self.inputs[1].set(format_time(&t));
@@ -153,8 +161,8 @@ impl Dialog for RescheduleForm {
                 appointment_id,
                 body,
             } => {
-                return match key.code {
-                    KeyCode::Enter => {
+                return match keys.pick(key, &[Action::Confirm, Action::Cancel]) {
+                    Some(Action::Confirm) => {
                         let id = cx.request_id();
                         self.stage = Stage::Sending {
                             id,
@@ -167,35 +175,48 @@ impl Dialog for RescheduleForm {
                             body,
                         }])
                     }
-                    KeyCode::Esc => {
+                    Some(_) => {
                         self.stage = Stage::Editing;
                         Outcome::Handled
                     }
-                    _ => Outcome::Handled,
+                    None => Outcome::Handled,
                 };
             }
             Stage::Editing => {}
         }
-        match key.code {
-            KeyCode::Char('s') if ctrl => self.preview(),
-            KeyCode::Char('c') | KeyCode::Char('z') if ctrl => Outcome::Ignored,
-            KeyCode::Up if alt => {
+        if cx.app_key(key) {
+            return Outcome::Ignored;
+        }
+        let editing = [
+            Action::Submit,
+            Action::Later,
+            Action::Earlier,
+            Action::NextDay,
+            Action::PrevDay,
+            Action::Cancel,
+            Action::NextField,
+            Action::Confirm,
+            Action::PrevField,
+        ];
+        match keys.pick(key, &editing) {
+            Some(Action::Submit) => self.preview(),
+            Some(Action::Later) => {
                 self.quick(Shift::Minutes(15));
                 Outcome::Handled
             }
-            KeyCode::Down if alt => {
+            Some(Action::Earlier) => {
                 self.quick(Shift::Minutes(-15));
                 Outcome::Handled
             }
-            KeyCode::Right if alt => {
+            Some(Action::NextDay) => {
                 self.quick(Shift::Days(1));
                 Outcome::Handled
             }
-            KeyCode::Left if alt => {
+            Some(Action::PrevDay) => {
                 self.quick(Shift::Days(-1));
                 Outcome::Handled
             }
-            KeyCode::Esc => {
+            Some(Action::Cancel) => {
                 if self.is_dirty() {
                     self.stage = Stage::AskDiscard;
                     Outcome::Handled
@@ -203,11 +224,12 @@ impl Dialog for RescheduleForm {
                     Outcome::Close
                 }
             }
-            KeyCode::Tab | KeyCode::Down | KeyCode::Enter => {
+            // `confirm` in a form accepts the field and moves on.
+            Some(Action::NextField | Action::Confirm) => {
                 self.move_focus(true);
                 Outcome::Handled
             }
-            KeyCode::BackTab | KeyCode::Up => {
+            Some(Action::PrevField) => {
                 self.move_focus(false);
                 Outcome::Handled
             }

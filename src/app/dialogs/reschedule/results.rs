@@ -6,6 +6,7 @@ use crate::api::{ApiError, AppointmentRef, ErrorKind};
 use crate::app::Message;
 use crate::app::dialogs::{DialogCx, Outcome};
 use crate::app::effects::Effect;
+use crate::app::keymap::{Action, KeyMap};
 use crate::reschedule::{RescheduleLogEntry, map_server_field};
 
 /// How many log entries the dialog shows.
@@ -53,7 +54,7 @@ impl RescheduleForm {
                     Ok(a) => self.succeeded(a, appointment_id, body),
                     Err(e) => {
                         self.stage = Stage::Editing;
-                        self.failed(e, &appointment_id);
+                        self.failed(e, &appointment_id, cx.keymap);
                         Outcome::Handled
                     }
                 }
@@ -91,7 +92,12 @@ impl RescheduleForm {
         }
     }
 
-    fn failed(&mut self, e: &ApiError, appointment_id: &str) {
+    fn failed(&mut self, e: &ApiError, appointment_id: &str, keys: &KeyMap) {
+        let again = format!(
+            "{}, {}",
+            keys.first_key(Action::Submit),
+            keys.first_key(Action::Confirm)
+        );
         match e.kind {
             ErrorKind::NotFound => {
                 self.field_errors = vec![(
@@ -124,13 +130,13 @@ impl RescheduleForm {
             }
             _ if e.outcome_unknown => {
                 self.banner = Some(format!(
-                    "{}. The request may have reached the service and a reschedule is not idempotent: check the appointment before sending again (Ctrl-S, Enter).",
+                    "{}. The request may have reached the service and a reschedule is not idempotent: check the appointment before sending again ({again}).",
                     e.summary()
                 ));
             }
             _ => {
                 self.banner = Some(format!(
-                    "{}. Everything is kept: Ctrl-S, Enter sends again.",
+                    "{}. Everything is kept: {again} sends again.",
                     e.summary()
                 ));
             }
