@@ -268,6 +268,10 @@ async fn event_loop(
             engine.app.dirty = false;
         }
         let deadline = engine.app.next_deadline();
+        // `biased`: polled in this order, not at random. A signal wins over everything (the
+        // terminal is restored at once); the user's input comes before the app's own queue,
+        // so a burst of answers or progress cannot make keys wait; the timer comes last, as a
+        // tick is only due when nothing else happened.
         let msg = tokio::select! {
             biased;
             _ = cancel.cancelled() => Message::Terminate,

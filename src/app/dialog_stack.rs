@@ -20,7 +20,9 @@ impl App {
         self.forms.config = config;
     }
 
-    /// Offers a message to the dialogs, top first.
+    /// Offers a message to the dialogs, top first. A dialog claims only the answers to the
+    /// requests it started (it knows their ids) and returns `Ignored` for the rest, so the
+    /// first one that does not ignore a message is its owner.
     pub(crate) fn dispatch_to_dialogs(&mut self, msg: &Message) -> Vec<Effect> {
         for i in (0..self.overlays.len()).rev() {
             let mut cx = DialogCx::new(

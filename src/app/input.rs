@@ -34,6 +34,9 @@ impl App {
             if !matches!(out, Outcome::Ignored) {
                 return self.apply_outcome(top, out);
             }
+            // The dialog did not want the key: only the keys that work anywhere remain
+            // (Ctrl-C, suspend, and quit from a read-only overlay). Nothing reaches the
+            // screen underneath while a dialog is open.
             if ctrl_c {
                 return self.request_quit();
             }

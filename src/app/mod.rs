@@ -294,15 +294,13 @@ impl App {
                     reason,
                 })
             }
-            msg @ (Message::LoggedIn { .. } | Message::RescheduleLog { .. }) => {
-                self.dispatch_to_dialogs(&msg)
-            }
-            msg @ (Message::Export { .. } | Message::Rescheduled { .. }) => {
-                self.dispatch_to_dialogs(&msg)
-            }
-            // A created contact (its note, the Contacts tab reloaded) is the contact form's to
-            // handle: `App::contact_created`.
-            msg @ Message::ContactCreated { .. } => self.dispatch_to_dialogs(&msg),
+            // Answers to what a dialog started. A created contact (its note, the Contacts tab
+            // reloaded) is the contact form's to handle: `App::contact_created`.
+            msg @ (Message::LoggedIn { .. }
+            | Message::RescheduleLog { .. }
+            | Message::Export { .. }
+            | Message::Rescheduled { .. }
+            | Message::ContactCreated { .. }) => self.dispatch_to_dialogs(&msg),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
         };

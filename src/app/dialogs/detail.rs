@@ -1,7 +1,7 @@
 //! The detail pane: every field of a record as the server sent it, unknown fields and
 //! included relations too, nested values indented, times also shown in the display zone.
 
-use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyEvent, MouseEvent};
 use serde_json::Value;
 
 use crate::api::Timestamp;
@@ -141,17 +141,14 @@ impl Dialog for DetailView {
     }
 
     fn on_mouse(&mut self, mouse: &MouseEvent) -> Outcome {
-        match mouse.kind {
-            MouseEventKind::ScrollDown => self.text.scroll_by(3),
-            MouseEventKind::ScrollUp => self.text.scroll_by(-3),
-            _ => return Outcome::Ignored,
+        match self.text.on_mouse(mouse) {
+            true => Outcome::Handled,
+            false => Outcome::Ignored,
         }
-        Outcome::Handled
     }
 
     fn on_resize(&mut self, width: u16, height: u16) {
-        let (w, h) = crate::app::layout::modal_inner(width, height);
-        self.text.reflow(w, h);
+        self.text.reflow_modal(width, height);
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::keymap::{Action, KeyMap};
@@ -98,16 +98,13 @@ impl Dialog for HelpView {
     }
 
     fn on_mouse(&mut self, mouse: &MouseEvent) -> Outcome {
-        match mouse.kind {
-            MouseEventKind::ScrollDown => self.text.scroll_by(3),
-            MouseEventKind::ScrollUp => self.text.scroll_by(-3),
-            _ => return Outcome::Ignored,
+        match self.text.on_mouse(mouse) {
+            true => Outcome::Handled,
+            false => Outcome::Ignored,
         }
-        Outcome::Handled
     }
 
     fn on_resize(&mut self, width: u16, height: u16) {
-        let (w, h) = crate::app::layout::modal_inner(width, height);
-        self.text.reflow(w, h);
+        self.text.reflow_modal(width, height);
     }
 }

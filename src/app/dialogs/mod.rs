@@ -1,19 +1,23 @@
-//! Modal overlays (detail pane, help, includes, export, confirmations, and the forms other
-//! modules add). Each dialog's state lives in its own file and implements `Dialog`; the app
-//! keeps a stack of `Overlay`s and sends input to the top one.
+//! Modal overlays: the detail pane, help, includes, export, the quit confirmation, login and
+//! the two forms. Each dialog's state is one file (or folder) here and implements `Dialog`;
+//! its drawing is the file of the same name in `ui/dialogs/`. The app keeps a stack of
+//! `Overlay`s and sends input to the top one (`app::dialog_stack`).
 //!
-//! Adding a dialog (e.g. `app/contact_form.rs`):
-//! 1. the state and `impl Dialog` in its own file, text fields as `TextInput`s
-//!    (`captures_text` true, so single-key bindings do not fire while typing);
-//! 2. a variant here, with its arm in `dialog` / `dialog_mut`;
-//! 3. its draw function in `ui/dialogs/` and the arm in `ui::dialogs::draw`;
+//! Adding a dialog `x`:
+//! 1. `app/dialogs/x.rs`: the state, an `impl App` that opens it with everything it needs
+//!    (the view, the settings), and `impl Dialog`, matching key-map actions
+//!    (`cx.keymap.pick(key, &[Action::Confirm, Action::Cancel])`), never raw key codes;
+//!    text fields as `TextInput`s (`captures_text` true, so single-key bindings do not fire
+//!    while typing);
+//! 2. `ui/dialogs/x.rs`: its drawing, the footer built from the key map;
+//! 3. a variant of `Overlay` here and its arm in `ui::dialogs::draw`;
 //! 4. the key that opens it: an action in `keymap.rs` (`actions!`) and its arm in
-//!    `App::on_action` (`input.rs`), which pushes the overlay.
+//!    `App::on_action` (`input.rs`).
 //!
-//! Requests: return `Outcome::Effects(vec![Effect::CreateContact { id: cx.request_id(), .. }])`;
-//! the answer comes back to `on_message` as `Message::ContactCreated` with that id (likewise
-//! `Effect::Reschedule` / `Message::Rescheduled`). `guards_quit` makes quitting ask once;
-//! `busy` turns the spinner.
+//! A dialog returns its own effects: `Outcome::Effects(vec![Effect::Export { id:
+//! cx.request_id(), .. }])`; the answer comes back to `on_message` with that id. Only what
+//! the rest of the screen must do goes back to the app as a `DialogResult`. `guards_quit`
+//! makes quitting ask once; `busy` turns the spinner.
 
 pub mod confirm;
 pub mod contact_form;

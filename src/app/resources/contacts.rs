@@ -3,7 +3,7 @@
 
 use super::{
     CREATED, Column, ColumnId, FilterField, FilterKind, Names, Resource, TabKind, UPDATED, col,
-    includes_of, names, sort_of,
+    describe, includes_of, sort_of,
 };
 use crate::api::{Contact, ContactInclude, ContactQuery, ContactSort};
 use crate::app::keymap::Action;
@@ -70,14 +70,7 @@ const FILTERS: &[FilterField] = &[
 ];
 
 pub(super) fn resource() -> Resource {
-    Resource {
-        kind: TabKind::Contacts,
-        columns: COLUMNS,
-        sort_keys: names::<ContactSort>(),
-        filters: FILTERS,
-        includes: names::<ContactInclude>(),
-        paginated: false,
-    }
+    describe::<ContactSort, ContactInclude>(TabKind::Contacts, COLUMNS, FILTERS, false)
 }
 
 pub(super) fn query(spec: &QuerySpec) -> ContactQuery {

@@ -3,7 +3,7 @@
 
 use super::{
     CREATED, Column, ColumnId, NAME_STATUS_FILTERS, Names, Resource, TabKind, UPDATED, col,
-    includes_of, names, right, sort_of,
+    describe, includes_of, right, sort_of,
 };
 use crate::api::{Deal, DealInclude, DealQuery, DealSort};
 use crate::app::keymap::Action;
@@ -47,14 +47,7 @@ const COLUMNS: &[Column] = &[
 ];
 
 pub(super) fn resource() -> Resource {
-    Resource {
-        kind: TabKind::Deals,
-        columns: COLUMNS,
-        sort_keys: names::<DealSort>(),
-        filters: NAME_STATUS_FILTERS,
-        includes: names::<DealInclude>(),
-        paginated: true,
-    }
+    describe::<DealSort, DealInclude>(TabKind::Deals, COLUMNS, NAME_STATUS_FILTERS, true)
 }
 
 pub(super) fn query(spec: &QuerySpec) -> DealQuery {

@@ -254,6 +254,23 @@ fn names<T: Wire>() -> Vec<&'static str> {
     T::ALL.iter().map(|v| v.wire()).collect()
 }
 
+/// A descriptor whose sort keys and includes are the typed lists `S` and `I`.
+fn describe<S: Wire, I: Wire>(
+    kind: TabKind,
+    columns: &'static [Column],
+    filters: &'static [FilterField],
+    paginated: bool,
+) -> Resource {
+    Resource {
+        kind,
+        columns,
+        sort_keys: names::<S>(),
+        filters,
+        includes: names::<I>(),
+        paginated,
+    }
+}
+
 /// The typed value of a name. The table keys queries by wire name (the cache hashes them,
 /// the state file stores them), and every name it holds came from `names::<T>()` (a
 /// remembered one is checked by `Resource::sort_key` / `include`), so this always finds it.

@@ -2,7 +2,7 @@
 //! query builder.
 
 use super::{
-    Column, ColumnId, NAME_STATUS_FILTERS, Names, Resource, TabKind, col, includes_of, names,
+    Column, ColumnId, NAME_STATUS_FILTERS, Names, Resource, TabKind, col, describe, includes_of,
     right, sort_of,
 };
 use crate::api::{Project, ProjectInclude, ProjectQuery, ProjectSort};
@@ -55,14 +55,7 @@ const COLUMNS: &[Column] = &[
 ];
 
 pub(super) fn resource() -> Resource {
-    Resource {
-        kind: TabKind::Projects,
-        columns: COLUMNS,
-        sort_keys: names::<ProjectSort>(),
-        filters: NAME_STATUS_FILTERS,
-        includes: names::<ProjectInclude>(),
-        paginated: true,
-    }
+    describe::<ProjectSort, ProjectInclude>(TabKind::Projects, COLUMNS, NAME_STATUS_FILTERS, true)
 }
 
 pub(super) fn query(spec: &QuerySpec) -> ProjectQuery {

@@ -1,6 +1,10 @@
 //! What the new-contact pane and the reschedule dialog share about their inputs: a few fixed
 //! fields followed by free `key = value` lines, with one focus index over both.
 
+use crossterm::event::KeyEvent;
+
+use crate::app::dialogs::Outcome;
+use crate::app::keymap::{Action, KeyMap};
 use crate::app::widgets::text_input::TextInput;
 
 /// The next (or previous) field, wrapping around `count` fields.
@@ -55,5 +59,18 @@ pub fn paste_lines(fixed: usize, extra: &mut Vec<TextInput>, focus: &mut usize, 
         let at = *focus - fixed + 1;
         extra.insert(at, TextInput::new(line));
         *focus += 1;
+    }
+}
+
+/// A form's "discard this draft?" question: `yes` closes the form, `no` or `cancel` goes
+/// back to editing (`back`); other keys are swallowed.
+pub fn discard_question(keys: &KeyMap, key: &KeyEvent, back: impl FnOnce()) -> Outcome {
+    match keys.pick(key, &[Action::Yes, Action::No, Action::Cancel]) {
+        Some(Action::Yes) => Outcome::Close,
+        Some(_) => {
+            back();
+            Outcome::Handled
+        }
+        None => Outcome::Handled,
     }
 }

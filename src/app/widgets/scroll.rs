@@ -5,7 +5,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::keymap::{Action, KeyMap};
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tone {
@@ -110,6 +110,22 @@ impl ScrollText {
         }
         self.clamp();
         true
+    }
+
+    /// The wheel scrolls three lines; true when the event was a wheel.
+    pub fn on_mouse(&mut self, mouse: &MouseEvent) -> bool {
+        match mouse.kind {
+            MouseEventKind::ScrollDown => self.scroll_by(3),
+            MouseEventKind::ScrollUp => self.scroll_by(-3),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Re-wraps for a modal on a terminal of this size.
+    pub fn reflow_modal(&mut self, width: u16, height: u16) {
+        let (w, h) = crate::app::layout::modal_inner(width, height);
+        self.reflow(w, h);
     }
 
     pub fn scroll_by(&mut self, delta: isize) {

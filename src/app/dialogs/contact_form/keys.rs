@@ -103,17 +103,8 @@ impl Dialog for ContactForm {
             Stage::Sending { .. } => return Outcome::Handled,
             Stage::Confirm { .. } => return self.on_confirm_key(key, cx),
             Stage::AskDiscard => {
-                return match cx
-                    .keymap
-                    .pick(key, &[Action::Yes, Action::No, Action::Cancel])
-                {
-                    Some(Action::Yes) => Outcome::Close,
-                    Some(_) => {
-                        self.stage = Stage::Editing;
-                        Outcome::Handled
-                    }
-                    None => Outcome::Handled,
-                };
+                let stage = &mut self.stage;
+                return form_fields::discard_question(cx.keymap, key, || *stage = Stage::Editing);
             }
             Stage::Editing => {}
         }

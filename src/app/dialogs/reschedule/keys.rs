@@ -130,14 +130,8 @@ impl Dialog for RescheduleForm {
             Stage::Sending { .. } => return Outcome::Handled,
             Stage::Done { .. } => return self.after_done_key(key, cx),
             Stage::AskDiscard => {
-                return match keys.pick(key, &[Action::Yes, Action::No, Action::Cancel]) {
-                    Some(Action::Yes) => Outcome::Close,
-                    Some(_) => {
-                        self.stage = Stage::Editing;
-                        Outcome::Handled
-                    }
-                    None => Outcome::Handled,
-                };
+                let stage = &mut self.stage;
+                return form_fields::discard_question(cx.keymap, key, || *stage = Stage::Editing);
             }
             Stage::AskWhich { earlier, later } => {
                 let asked = [Action::PickFirst, Action::PickSecond, Action::Cancel];
