@@ -301,3 +301,32 @@ fn quit_confirmation_alone() {
         Outcome::CloseWith(DialogResult::Quit)
     );
 }
+
+#[test]
+fn the_filter_bar_follows_the_key_map_too() {
+    let mut config = dashboard_support::test_config();
+    config.keymap = keymap(&[("next_field", &["ctrl-j"]), ("confirm", &["ctrl-y"])]);
+    let mut h =
+        dashboard_support::Harness::with((120, 40), dashboard_support::FakeData::new(20), config);
+    h.answer_all();
+    h.ch('/');
+    let screen = h.render();
+    assert!(
+        screen.contains("Ctrl-J next field · Ctrl-Y apply"),
+        "{screen}"
+    );
+    assert_eq!(h.app.tab().filter_bar.focused, 0);
+    h.ctrl('j');
+    assert_eq!(h.app.tab().filter_bar.focused, 1);
+    h.key(KeyCode::Tab);
+    assert_eq!(
+        h.app.tab().filter_bar.focused,
+        1,
+        "Tab is no longer next_field"
+    );
+    h.ctrl('y');
+    assert!(
+        !h.app.tab().filter_open,
+        "confirm applies and closes the bar"
+    );
+}

@@ -83,6 +83,7 @@ impl App {
         Vec::new()
     }
 
+    /// What a dialog's decision does to the rest of the screen.
     fn on_dialog_result(&mut self, r: DialogResult) -> Vec<Effect> {
         match r {
             DialogResult::SetIncludes(includes) => {
@@ -94,12 +95,6 @@ impl App {
                 self.load(self.active, false)
             }
             DialogResult::Quit => self.quit(),
-            r => self.on_forms_result(r),
-        }
-    }
-
-    pub(crate) fn on_forms_result(&mut self, r: DialogResult) -> Vec<Effect> {
-        match r {
             DialogResult::ContactCreated(c) => self.contact_created(c),
             DialogResult::OpenContact(c) => {
                 let (w, h) = modal_inner(self.size.0, self.size.1);
@@ -122,7 +117,6 @@ impl App {
                 fx.extend(self.load(self.active, true));
                 fx
             }
-            _ => Vec::new(),
         }
     }
 

@@ -182,24 +182,34 @@ impl App {
     }
 
     fn on_filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         self.dirty = true;
-        match key.code {
-            KeyCode::Esc => {
+        let asked = [
+            Action::Cancel,
+            Action::Confirm,
+            Action::NextField,
+            Action::PrevField,
+            Action::NextValue,
+            Action::PrevValue,
+        ];
+        match self.keymap.pick(&key, &asked) {
+            Some(Action::Cancel) => {
                 self.tab_mut().filter_open = false;
                 self.refresh_due_reset();
                 return self.apply_filters_if_pending(self.active);
             }
-            KeyCode::Enter => {
+            Some(Action::Confirm) => {
                 self.tab_mut().filter_open = false;
                 self.tab_mut().debounce_until = Some(self.now);
                 return self.apply_filters_if_pending(self.active);
             }
-            KeyCode::Tab | KeyCode::Down => self.tab_mut().filter_bar.focus_next(),
-            KeyCode::BackTab | KeyCode::Up => self.tab_mut().filter_bar.focus_prev(),
-            KeyCode::Char('n') | KeyCode::Char('p') if ctrl => {
-                let fwd = key.code == KeyCode::Char('n');
-                if self.tab_mut().filter_bar.cycle_status(fwd) {
+            Some(Action::NextField) => self.tab_mut().filter_bar.focus_next(),
+            Some(Action::PrevField) => self.tab_mut().filter_bar.focus_prev(),
+            Some(a @ (Action::NextValue | Action::PrevValue)) => {
+                if self
+                    .tab_mut()
+                    .filter_bar
+                    .cycle_status(a == Action::NextValue)
+                {
                     self.tab_mut().debounce_until = Some(self.now + FILTER_DEBOUNCE);
                 }
             }

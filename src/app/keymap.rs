@@ -22,7 +22,8 @@ macro_rules! actions {
             /// Every action, the main screen's first.
             pub const ALL: &'static [Action] = &[$(Action::$variant,)+ $(Action::$dvariant,)+];
 
-            /// The actions dialogs use (a dialog may use main-screen ones too: scrolling).
+            /// The actions of dialogs and the filter bar (a dialog may use main-screen ones
+            /// too: scrolling).
             pub const DIALOG: &'static [Action] = &[$(Action::$dvariant),+];
 
             /// The name used in the config file.
@@ -46,7 +47,8 @@ macro_rules! actions {
                 }
             }
 
-            /// Whether this is one of the dialogs' actions (the main screen ignores them).
+            /// Whether this is one of the dialogs' (and filter bar's) actions; the main screen
+            /// ignores them.
             pub fn in_dialogs(self) -> bool {
                 Self::DIALOG.contains(&self)
             }
@@ -103,6 +105,8 @@ actions! {
         PickFirst => "pick_first", "the first of a doubled time", ["1"];
         PickSecond => "pick_second", "the second of a doubled time", ["2"];
         NextAppointment => "next_appointment", "reschedule another appointment", ["n"];
+        NextValue => "next_value", "filter bar: next status value seen", ["ctrl-n"];
+        PrevValue => "prev_value", "filter bar: previous status value seen", ["ctrl-p"];
     }
 }
 

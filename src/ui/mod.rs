@@ -45,7 +45,7 @@ pub fn render(app: &App, f: &mut Frame) {
     let areas = Areas::of_screen(area, tab);
     common::tabs::draw(f, areas.tabs, app, &theme);
     if let Some(fa) = areas.filter {
-        views::filter_bar::draw(f, fa, tab, &theme);
+        views::filter_bar::draw(f, fa, tab, &app.keymap, &theme);
     }
     common::table::draw(f, areas.table, app, &theme);
     common::status_bar::draw_status(f, areas.status, app, &theme);

@@ -11,15 +11,43 @@ use crate::app::widgets::scroll::{Entry, ScrollText, Tone};
 
 /// Editing keys of text fields (not rebindable: they follow readline).
 const EDITING: &[(&str, &str)] = &[
-    ("Tab Shift-Tab ↑ ↓", "next / previous filter field"),
-    ("Enter", "apply the filters now and close the bar"),
-    ("Esc", "close the filter bar (filters stay)"),
     ("Ctrl-U", "clear the field"),
     ("Ctrl-W Alt-Backspace", "delete the word before the cursor"),
     ("Ctrl-A Ctrl-E Home End", "start / end of the field"),
     ("Ctrl-← Ctrl-→", "word left / right"),
-    ("Ctrl-N Ctrl-P", "status: next / previous value seen"),
 ];
+
+/// The filter bar's rows, from the key map: every key of each action.
+fn filter_bar_rows(keymap: &KeyMap) -> [(String, &'static str); 3] {
+    let keys = |a: Action| {
+        keymap
+            .keys(a)
+            .iter()
+            .map(|k| k.to_string())
+            .collect::<Vec<_>>()
+    };
+    let (next, prev) = (keys(Action::NextField), keys(Action::PrevField));
+    // The first key of each (`Tab Shift-Tab`), then the others, previous first (`↑ ↓`).
+    let moves: Vec<String> = next
+        .iter()
+        .take(1)
+        .chain(prev.iter().take(1))
+        .chain(prev.iter().skip(1))
+        .chain(next.iter().skip(1))
+        .cloned()
+        .collect();
+    [
+        (moves.join(" "), "next / previous filter field"),
+        (
+            keys(Action::Confirm).join(" "),
+            "apply the filters now and close the bar",
+        ),
+        (
+            keys(Action::Cancel).join(" "),
+            "close the filter bar (filters stay)",
+        ),
+    ]
+}
 
 pub struct HelpView {
     pub text: ScrollText,
@@ -34,9 +62,16 @@ impl HelpView {
         e.push(row("Ctrl-C".into(), "quit from anywhere".into()));
         e.push(heading(""));
         e.push(heading("In the filter bar and text fields"));
+        for (k, d) in filter_bar_rows(keymap) {
+            e.push(row(k, d.to_string()));
+        }
         for (k, d) in EDITING {
             e.push(row(k.to_string(), d.to_string()));
         }
+        let values = [Action::NextValue, Action::PrevValue]
+            .map(|a| keymap.first_key(a))
+            .join(" ");
+        e.push(row(values, "status: next / previous value seen".into()));
         e.push(heading(""));
         e.push(heading(
             "Mouse: click a tab, a row or a column header (sorts); the wheel scrolls.",
