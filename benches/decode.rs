@@ -10,8 +10,8 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crmdash::api::{Contact, Deal, decode_page};
 use crmdash::app::TabKind;
-use crmdash::app::record::build_page;
-use crmdash::app::resource::{ColumnId, Resource};
+use crmdash::app::resources::{ColumnId, Resource};
+use crmdash::app::table::record::build_page;
 use crmdash::sandbox::{DEFAULT_SEED, Sizes, generate};
 
 use support::{Fixture, zone};

@@ -5,8 +5,10 @@
 
 mod engine;
 mod export;
-mod forms;
+mod login;
+mod reschedule_log;
 mod source;
+mod token_lookup;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,11 +19,13 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 pub use engine::{Engine, TermAction, TokenLookupFuture, read_state, write_state};
-pub use forms::{LoginContext, token_lookup};
+pub use login::LoginContext;
 pub use source::{ClientSource, DataSource};
+pub use token_lookup::token_lookup;
 
-use crate::app::filter::DateParser;
+use crate::app::dialogs::FormsConfig;
 use crate::app::keymap::KeyMap;
+use crate::app::table::filter::DateParser;
 use crate::app::{App, AppConfig, DisplayZone, Message, Now};
 use crate::terminal::{self, Term};
 use crate::timeparse::Zone;
@@ -56,6 +60,12 @@ fn host_of(base_url: &str) -> String {
 
 /// The app's configuration from the options and the environment (`NO_COLOR`).
 pub fn app_config(opts: &DashboardOptions) -> AppConfig {
+    dashboard_config(opts).0
+}
+
+/// Everything the app is configured with, read from the options in one step: the settings'
+/// zone is parsed once, for the dates shown, the filters typed and the reschedule dialog.
+pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
     let mut warnings = Vec::new();
     let zone: Zone = opts
         .settings
@@ -78,7 +88,7 @@ pub fn app_config(opts: &DashboardOptions) -> AppConfig {
     } else {
         opts.profile.clone()
     };
-    AppConfig {
+    let app = AppConfig {
         profile,
         host: host_of(&opts.base_url),
         per_page: ui.per_page,
@@ -89,7 +99,13 @@ pub fn app_config(opts: &DashboardOptions) -> AppConfig {
         keymap,
         colors: crate::ui::theme::color_mode(&ui.theme, no_color.as_deref()),
         warnings,
-    }
+    };
+    let forms = FormsConfig {
+        reschedule: opts.settings.reschedule.clone(),
+        zone,
+        log_path: reschedule_log::default_path(),
+    };
+    (app, forms)
 }
 
 /// Builds the engine (app + effect runner) for these options, without touching the terminal.
@@ -105,43 +121,33 @@ pub fn build_engine_with(
     size: (u16, u16),
     lookup: Option<TokenLookupFuture>,
 ) -> Engine {
-    let config = app_config(opts);
+    let (config, forms) = dashboard_config(opts);
     let zone = config.zone;
     let remembered = opts
         .state_file
         .as_deref()
         .map(read_state)
         .unwrap_or_default();
-    let app = App::new(config, &remembered, size, Now::current());
+    let mut app = App::new(config, &remembered, size, Now::current());
+    app.set_forms_config(forms);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let source: Option<Arc<dyn DataSource>> = opts
         .client
         .clone()
         .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
-    let reason = forms::not_logged_in(&opts.profile);
+    let reason = token_lookup::not_logged_in(&opts.profile);
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
     let lookup = lookup.filter(|_| opts.client.is_none());
     let looking_up = lookup.is_some();
     if let Some(lookup) = lookup {
         engine = engine.with_token_lookup(lookup);
     }
-    setup_forms(engine, opts, looking_up)
+    setup_login(engine, opts, looking_up)
 }
 
-/// The write dialogs' settings; without a token (and none being looked up), the login dialog
-/// first.
-fn setup_forms(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) -> Engine {
-    let zone: Zone = opts
-        .settings
-        .reschedule
-        .timezone
-        .parse()
-        .unwrap_or(Zone::Local);
-    engine.app.set_forms_config(crate::app::forms::FormsConfig {
-        reschedule: opts.settings.reschedule.clone(),
-        zone,
-        log_path: crate::config::data_dir().map(|d| d.join("reschedules.jsonl")),
-    });
+/// Without a token (and none being looked up), the login dialog first; without a token at
+/// start, a context to check and keep the one the dialog is given.
+fn setup_login(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) -> Engine {
     if opts.client.is_none() && !opts.demo {
         if !looking_up {
             engine.app.open_login();
@@ -262,6 +268,10 @@ async fn event_loop(
             engine.app.dirty = false;
         }
         let deadline = engine.app.next_deadline();
+        // `biased`: polled in this order, not at random. A signal wins over everything (the
+        // terminal is restored at once); the user's input comes before the app's own queue,
+        // so a burst of answers or progress cannot make keys wait; the timer comes last, as a
+        // tick is only due when nothing else happened.
         let msg = tokio::select! {
             biased;
             _ = cancel.cancelled() => Message::Terminate,

@@ -6,11 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crmdash::api::{Client, ListQuery};
-use crmdash::app::filter::DateParser;
 use crmdash::app::keymap::KeyMap;
 use crmdash::app::persist::PersistedState;
-use crmdash::app::resource::Resource;
-use crmdash::app::tab::TabState;
+use crmdash::app::resources::{Resource, WithQuery};
+use crmdash::app::table::filter::DateParser;
+use crmdash::app::table::record::TableRecord;
+use crmdash::app::table::tab::TabState;
 use crmdash::app::{
     App, AppConfig, ColorMode, DisplayZone, Effect, Message, Now, QuerySpec, TabKind,
 };
@@ -52,11 +53,7 @@ impl Fixture {
     /// The body the sandbox sends for the tab's default query at 100 rows, as bytes.
     pub fn raw_page(&self, kind: TabKind) -> Vec<u8> {
         let spec = default_spec(kind);
-        let (path, pairs) = match kind {
-            TabKind::Contacts => pairs_of(spec.contact_query().expect("query")),
-            TabKind::Deals => pairs_of(spec.deal_query().expect("query")),
-            TabKind::Projects => pairs_of(spec.project_query().expect("query")),
-        };
+        let (path, pairs) = spec.with_query(PairsOf);
         let url = format!("{}/public/v1/{path}", self.sandbox.base_url());
         self.rt.block_on(async {
             reqwest::Client::new()
@@ -113,8 +110,19 @@ impl Fixture {
     }
 }
 
-fn pairs_of<Q: ListQuery>(q: Q) -> (&'static str, Vec<(&'static str, String)>) {
-    (Q::PATH, q.to_pairs().expect("valid query"))
+/// A typed query's path and query-string pairs.
+struct PairsOf;
+
+impl WithQuery for PairsOf {
+    type Output = (&'static str, Vec<(&'static str, String)>);
+
+    fn run<Q>(self, q: Q) -> Self::Output
+    where
+        Q: ListQuery + Send + Sync + 'static,
+        Q::Item: TableRecord + Send + 'static,
+    {
+        (Q::PATH, q.to_pairs().expect("valid query"))
+    }
 }
 
 /// The query a fresh tab asks for, at 100 rows.

@@ -4,13 +4,24 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::persist::PersistedState;
-use super::spec::QuerySpec;
 use crate::api::{IdempotencyKey, NewContact};
+use crate::app::persist::PersistedState;
+use crate::app::table::spec::QuerySpec;
 
 /// Tags a request so its answer can be matched to the query that asked (stale ones dropped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RequestId(pub u64);
+
+/// A client for the runtime to send requests with. Compares by base URL (tests); its `Debug`
+/// never shows the token.
+#[derive(Debug, Clone)]
+pub struct NewClient(pub crate::api::Client);
+
+impl PartialEq for NewClient {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.base_url() == other.0.base_url()
+    }
+}
 
 /// The file format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +82,7 @@ pub enum Effect {
     /// answer with `Message::LoggedIn`.
     Login {
         id: RequestId,
-        token: super::login::SecretToken,
+        token: crate::app::dialogs::login::SecretToken,
     },
     /// Append `append` (when given) to the reschedule log at `path`, then read its last
     /// `last` entries; answer with `Message::RescheduleLog`.
@@ -79,6 +90,13 @@ pub enum Effect {
         path: PathBuf,
         append: Option<crate::reschedule::RescheduleLogEntry>,
         last: usize,
+    },
+    /// From now on requests go out with this client (a login, the token lookup). Effects held
+    /// while the token was looked up go out right after it.
+    UseClient(NewClient),
+    /// There is no usable token: requests fail with `reason` (held effects too).
+    NoClient {
+        reason: String,
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),

@@ -4,17 +4,17 @@ use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use super::detail::DetailView;
-use super::effects::Effect;
-use super::export::ExportDialog;
-use super::help::HelpView;
-use super::includes::IncludesPicker;
-use super::keymap::Action;
-use super::layout::{self, fit_columns, modal_inner};
-use super::overlay::{DialogCx, Outcome, Overlay};
-use super::resource::TabKind;
-use super::text_input::InputOutcome;
 use super::{App, FILTER_DEBOUNCE};
+use crate::app::dialogs::detail::DetailView;
+use crate::app::dialogs::export::ExportDialog;
+use crate::app::dialogs::help::HelpView;
+use crate::app::dialogs::includes::IncludesPicker;
+use crate::app::dialogs::{DialogCx, Outcome, Overlay};
+use crate::app::effects::Effect;
+use crate::app::keymap::Action;
+use crate::app::layout::{self, fit_columns, modal_inner};
+use crate::app::resources::TabKind;
+use crate::app::widgets::text_input::InputOutcome;
 
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -34,6 +34,9 @@ impl App {
             if !matches!(out, Outcome::Ignored) {
                 return self.apply_outcome(top, out);
             }
+            // The dialog did not want the key: only the keys that work anywhere remain
+            // (Ctrl-C, suspend, and quit from a read-only overlay). Nothing reaches the
+            // screen underneath while a dialog is open.
             if ctrl_c {
                 return self.request_quit();
             }
@@ -65,17 +68,14 @@ impl App {
         let (w, h) = modal_inner(self.size.0, self.size.1);
         match action {
             Action::Quit => return self.request_quit(),
-            Action::TabContacts => return self.switch_to(TabKind::Contacts),
-            Action::TabDeals => return self.switch_to(TabKind::Deals),
-            Action::TabProjects => return self.switch_to(TabKind::Projects),
-            Action::NextTab => {
-                let next = TabKind::ALL[(self.active.index() + 1) % 3];
-                return self.switch_to(next);
+            Action::TabContacts | Action::TabDeals | Action::TabProjects => {
+                return match TabKind::for_action(action) {
+                    Some(kind) => self.switch_to(kind),
+                    None => Vec::new(),
+                };
             }
-            Action::PrevTab => {
-                let prev = TabKind::ALL[(self.active.index() + 2) % 3];
-                return self.switch_to(prev);
-            }
+            Action::NextTab => return self.switch_to(self.active.next()),
+            Action::PrevTab => return self.switch_to(self.active.prev()),
             Action::Down => self.tab_mut().move_selection(1),
             Action::Up => self.tab_mut().move_selection(-1),
             Action::First => self.tab_mut().select(0),
@@ -143,7 +143,7 @@ impl App {
                     }
                 };
                 let local = self.wall.with_timezone(&chrono::Local);
-                let d = ExportDialog::new(self.active, scope, local);
+                let d = ExportDialog::new(t.spec(), scope, local);
                 self.overlays.push(Overlay::Export(d));
             }
             Action::CopyJson => {
@@ -167,6 +167,8 @@ impl App {
             Action::Suspend => return vec![Effect::Suspend],
             Action::NewContact => return self.open_contact_form(),
             Action::Reschedule => return self.open_reschedule(),
+            // `KeyMap::action` never answers with a dialog's action.
+            _ => return Vec::new(),
         }
         self.tab_mut().scroll_into_view(rows);
         self.dirty = true;
@@ -180,24 +182,34 @@ impl App {
     }
 
     fn on_filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         self.dirty = true;
-        match key.code {
-            KeyCode::Esc => {
+        let asked = [
+            Action::Cancel,
+            Action::Confirm,
+            Action::NextField,
+            Action::PrevField,
+            Action::NextValue,
+            Action::PrevValue,
+        ];
+        match self.keymap.pick(&key, &asked) {
+            Some(Action::Cancel) => {
                 self.tab_mut().filter_open = false;
                 self.refresh_due_reset();
                 return self.apply_filters_if_pending(self.active);
             }
-            KeyCode::Enter => {
+            Some(Action::Confirm) => {
                 self.tab_mut().filter_open = false;
                 self.tab_mut().debounce_until = Some(self.now);
                 return self.apply_filters_if_pending(self.active);
             }
-            KeyCode::Tab | KeyCode::Down => self.tab_mut().filter_bar.focus_next(),
-            KeyCode::BackTab | KeyCode::Up => self.tab_mut().filter_bar.focus_prev(),
-            KeyCode::Char('n') | KeyCode::Char('p') if ctrl => {
-                let fwd = key.code == KeyCode::Char('n');
-                if self.tab_mut().filter_bar.cycle_status(fwd) {
+            Some(Action::NextField) => self.tab_mut().filter_bar.focus_next(),
+            Some(Action::PrevField) => self.tab_mut().filter_bar.focus_prev(),
+            Some(a @ (Action::NextValue | Action::PrevValue)) => {
+                if self
+                    .tab_mut()
+                    .filter_bar
+                    .cycle_status(a == Action::NextValue)
+                {
                     self.tab_mut().debounce_until = Some(self.now + FILTER_DEBOUNCE);
                 }
             }

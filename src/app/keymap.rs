@@ -1,6 +1,8 @@
 //! The key map: actions, their default keys, rebinding from `settings.keys`
-//! (`action = ["ctrl-s", "alt-up", "q"]`). The hint line and the help overlay are generated
-//! from the active map, so a rebinding shows up there.
+//! (`action = ["ctrl-s", "alt-up", "q"]`). Keys become actions here, once: the main screen
+//! asks `action(key)`, a dialog asks `pick(key, what its stage understands)`. The hint line,
+//! the help overlay and every dialog footer are generated from the active map, so a
+//! rebinding shows up there.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -8,58 +10,104 @@ use std::fmt;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 macro_rules! actions {
-    ($($variant:ident => $name:literal, $desc:literal, [$($key:literal),*];)+) => {
-        /// Something a key can do on the main screen.
+    (
+        main { $($variant:ident => $name:literal, $desc:literal, [$($key:literal),*];)+ }
+        dialog { $($dvariant:ident => $dname:literal, $ddesc:literal, [$($dkey:literal),*];)+ }
+    ) => {
+        /// Something a key can do: on the main screen, or in a dialog.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Action { $($variant),+ }
+        pub enum Action { $($variant,)+ $($dvariant,)+ }
 
         impl Action {
-            pub const ALL: &'static [Action] = &[$(Action::$variant),+];
+            /// Every action, the main screen's first.
+            pub const ALL: &'static [Action] = &[$(Action::$variant,)+ $(Action::$dvariant,)+];
+
+            /// The actions of dialogs and the filter bar (a dialog may use main-screen ones
+            /// too: scrolling).
+            pub const DIALOG: &'static [Action] = &[$(Action::$dvariant),+];
 
             /// The name used in the config file.
             pub fn name(self) -> &'static str {
-                match self { $(Action::$variant => $name),+ }
+                match self { $(Action::$variant => $name,)+ $(Action::$dvariant => $dname,)+ }
             }
 
+            /// What the action does, for the help overlay (a tab switch says its resource's
+            /// title, from the registry).
             pub fn description(self) -> &'static str {
-                match self { $(Action::$variant => $desc),+ }
+                if let Some(tab) = crate::app::resources::TabKind::for_action(self) {
+                    return tab.switch_description();
+                }
+                match self { $(Action::$variant => $desc,)+ $(Action::$dvariant => $ddesc,)+ }
             }
 
             fn default_keys(self) -> &'static [&'static str] {
-                match self { $(Action::$variant => &[$($key),*]),+ }
+                match self {
+                    $(Action::$variant => &[$($key),*],)+
+                    $(Action::$dvariant => &[$($dkey),*],)+
+                }
+            }
+
+            /// Whether this is one of the dialogs' (and filter bar's) actions; the main screen
+            /// ignores them.
+            pub fn in_dialogs(self) -> bool {
+                Self::DIALOG.contains(&self)
             }
         }
     };
 }
 
 actions! {
-    Quit => "quit", "quit", ["q"];
-    TabContacts => "tab_contacts", "Contacts tab", ["1"];
-    TabDeals => "tab_deals", "Deals tab", ["2"];
-    TabProjects => "tab_projects", "Projects tab", ["3"];
-    NextTab => "next_tab", "next tab", ["tab"];
-    PrevTab => "prev_tab", "previous tab", ["shift-tab"];
-    Down => "down", "move down", ["j", "down"];
-    Up => "up", "move up", ["k", "up"];
-    First => "first", "first row", ["g", "home"];
-    Last => "last", "last row", ["G", "end"];
-    Filter => "filter", "filter", ["/"];
-    SortNext => "sort_next", "next sort key", ["s"];
-    SortFlip => "sort_flip", "flip sort direction", ["S"];
-    NextPage => "next_page", "next page", ["n", "pagedown"];
-    PrevPage => "prev_page", "previous page", ["p", "pageup"];
-    PageSizeUp => "page_size_up", "bigger pages", ["+"];
-    PageSizeDown => "page_size_down", "smaller pages", ["-"];
-    Includes => "includes", "included relations", ["i"];
-    Detail => "detail", "detail pane", ["enter"];
-    Refresh => "refresh", "refresh (bypass cache)", ["r"];
-    Export => "export", "export the view", ["e"];
-    CopyJson => "copy_json", "copy record as JSON", ["y"];
-    Help => "help", "help", ["?"];
-    Back => "back", "close / back", ["esc"];
-    Suspend => "suspend", "suspend", ["ctrl-z"];
-    NewContact => "new_contact", "new contact", ["c"];
-    Reschedule => "reschedule", "reschedule an appointment", ["a"];
+    main {
+        Quit => "quit", "quit", ["q"];
+        TabContacts => "tab_contacts", "", ["1"];
+        TabDeals => "tab_deals", "", ["2"];
+        TabProjects => "tab_projects", "", ["3"];
+        NextTab => "next_tab", "next tab", ["tab"];
+        PrevTab => "prev_tab", "previous tab", ["shift-tab"];
+        Down => "down", "move down", ["j", "down"];
+        Up => "up", "move up", ["k", "up"];
+        First => "first", "first row", ["g", "home"];
+        Last => "last", "last row", ["G", "end"];
+        Filter => "filter", "filter", ["/"];
+        SortNext => "sort_next", "next sort key", ["s"];
+        SortFlip => "sort_flip", "flip sort direction", ["S"];
+        NextPage => "next_page", "next page", ["n", "pagedown"];
+        PrevPage => "prev_page", "previous page", ["p", "pageup"];
+        PageSizeUp => "page_size_up", "bigger pages", ["+"];
+        PageSizeDown => "page_size_down", "smaller pages", ["-"];
+        Includes => "includes", "included relations", ["i"];
+        Detail => "detail", "detail pane", ["enter"];
+        Refresh => "refresh", "refresh (bypass cache)", ["r"];
+        Export => "export", "export the view", ["e"];
+        CopyJson => "copy_json", "copy record as JSON", ["y"];
+        Help => "help", "help", ["?"];
+        Back => "back", "close / back", ["esc"];
+        Suspend => "suspend", "suspend", ["ctrl-z"];
+        NewContact => "new_contact", "new contact", ["c"];
+        Reschedule => "reschedule", "reschedule an appointment", ["a"];
+    }
+    dialog {
+        Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
+        Cancel => "cancel", "cancel / back out of a dialog", ["esc"];
+        Confirm => "confirm", "confirm (in forms: next field)", ["enter"];
+        NextField => "next_field", "next field", ["tab", "down"];
+        PrevField => "prev_field", "previous field", ["shift-tab", "up"];
+        Yes => "yes", "answer yes", ["y", "Y"];
+        No => "no", "answer no", ["n", "N"];
+        AddAnother => "add_another", "create and add another contact", ["a", "A"];
+        OpenDuplicate => "open_duplicate", "open the contact with that email", ["ctrl-o"];
+        Toggle => "toggle", "toggle the item", ["space"];
+        SwitchFormat => "switch_format", "export as CSV / JSON", ["tab", "shift-tab"];
+        Later => "later", "start 15 minutes later", ["alt-up"];
+        Earlier => "earlier", "start 15 minutes earlier", ["alt-down"];
+        NextDay => "next_day", "start a day later", ["alt-right"];
+        PrevDay => "prev_day", "start a day earlier", ["alt-left"];
+        PickFirst => "pick_first", "the first of a doubled time", ["1"];
+        PickSecond => "pick_second", "the second of a doubled time", ["2"];
+        NextAppointment => "next_appointment", "reschedule another appointment", ["n"];
+        NextValue => "next_value", "filter bar: next status value seen", ["ctrl-n"];
+        PrevValue => "prev_value", "filter bar: previous status value seen", ["ctrl-p"];
+    }
 }
 
 /// One key with its modifiers, as written in the config (`ctrl-s`, `shift-tab`, `G`, `f5`).
@@ -223,11 +271,40 @@ impl KeyMap {
         (KeyMap { bindings }, warnings)
     }
 
+    /// The main screen's action for a key (dialog actions are not looked at).
     pub fn action(&self, key: &KeyEvent) -> Option<Action> {
         self.bindings
             .iter()
+            .filter(|(a, _)| !a.in_dialogs())
             .find(|(_, keys)| keys.iter().any(|k| k.matches(key)))
             .map(|(a, _)| *a)
+    }
+
+    /// Whether `key` is bound to `action`.
+    pub fn is(&self, key: &KeyEvent, action: Action) -> bool {
+        self.keys(action).iter().any(|k| k.matches(key))
+    }
+
+    /// The first of `actions` the key is bound to: a dialog lists what its current stage
+    /// understands, in order, since one key may serve several dialog actions (`Enter`
+    /// confirms a question and moves to the next field of a form).
+    pub fn pick(&self, key: &KeyEvent, actions: &[Action]) -> Option<Action> {
+        actions.iter().copied().find(|a| self.is(key, *a))
+    }
+
+    /// Two actions' first keys for one hint: `Alt-↑↓` when they share their modifiers,
+    /// else `Tab/Enter`.
+    pub fn pair(&self, a: Action, b: Action) -> String {
+        let (x, y) = (self.first_key(a), self.first_key(b));
+        for prefix in ["Ctrl-Alt-", "Ctrl-", "Alt-"] {
+            if let (Some(rx), Some(ry)) = (x.strip_prefix(prefix), y.strip_prefix(prefix))
+                && rx.chars().count() == 1
+                && ry.chars().count() == 1
+            {
+                return format!("{prefix}{rx}{ry}");
+            }
+        }
+        format!("{x}/{y}")
     }
 
     pub fn keys(&self, action: Action) -> &[KeySpec] {
@@ -256,10 +333,11 @@ impl KeyMap {
             .join(" · ")
     }
 
-    /// Every action with all its keys, for the help overlay.
+    /// Every main-screen action with all its keys, for the help overlay.
     pub fn help_rows(&self) -> Vec<(String, &'static str)> {
         self.bindings
             .iter()
+            .filter(|(a, _)| !a.in_dialogs())
             .map(|(a, keys)| {
                 let k = keys
                     .iter()

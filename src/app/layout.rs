@@ -4,7 +4,8 @@
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
 
-use super::resource::Column;
+use crate::app::resources::Column;
+use crate::app::table::tab::TabState;
 
 /// Smallest terminal the dashboard draws in; below it, a notice.
 pub const MIN_WIDTH: u16 = 80;
@@ -24,6 +25,15 @@ pub struct Areas {
 }
 
 impl Areas {
+    /// The areas of a screen showing `tab` (its filter bar open or not): the one computation
+    /// drawing (`ui::render`) and the app (`App::areas`, hit-testing) share.
+    pub fn of_screen(area: Rect, tab: &TabState) -> Areas {
+        let rows = tab
+            .filter_open
+            .then_some(tab.filter_bar.fields.len() as u16);
+        Areas::compute(area, rows)
+    }
+
     /// `filter_rows`: the number of filter fields when the bar is open.
     pub fn compute(area: Rect, filter_rows: Option<u16>) -> Areas {
         let tabs = Rect {
@@ -173,28 +183,4 @@ pub fn tab_ranges(titles: &[String]) -> Vec<(u16, u16)> {
             r
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::app::resource::{Resource, TabKind};
-
-    #[test]
-    fn narrow_terminals_hide_low_priority_columns() {
-        let deals = Resource::of(TabKind::Deals);
-        let wide = fit_columns(deals.columns, 158);
-        assert_eq!(wide.len(), 7);
-        assert_eq!(wide.iter().map(|c| c.1).sum::<u16>() + 6, 158);
-        let narrow = fit_columns(deals.columns, 78);
-        let names: Vec<&str> = narrow
-            .iter()
-            .map(|(i, _)| deals.columns[*i].title)
-            .collect();
-        assert!(names.starts_with(&["Name", "Status", "Value"]), "{names:?}");
-        assert!(!names.contains(&"Created"));
-        let used: u16 = narrow.iter().map(|c| c.1).sum::<u16>() + narrow.len() as u16 - 1;
-        assert!(used <= 78);
-        assert_eq!(column_at(&narrow, 0), Some(0));
-    }
 }

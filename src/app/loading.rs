@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::effects::{Effect, RequestId};
-use super::record::FetchedPage;
-use super::resource::TabKind;
-use super::spec::QuerySpec;
 use super::{App, CACHE_TTL, InFlight, Message};
+use crate::app::effects::{Effect, RequestId};
+use crate::app::resources::TabKind;
+use crate::app::table::record::FetchedPage;
+use crate::app::table::spec::QuerySpec;
 
 impl App {
     pub(super) fn cached(&self, spec: &QuerySpec) -> Option<(Arc<FetchedPage>, Instant)> {

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use super::effects::RequestId;
-use super::record::FetchedPage;
 use crate::api::{ApiError, AppointmentRef, Contact, Created};
+use crate::app::effects::RequestId;
+use crate::app::table::record::FetchedPage;
 
 /// How an export is going.
 #[derive(Debug, Clone)]
@@ -64,11 +64,11 @@ pub enum Message {
     /// The login dialog's token was checked (and stored, or why not).
     LoggedIn {
         id: RequestId,
-        result: Box<Result<super::login::LoginOk, String>>,
+        result: Box<Result<crate::app::dialogs::login::LoginOk, String>>,
     },
     /// The token lookup started after the first frame finished (the runtime has already
     /// installed a found token's client).
-    TokenLookup(Box<super::login::TokenLookup>),
+    TokenLookup(Box<crate::app::dialogs::login::TokenLookup>),
     /// The reschedule log, read back (after an append).
     RescheduleLog {
         result: Result<Vec<crate::reschedule::RescheduleLogEntry>, String>,

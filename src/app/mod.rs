@@ -1,32 +1,19 @@
 //! The dashboard's brain: pure state and its transitions. `App::update(msg, now)` changes the
 //! state and returns the `Effect`s for the runtime to run; drawing reads `App` and nothing else.
 
-pub mod confirm;
-pub mod contact_form;
-pub mod detail;
+mod dialog_stack;
+pub mod dialogs;
 pub mod effects;
-pub mod export;
-pub mod filter;
-pub mod form_fields;
-pub mod forms;
-pub mod help;
-pub mod includes;
 mod input;
 pub mod keymap;
 pub mod layout;
 mod loading;
-pub mod login;
 pub mod message;
-pub mod overlay;
 pub mod persist;
-pub mod record;
-pub mod reschedule_form;
-pub mod resource;
-pub mod scroll;
-pub mod spec;
-pub mod tab;
-pub mod text_input;
+pub mod resources;
+pub mod table;
 mod timing;
+pub mod widgets;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -35,22 +22,21 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::api::ApiRecord;
 use tokio::time::Instant;
 
 pub use effects::{Effect, ExportFormat, RequestId};
 pub use message::{ExportEvent, Message};
-pub use record::{DisplayZone, FetchedPage};
-pub use resource::TabKind;
-pub use spec::QuerySpec;
+pub use resources::TabKind;
+pub use table::record::{DisplayZone, FetchedPage};
+pub use table::spec::QuerySpec;
 
-use filter::DateParser;
+use dialogs::Overlay;
 use keymap::KeyMap;
 use layout::Areas;
-use overlay::{DialogCx, DialogResult, Outcome, Overlay};
 use persist::{PersistedState, PersistedTab};
-use resource::Resource;
-use tab::TabState;
+use resources::Resource;
+use table::filter::DateParser;
+use table::tab::TabState;
 
 /// How long typed filter text waits before it is sent.
 pub const FILTER_DEBOUNCE: Duration = Duration::from_millis(250);
@@ -151,7 +137,7 @@ pub struct App {
     pub dirty: bool,
     pub quitting: bool,
     /// The write dialogs' settings and follow-ups.
-    pub forms: forms::FormsState,
+    pub forms: dialogs::FormsState,
 }
 
 impl App {
@@ -170,7 +156,7 @@ impl App {
             .then(|| (config.warnings.join("; "), now.at + Duration::from_secs(15)));
         App {
             tabs,
-            active: remembered.active_tab.unwrap_or(TabKind::Deals),
+            active: remembered.active_tab.unwrap_or(TabKind::FIRST_RUN),
             overlays: Vec::new(),
             keymap: config.keymap.clone(),
             hint: config.keymap.hint_line(),
@@ -192,7 +178,7 @@ impl App {
             age_seen: None,
             dirty: true,
             quitting: false,
-            forms: forms::FormsState::default(),
+            forms: dialogs::FormsState::default(),
         }
     }
 
@@ -243,19 +229,14 @@ impl App {
         }
     }
 
-    /// The screen's areas for the current size and filter bar.
+    /// The screen's areas for the current size and filter bar: what mouse hit-testing and
+    /// paging use; drawing gets the same from `Areas::of_screen` with the frame's area.
     pub fn areas(&self) -> Areas {
-        let tab = self.tab();
-        let rows = tab
-            .filter_open
-            .then_some(tab.filter_bar.fields.len() as u16);
-        Areas::compute(
-            ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1),
-            rows,
-        )
+        let screen = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        Areas::of_screen(screen, self.tab())
     }
 
-    /// Tab titles as drawn: `2 Deals [status=won]`.
+    /// Tab titles as drawn, numbered, with the filters: `1 Contacts [email=ada]`.
     pub fn tab_titles(&self) -> Vec<String> {
         self.tabs
             .iter()
@@ -313,125 +294,18 @@ impl App {
                     reason,
                 })
             }
-            msg @ (Message::LoggedIn { .. } | Message::RescheduleLog { .. }) => {
-                self.dispatch_to_dialogs(&msg)
-            }
-            msg @ (Message::Export { .. } | Message::Rescheduled { .. }) => {
-                self.dispatch_to_dialogs(&msg)
-            }
-            msg @ Message::ContactCreated { .. } => {
-                // A new contact changes the contacts list: forget its cached pages.
-                if matches!(&msg, Message::ContactCreated { result, .. } if result.is_ok()) {
-                    self.cache.retain(|s, _| s.kind != TabKind::Contacts);
-                    self.tabs[TabKind::Contacts.index()].prefetched_for = None;
-                }
-                self.dispatch_to_dialogs(&msg)
-            }
-            Message::TokenLookup(lookup) => {
-                self.status.awaiting_token = false;
-                match *lookup {
-                    login::TokenLookup::Missing { problem, .. } => self.open_login_with(problem),
-                    login::TokenLookup::Unusable(e) => self.status.error = Some(e),
-                    login::TokenLookup::Found(_) => {}
-                }
-                self.dirty = true;
-                Vec::new()
-            }
+            // Answers to what a dialog started. A created contact (its note, the Contacts tab
+            // reloaded) is the contact form's to handle: `App::contact_created`.
+            msg @ (Message::LoggedIn { .. }
+            | Message::RescheduleLog { .. }
+            | Message::Export { .. }
+            | Message::Rescheduled { .. }
+            | Message::ContactCreated { .. }) => self.dispatch_to_dialogs(&msg),
+            Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
         };
         self.after_update(&mut fx);
         fx
-    }
-
-    /// Offers a message to the dialogs, top first.
-    fn dispatch_to_dialogs(&mut self, msg: &Message) -> Vec<Effect> {
-        for i in (0..self.overlays.len()).rev() {
-            let mut cx = DialogCx::new(
-                &self.keymap,
-                &self.config.zone,
-                self.wall,
-                &mut self.next_id,
-            );
-            let out = self.overlays[i].dialog_mut().on_message(msg, &mut cx);
-            if !matches!(out, Outcome::Ignored) {
-                return self.apply_outcome(i, out);
-            }
-        }
-        // No dialog took it (closed meanwhile): say how it went in the status bar.
-        match msg {
-            Message::Export {
-                event: ExportEvent::Done { records, path },
-                ..
-            } => self.note(format!("Exported {records} records to {}", path.display())),
-            Message::ContactCreated { result, .. } => match result.as_ref() {
-                Ok(c) => {
-                    let who = c.record.as_ref().map(|r| r.label()).unwrap_or_default();
-                    self.note(format!("Contact created {who}"));
-                }
-                Err(e) => self.show_error(e.summary()),
-            },
-            Message::Rescheduled { result, .. } => match result.as_ref() {
-                Ok(a) => self.note(format!("Appointment {} rescheduled", a.id)),
-                Err(e) => self.show_error(e.summary()),
-            },
-            _ => {}
-        }
-        Vec::new()
-    }
-
-    /// Carries out what a dialog decided.
-    fn apply_outcome(&mut self, index: usize, out: Outcome) -> Vec<Effect> {
-        match out {
-            Outcome::Ignored => return Vec::new(),
-            Outcome::Handled => {}
-            Outcome::Effects(fx) => {
-                self.dirty = true;
-                return fx;
-            }
-            Outcome::Close => {
-                self.overlays.truncate(index);
-            }
-            Outcome::CloseWith(r) => {
-                self.overlays.truncate(index);
-                self.dirty = true;
-                return self.on_dialog_result(r);
-            }
-            Outcome::Apply(r) => {
-                self.dirty = true;
-                return self.on_dialog_result(r);
-            }
-        }
-        self.dirty = true;
-        Vec::new()
-    }
-
-    fn on_dialog_result(&mut self, r: DialogResult) -> Vec<Effect> {
-        match r {
-            DialogResult::SetIncludes(includes) => {
-                let tab = self.tab_mut();
-                if tab.includes == includes {
-                    return Vec::new();
-                }
-                tab.includes = includes;
-                self.load(self.active, false)
-            }
-            DialogResult::StartExport { path, format } => {
-                self.next_id += 1;
-                let id = RequestId(self.next_id);
-                if let Some(Overlay::Export(d)) = self.overlays.last_mut() {
-                    d.start(id);
-                }
-                let spec = self.tab().spec().at_page(1);
-                vec![Effect::Export {
-                    id,
-                    spec,
-                    path: PathBuf::from(path),
-                    format,
-                }]
-            }
-            DialogResult::Quit => self.quit(),
-            r => self.on_forms_result(r),
-        }
     }
 
     /// Quits, unless a dialog guards a draft or a write: then asks once.
@@ -440,7 +314,7 @@ impl App {
         if guarded && !self.quit_asked {
             self.quit_asked = true;
             self.overlays
-                .push(Overlay::ConfirmQuit(confirm::ConfirmQuit {
+                .push(Overlay::ConfirmQuit(dialogs::confirm::ConfirmQuit {
                     reason: "A draft or a running job would be lost.".into(),
                 }));
             self.dirty = true;

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::resource::TabKind;
-use super::tab::{TabState, clamp_per_page};
 use crate::api::SortDirection;
+use crate::app::resources::TabKind;
+use crate::app::table::tab::{TabState, clamp_per_page};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::effects::Effect;
-use super::resource::TabKind;
 use super::{App, SPINNER_STEP};
+use crate::app::effects::Effect;
+use crate::app::resources::TabKind;
 
 /// "updated just now", "updated 20 s ago", "updated 3 min ago", "updated 2 h ago".
 pub fn age_label(age: Duration) -> String {

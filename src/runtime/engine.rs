@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::source::DataSource;
-use crate::app::login::TokenLookup;
+use crate::app::dialogs::login::TokenLookup;
 use crate::app::persist::PersistedState;
 use crate::app::{App, Effect, ExportEvent, Message, Now, RequestId};
 
@@ -37,7 +37,7 @@ pub struct Engine {
     exports: HashMap<RequestId, CancellationToken>,
     state_file: Option<PathBuf>,
     /// Where a token from the login dialog is checked and kept (no token at start).
-    login: Option<super::forms::LoginContext>,
+    login: Option<super::login::LoginContext>,
     /// The token lookup `start` runs (after the first frame: the keyring may be slow).
     lookup: Option<TokenLookupFuture>,
     /// Effects that need the service, held while the token is looked up (from
@@ -78,7 +78,7 @@ impl Engine {
     /// The source comes from `lookup`, started by `start`; until it answers, requests wait.
     pub fn with_token_lookup(mut self, lookup: TokenLookupFuture) -> Engine {
         self.lookup = Some(lookup);
-        self.app.status.awaiting_token = true;
+        self.app.await_token();
         self
     }
 
@@ -88,7 +88,7 @@ impl Engine {
     }
 
     /// Lets the login dialog's token be checked and stored with this context.
-    pub fn with_login(mut self, ctx: super::forms::LoginContext) -> Engine {
+    pub fn with_login(mut self, ctx: super::login::LoginContext) -> Engine {
         self.login = Some(ctx);
         self
     }
@@ -125,20 +125,17 @@ impl Engine {
         self.run(fx)
     }
 
-    /// One message through `update`, then its effects.
+    /// One message through `update`, then its effects. The engine looks at a message first
+    /// only for its own bookkeeping (finished tasks and exports, log reads `settle` waits
+    /// for); what a message means (a token to use, a note to show) is the app's to decide,
+    /// and comes back as effects.
     pub fn handle(&mut self, msg: Message) -> Vec<TermAction> {
         match &msg {
-            Message::Fetched { id, .. } => {
+            Message::Fetched { id, .. }
+            | Message::ContactCreated { id, .. }
+            | Message::Rescheduled { id, .. }
+            | Message::LoggedIn { id, .. } => {
                 self.tasks.remove(id);
-            }
-            Message::ContactCreated { id, .. } | Message::Rescheduled { id, .. } => {
-                self.tasks.remove(id);
-            }
-            Message::LoggedIn { id, result } => {
-                self.tasks.remove(id);
-                if let Ok(ok) = result.as_ref() {
-                    self.install_client(&ok.client);
-                }
             }
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
                 self.exports.remove(id);
@@ -146,23 +143,17 @@ impl Engine {
             Message::RescheduleLog { .. } => {
                 self.log_reads = self.log_reads.saturating_sub(1);
             }
-            Message::TokenLookup(lookup) => {
-                match lookup.as_ref() {
-                    TokenLookup::Found(client) => self.install_client(client),
-                    TokenLookup::Missing { reason, .. } | TokenLookup::Unusable(reason) => {
-                        self.no_source_reason = reason.clone();
-                    }
-                }
-                // What waited goes out (or fails with the reason) before anything newer; the
-                // update below ends the wait (`App::status.awaiting_token`).
-                let mut fx = std::mem::take(&mut self.deferred);
-                fx.extend(self.app.update(msg, Now::current()));
-                return self.run(fx);
-            }
             _ => {}
         }
         let fx = self.app.update(msg, Now::current());
         self.run(fx)
+    }
+
+    /// The effects held while the token was looked up, now that it is settled: they go out
+    /// (or fail with the reason) before anything newer.
+    fn release_deferred(&mut self) -> Vec<TermAction> {
+        let held = std::mem::take(&mut self.deferred);
+        self.run(held)
     }
 
     /// From now on requests go out with this client's token (a login or the token lookup).
@@ -215,6 +206,10 @@ impl Engine {
     pub fn run(&mut self, fx: Vec<Effect>) -> Vec<TermAction> {
         let mut out = Vec::new();
         for e in fx {
+            // While the token is looked up (the keyring may wait on an unlock prompt) the app
+            // goes on as usual: keys, tabs, dialogs. Only what needs the service is held, in
+            // order, and released by the lookup's `UseClient` / `NoClient`; a cancel removes
+            // its held request instead of reaching a task that never started.
             if self.app.status.awaiting_token && needs_source(&e) {
                 self.deferred.push(e);
                 continue;
@@ -276,9 +271,18 @@ impl Engine {
                     let tx = self.tx.clone();
                     // Small file I/O, but off the loop all the same.
                     tokio::task::spawn_blocking(move || {
-                        let result = super::forms::reschedule_log(&path, append.as_ref(), last);
+                        let result =
+                            super::reschedule_log::reschedule_log(&path, append.as_ref(), last);
                         let _ = tx.send(Message::RescheduleLog { result });
                     });
+                }
+                Effect::UseClient(client) => {
+                    self.install_client(&client.0);
+                    out.extend(self.release_deferred());
+                }
+                Effect::NoClient { reason } => {
+                    self.no_source_reason = reason;
+                    out.extend(self.release_deferred());
                 }
                 Effect::Copy(text) => out.push(TermAction::Copy(text)),
                 Effect::SaveState(state) => self.save_state(&state),
@@ -361,7 +365,7 @@ impl Engine {
             return;
         };
         let handle = tokio::spawn(async move {
-            let result = super::forms::login(ctx, token).await;
+            let result = super::login::login(ctx, token).await;
             let _ = tx.send(Message::LoggedIn {
                 id,
                 result: Box::new(result),

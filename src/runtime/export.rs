@@ -24,7 +24,7 @@ pub(super) struct Job {
 }
 
 impl Job {
-    pub async fn run<Q: ListQuery>(self, mut query: Q) -> Result<ExportEvent, String> {
+    pub async fn export<Q: ListQuery>(self, mut query: Q) -> Result<ExportEvent, String> {
         let mut records: Vec<Q::Item> = Vec::new();
         let mut page = 1u32;
         loop {

@@ -14,8 +14,8 @@ use crate::api::{
     ApiError, AppointmentRef, Client, Contact, Created, IdempotencyKey, ListQuery, NewContact,
     Page, RequestEvent,
 };
-use crate::app::record::{TableRecord, build_page};
-use crate::app::resource::{ColumnId, Resource};
+use crate::app::resources::{ColumnId, Resource, WithQuery};
+use crate::app::table::record::{TableRecord, build_page};
 use crate::app::{DisplayZone, ExportEvent, ExportFormat, FetchedPage, QuerySpec, TabKind};
 
 /// What the dashboard needs from the service.
@@ -89,37 +89,51 @@ fn columns(kind: TabKind) -> Vec<ColumnId> {
     Resource::of(kind).columns.iter().map(|c| c.id).collect()
 }
 
-async fn fetch_typed<Q: ListQuery>(
+/// One page of whichever resource the spec names, formatted for the table.
+struct FetchPage {
     client: Client,
-    query: Q,
     zone: DisplayZone,
     kind: TabKind,
-) -> Result<FetchedPage, ApiError>
-where
-    Q::Item: TableRecord,
-{
-    let page: Page<Q::Item> = client.list(&query).await?;
-    let cols = columns(kind);
-    // Formatting a page of 100 rows is small but not free: keep it off the async workers.
-    tokio::task::spawn_blocking(move || build_page(page, &cols, &zone))
-        .await
-        .map_err(|e| ApiError::new(crate::api::ErrorKind::Other, e.to_string()))
+}
+
+impl WithQuery for FetchPage {
+    type Output = BoxFuture<'static, Result<FetchedPage, ApiError>>;
+
+    fn run<Q>(self, query: Q) -> Self::Output
+    where
+        Q: ListQuery + Send + Sync + 'static,
+        Q::Item: TableRecord + Send + 'static,
+    {
+        Box::pin(async move {
+            let page: Page<Q::Item> = self.client.list(&query).await?;
+            let cols = columns(self.kind);
+            let zone = self.zone;
+            // Formatting a page of 100 rows is small but not free: keep it off the async workers.
+            tokio::task::spawn_blocking(move || build_page(page, &cols, &zone))
+                .await
+                .map_err(|e| ApiError::new(crate::api::ErrorKind::Other, e.to_string()))
+        })
+    }
+}
+
+impl WithQuery for super::export::Job {
+    type Output = BoxFuture<'static, Result<ExportEvent, String>>;
+
+    fn run<Q>(self, query: Q) -> Self::Output
+    where
+        Q: ListQuery + Send + Sync + 'static,
+        Q::Item: TableRecord + Send + 'static,
+    {
+        Box::pin(self.export(query))
+    }
 }
 
 impl DataSource for ClientSource {
     fn fetch(&self, spec: QuerySpec) -> BoxFuture<'static, Result<FetchedPage, ApiError>> {
-        let client = self.client.clone();
-        let zone = self.zone;
-        Box::pin(async move {
-            match spec.kind {
-                TabKind::Contacts => {
-                    fetch_typed(client, spec.contact_query()?, zone, spec.kind).await
-                }
-                TabKind::Deals => fetch_typed(client, spec.deal_query()?, zone, spec.kind).await,
-                TabKind::Projects => {
-                    fetch_typed(client, spec.project_query()?, zone, spec.kind).await
-                }
-            }
+        spec.with_query(FetchPage {
+            client: self.client.clone(),
+            zone: self.zone,
+            kind: spec.kind,
         })
     }
 
@@ -140,20 +154,7 @@ impl DataSource for ClientSource {
                 progress,
                 cancel,
             };
-            let result = match spec.kind {
-                TabKind::Contacts => match spec.contact_query() {
-                    Ok(q) => job.run(q).await,
-                    Err(e) => Err(e.summary()),
-                },
-                TabKind::Deals => match spec.deal_query() {
-                    Ok(q) => job.run(q).await,
-                    Err(e) => Err(e.summary()),
-                },
-                TabKind::Projects => match spec.project_query() {
-                    Ok(q) => job.run(q).await,
-                    Err(e) => Err(e.summary()),
-                },
-            };
+            let result = spec.with_query(job).await;
             match result {
                 Ok(ev) => ev,
                 Err(e) => ExportEvent::Failed(e),

@@ -42,13 +42,10 @@ pub fn render(app: &App, f: &mut Frame) {
         return;
     }
     let tab = app.tab();
-    let rows = tab
-        .filter_open
-        .then_some(tab.filter_bar.fields.len() as u16);
-    let areas = Areas::compute(area, rows);
+    let areas = Areas::of_screen(area, tab);
     common::tabs::draw(f, areas.tabs, app, &theme);
     if let Some(fa) = areas.filter {
-        views::filter_bar::draw(f, fa, tab, &theme);
+        views::filter_bar::draw(f, fa, tab, &app.keymap, &theme);
     }
     common::table::draw(f, areas.table, app, &theme);
     common::status_bar::draw_status(f, areas.status, app, &theme);

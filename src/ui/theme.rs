@@ -4,8 +4,8 @@
 use ratatui::style::{Color, Modifier, Style};
 
 use crate::app::ColorMode;
-use crate::app::record::{CellStyle, StatusTone};
-use crate::app::scroll::Tone;
+use crate::app::table::record::{CellStyle, StatusTone};
+use crate::app::widgets::scroll::Tone;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Theme {

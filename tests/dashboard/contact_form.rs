@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crmdash::api::{ApiError, Contact, Created, ErrorKind, IdempotencyKey, NewContact};
-use crmdash::app::contact_form::{ContactForm, Stage};
-use crmdash::app::overlay::Overlay;
-use crmdash::app::record::{FetchedPage, Record};
+use crmdash::app::dialogs::Overlay;
+use crmdash::app::dialogs::contact_form::{ContactForm, Stage};
+use crmdash::app::table::record::{FetchedPage, Record};
 use crmdash::app::{Effect, Message, RequestId, TabKind};
 use crmdash::validate::ContactField;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
 use crmdash::api::{ApiError, Contact, Deal, Project, SortDirection, decode_page};
-use crmdash::app::filter::DateParser;
 use crmdash::app::keymap::KeyMap;
 use crmdash::app::persist::PersistedState;
-use crmdash::app::record::{TableRecord, build_page};
-use crmdash::app::resource::Resource;
-use crmdash::app::spec::FilterValue;
+use crmdash::app::resources::Resource;
+use crmdash::app::table::filter::DateParser;
+use crmdash::app::table::record::{TableRecord, build_page};
+use crmdash::app::table::spec::FilterValue;
 use crmdash::app::{
     App, AppConfig, ColorMode, DisplayZone, Effect, ExportEvent, ExportFormat, FetchedPage,
     Message, Now, QuerySpec, RequestId, TabKind,
@@ -196,7 +196,7 @@ impl FakeData {
         let zone = DisplayZone::Named(chrono_tz::Tz::UTC);
         fn build<T: TableRecord>(
             b: &str,
-            cols: &[crmdash::app::resource::ColumnId],
+            cols: &[crmdash::app::resources::ColumnId],
             z: &DisplayZone,
         ) -> FetchedPage {
             build_page(decode_page::<T>(b.as_bytes()).unwrap(), cols, z)

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use chrono::TimeZone;
 use crmdash::api::{ApiError, AppointmentRef, ErrorKind};
-use crmdash::app::forms::FormsConfig;
+use crmdash::app::dialogs::FormsConfig;
 use crmdash::app::{Effect, Message, RequestId};
 use crmdash::config::RescheduleSettings;
 use crmdash::reschedule::RescheduleLogEntry;

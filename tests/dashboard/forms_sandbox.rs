@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crmdash::api::{Client, ClientOptions};
-use crmdash::app::contact_form::{ContactForm, Stage};
-use crmdash::app::forms::FormsConfig;
-use crmdash::app::overlay::Overlay;
-use crmdash::app::reschedule_form::{Field, RescheduleForm, Stage as RStage};
+use crmdash::app::dialogs::FormsConfig;
+use crmdash::app::dialogs::Overlay;
+use crmdash::app::dialogs::contact_form::{ContactForm, Stage};
+use crmdash::app::dialogs::reschedule::{Field, RescheduleForm, Stage as RStage};
 use crmdash::app::{Message, TabKind};
 use crmdash::config::{RescheduleSettings, Settings};
 use crmdash::credentials::Keyring;

@@ -3,8 +3,8 @@
 
 use crate::dashboard_support;
 
-use crmdash::app::login::{LoginDialog, LoginStage};
-use crmdash::app::overlay::Overlay;
+use crmdash::app::dialogs::Overlay;
+use crmdash::app::dialogs::login::{LoginDialog, LoginStage};
 use crmdash::app::{Effect, Message};
 use crossterm::event::KeyCode;
 use dashboard_support::Harness;

@@ -7,9 +7,9 @@ use crate::dashboard_support;
 use std::collections::BTreeMap;
 
 use crmdash::api::{ApiError, AppointmentRef, ErrorKind};
-use crmdash::app::forms::FormsConfig;
-use crmdash::app::overlay::Overlay;
-use crmdash::app::reschedule_form::{Field, RescheduleForm, Stage};
+use crmdash::app::dialogs::FormsConfig;
+use crmdash::app::dialogs::Overlay;
+use crmdash::app::dialogs::reschedule::{Field, RescheduleForm, Stage};
 use crmdash::app::{Effect, Message, RequestId};
 use crmdash::config::RescheduleSettings;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -18,7 +18,7 @@ use crmdash::api::SortDirection;
 use crmdash::app::App;
 use crmdash::app::ColorMode;
 use crmdash::app::layout::{Areas, COLUMN_GAP, fit_columns};
-use crmdash::app::resource::Align;
+use crmdash::app::resources::Align;
 use crmdash::ui::theme::Theme;
 
 fn frame(app: &App) -> Buffer {

@@ -9,8 +9,8 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crmdash::app::login::TokenLookup;
-use crmdash::app::overlay::Overlay;
+use crmdash::app::dialogs::Overlay;
+use crmdash::app::dialogs::login::TokenLookup;
 use crmdash::app::{Message, TabKind};
 use crmdash::config::{Profile, Settings};
 use crmdash::credentials::{Keyring, TokenOrigin, TokenSource};

@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-pub use crate::app::record::is_narrow;
+pub use crate::app::table::record::is_narrow;
 
 /// Writes `text` on the first row of `area` with `style`, aligned left or right, cut at the
 /// area's edge (a right-aligned text loses its start, as ratatui cuts it). `narrow` must be

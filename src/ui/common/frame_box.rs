@@ -75,7 +75,7 @@ mod tests {
         let titles = [
             Line::from(""),
             Line::from(vec![
-                Span::styled(" Deals ", Style::new().add_modifier(Modifier::BOLD)),
+                Span::styled(" Projects ", Style::new().add_modifier(Modifier::BOLD)),
                 Span::styled("· sort name ↑ · 25/page ", Style::new().fg(Color::Gray)),
             ]),
             Line::from("a title far too long to fit on the top border of this box"),

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::Paragraph;
 
-use crate::app::scroll::ScrollText;
+use crate::app::widgets::scroll::ScrollText;
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, text: &ScrollText, theme: &Theme) {
@@ -35,4 +35,21 @@ pub fn position(text: &ScrollText, rows: u16) -> String {
     let first = text.offset + 1;
     let last = (text.offset + rows as usize).min(total);
     format!("{first}-{last}/{total}")
+}
+
+/// A modal of scrolling text (the detail pane, help): `hints` are the footer's key hints,
+/// followed by the scroll position.
+pub fn draw_modal(
+    f: &mut Frame,
+    area: Rect,
+    title: &str,
+    hints: &str,
+    text: &ScrollText,
+    theme: &Theme,
+) {
+    let m = crate::app::layout::modal_area(area);
+    let inner_rows = m.height.saturating_sub(3);
+    let footer = format!("{hints} · {}", position(text, inner_rows));
+    let inner = crate::ui::common::modal::frame(f, m, title, &footer, theme);
+    draw(f, inner, text, theme);
 }

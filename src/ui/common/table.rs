@@ -10,8 +10,8 @@ use crate::api::SortDirection;
 use crate::app::App;
 use crate::app::keymap::Action;
 use crate::app::layout::{COLUMN_GAP, fit_columns};
-use crate::app::resource::Align;
-use crate::app::tab::TabState;
+use crate::app::resources::Align;
+use crate::app::table::tab::TabState;
 use crate::ui::common::{cell_text, frame_box};
 use crate::ui::theme::Theme;
 

@@ -1,4 +1,4 @@
-//! The tab bar: `1 Contacts │ 2 Deals │ 3 Projects`, placed exactly where mouse hit-testing
+//! The tab bar: each resource's numbered title (`1 Contacts │ 2 …`), placed exactly where mouse hit-testing
 //! (`app::layout::tab_ranges`) expects them.
 
 use ratatui::Frame;

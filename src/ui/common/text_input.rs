@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 
-use crate::app::text_input::TextInput;
+use crate::app::widgets::text_input::TextInput;
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, input: &TextInput, focused: bool, theme: &Theme) {

@@ -4,8 +4,9 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::form_rows::{self, Row};
-use crate::app::contact_form::{ContactForm, FIELDS, Stage};
+use crate::app::dialogs::contact_form::{ContactForm, FIELDS, Stage};
+use crate::app::keymap::{Action, KeyMap};
+use crate::ui::common::form_rows::{self, Row};
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 use crate::validate::ContactField;
@@ -20,15 +21,33 @@ fn label(f: ContactField) -> &'static str {
     }
 }
 
-pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme: &Theme) {
+pub fn draw(
+    f: &mut Frame,
+    area: Rect,
+    form: &ContactForm,
+    spinner: &str,
+    keys: &KeyMap,
+    theme: &Theme,
+) {
+    let key = |a: Action| keys.first_key(a);
     let full = crate::app::layout::modal_area(area);
     let m = modal::centered(area, full.width.min(90), full.height);
     let footer = if form.locked {
-        "Ctrl-S retry with the same key · Esc discard"
+        format!(
+            "{} retry with the same key · {} discard",
+            key(Action::Submit),
+            key(Action::Cancel)
+        )
     } else {
-        "Tab/Enter next · Shift-Tab back · Ctrl-S create · Esc discard"
+        format!(
+            "{} next · {} back · {} create · {} discard",
+            keys.pair(Action::NextField, Action::Confirm),
+            key(Action::PrevField),
+            key(Action::Submit),
+            key(Action::Cancel)
+        )
     };
-    let inner = modal::frame(f, m, "New contact", footer, theme);
+    let inner = modal::frame(f, m, "New contact", &footer, theme);
     let editing = form.stage == Stage::Editing;
     let mut rows = vec![
         Row::text(
@@ -56,9 +75,10 @@ pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme:
                 .unwrap_or_default();
             rows.push(Row::text(
                 format!(
-                    "{:w$}already exists: {}{created} · Ctrl-O open it",
+                    "{:w$}already exists: {}{created} · {} open it",
                     "",
                     d.name,
+                    key(Action::OpenDuplicate),
                     w = form_rows::LABEL as usize
                 ),
                 theme.pending,
@@ -115,25 +135,33 @@ pub fn draw(f: &mut Frame, area: Rect, form: &ContactForm, spinner: &str, theme:
             ];
             let footer = if let Some(d) = &form.duplicate {
                 lines.push(format!(
-                    "A contact with this email already exists: {}. Press y to create a second one.",
-                    d.name
+                    "A contact with this email already exists: {}. Press {} to create a second one.",
+                    d.name,
+                    key(Action::Yes)
                 ));
-                "y create anyway · Esc back"
+                format!(
+                    "{} create anyway · {} back",
+                    key(Action::Yes),
+                    key(Action::Cancel)
+                )
             } else {
-                "Enter create · a create and add another · Esc back"
+                format!(
+                    "{} create · {} create and add another · {} back",
+                    key(Action::Confirm),
+                    key(Action::AddAnother),
+                    key(Action::Cancel)
+                )
             };
-            form_rows::ask(f, area, "Create contact?", &lines, footer, theme);
+            form_rows::ask(f, area, "Create contact?", &lines, &footer, theme);
         }
         Stage::AskDiscard => {
             let lines = vec!["Discard this draft? What was typed is lost.".to_string()];
-            form_rows::ask(
-                f,
-                area,
-                "Discard?",
-                &lines,
-                "y discard · n keep editing",
-                theme,
+            let footer = format!(
+                "{} discard · {} keep editing",
+                key(Action::Yes),
+                key(Action::No)
             );
+            form_rows::ask(f, area, "Discard?", &lines, &footer, theme);
         }
         _ => {}
     }

@@ -5,19 +5,26 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::app::export::{ExportDialog, ExportStage};
+use crate::app::dialogs::export::{ExportDialog, ExportStage};
+use crate::app::keymap::{Action, KeyMap};
 use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 
-pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, theme: &Theme) {
+pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &Theme) {
+    let key = |a: Action| keys.first_key(a);
     let m = modal::centered(area, 72, 9);
     let title = format!("Export {}", d.kind.noun());
     let footer = match d.stage {
-        ExportStage::Asking => "Enter export · Tab CSV/JSON · Esc cancel",
-        ExportStage::Running { .. } => "Esc cancel",
-        _ => "Enter/Esc close",
+        ExportStage::Asking => format!(
+            "{} export · {} CSV/JSON · {} cancel",
+            key(Action::Confirm),
+            key(Action::SwitchFormat),
+            key(Action::Cancel)
+        ),
+        ExportStage::Running { .. } => format!("{} cancel", key(Action::Cancel)),
+        _ => format!("{} close", keys.pair(Action::Confirm, Action::Cancel)),
     };
-    let inner = modal::frame(f, m, &title, footer, theme);
+    let inner = modal::frame(f, m, &title, &footer, theme);
     if inner.height < 3 {
         return;
     }

@@ -6,7 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::App;
-use crate::app::includes::IncludesPicker;
+use crate::app::dialogs::includes::IncludesPicker;
+use crate::app::keymap::Action;
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 
@@ -14,13 +15,14 @@ pub fn draw(f: &mut Frame, area: Rect, p: &IncludesPicker, app: &App, theme: &Th
     let h = p.items.len() as u16 + 5;
     let m = modal::centered(area, 56, h);
     let title = format!("Include with {}", app.tab().resource.kind.noun());
-    let inner = modal::frame(
-        f,
-        m,
-        &title,
-        "Space toggle · Enter apply · Esc cancel",
-        theme,
+    let keys = &app.keymap;
+    let footer = format!(
+        "{} toggle · {} apply · {} cancel",
+        keys.first_key(Action::Toggle),
+        keys.first_key(Action::Confirm),
+        keys.first_key(Action::Back)
     );
+    let inner = modal::frame(f, m, &title, &footer, theme);
     let mut lines = vec![Line::from(Span::styled(
         "Related records to request:",
         theme.dim,

@@ -3,12 +3,20 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::form_rows::{self, Row};
-use crate::app::login::{LoginDialog, LoginStage};
+use crate::app::dialogs::login::{LoginDialog, LoginStage};
+use crate::app::keymap::{Action, KeyMap};
+use crate::ui::common::form_rows::{self, Row};
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 
-pub fn draw(f: &mut Frame, area: Rect, d: &LoginDialog, spinner: &str, theme: &Theme) {
+pub fn draw(
+    f: &mut Frame,
+    area: Rect,
+    d: &LoginDialog,
+    spinner: &str,
+    keys: &KeyMap,
+    theme: &Theme,
+) {
     // The notice wraps at the modal's inner width (borders and padding off).
     let width = modal::centered(area, 72, 12).width.saturating_sub(4);
     let notice = d
@@ -23,7 +31,12 @@ pub fn draw(f: &mut Frame, area: Rect, d: &LoginDialog, spinner: &str, theme: &T
         notice.len() as u16 + 3
     };
     let m = modal::centered(area, 72, 12 + extra);
-    let inner = modal::frame(f, m, "Log in", "Enter check and save · Esc skip", theme);
+    let footer = format!(
+        "{} check and save · {} skip",
+        keys.first_key(Action::Confirm),
+        keys.first_key(Action::Cancel)
+    );
+    let inner = modal::frame(f, m, "Log in", &footer, theme);
     let masked = d.masked();
     let asking = d.stage == LoginStage::Asking;
     let mut rows = vec![Row::text(

@@ -1,57 +1,33 @@
-//! Drawing of each overlay. One function per dialog; `draw` picks by variant.
+//! Drawing of each overlay: one file per dialog, named as its state in `app::dialogs`;
+//! `draw` picks by variant.
 
-mod confirm;
-mod contact_form;
-mod export;
-mod form_rows;
-mod includes;
-mod login;
-mod reschedule;
+pub mod confirm;
+pub mod contact_form;
+pub mod detail;
+pub mod export;
+pub mod help;
+pub mod includes;
+pub mod login;
+pub mod reschedule;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use crate::app::App;
-use crate::app::keymap::Action;
-use crate::app::layout::modal_area;
-use crate::app::overlay::Overlay;
-use crate::ui::common::{modal, scroll_text};
+use crate::app::dialogs::Overlay;
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &Theme) {
     let keys = &app.keymap;
     match overlay {
-        Overlay::Detail(d) => {
-            let m = modal_area(area);
-            let inner_rows = m.height.saturating_sub(3);
-            let footer = format!(
-                "{} scroll · {} copy JSON · {} close · {}",
-                keys.first_key(Action::Down),
-                keys.first_key(Action::CopyJson),
-                keys.first_key(Action::Back),
-                scroll_text::position(&d.text, inner_rows),
-            );
-            let inner = modal::frame(f, m, &d.title, &footer, theme);
-            scroll_text::draw(f, inner, &d.text, theme);
-        }
-        Overlay::Help(h) => {
-            let m = modal_area(area);
-            let inner_rows = m.height.saturating_sub(3);
-            let footer = format!(
-                "{} scroll · {} close · {}",
-                keys.first_key(Action::Down),
-                keys.first_key(Action::Back),
-                scroll_text::position(&h.text, inner_rows),
-            );
-            let inner = modal::frame(f, m, "Help", &footer, theme);
-            scroll_text::draw(f, inner, &h.text, theme);
-        }
+        Overlay::Detail(d) => detail::draw(f, area, d, keys, theme),
+        Overlay::Help(h) => help::draw(f, area, h, keys, theme),
         Overlay::Includes(p) => includes::draw(f, area, p, app, theme),
-        Overlay::Export(e) => export::draw(f, area, e, theme),
-        Overlay::ConfirmQuit(c) => confirm::draw(f, area, c, theme),
-        Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), theme),
-        Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), theme),
-        Overlay::Login(l) => login::draw(f, area, l, spinner(app), theme),
+        Overlay::Export(e) => export::draw(f, area, e, keys, theme),
+        Overlay::ConfirmQuit(c) => confirm::draw(f, area, c, keys, theme),
+        Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), keys, theme),
+        Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), keys, theme),
+        Overlay::Login(l) => login::draw(f, area, l, spinner(app), keys, theme),
     }
 }
 

@@ -4,9 +4,10 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::form_rows::{self, Row};
-use crate::app::reschedule_form::{FIELDS, Field, RescheduleForm, Stage};
+use crate::app::dialogs::reschedule::{FIELDS, Field, RescheduleForm, Stage};
+use crate::app::keymap::{Action, KeyMap};
 use crate::reschedule::format_time;
+use crate::ui::common::form_rows::{self, Row};
 use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 
@@ -19,14 +20,33 @@ fn label(f: Field) -> &'static str {
     }
 }
 
-pub fn draw(f: &mut Frame, area: Rect, form: &RescheduleForm, spinner: &str, theme: &Theme) {
+pub fn draw(
+    f: &mut Frame,
+    area: Rect,
+    form: &RescheduleForm,
+    spinner: &str,
+    keys: &KeyMap,
+    theme: &Theme,
+) {
+    let key = |a: Action| keys.first_key(a);
     let full = crate::app::layout::modal_area(area);
     let m = modal::centered(area, full.width.min(100), full.height);
     let footer = match form.stage {
-        Stage::Done { .. } => "n another appointment · Enter/Esc close",
-        _ => "Tab next · Alt-↑↓ ±15 min · Alt-←→ ±1 day · Ctrl-S preview · Esc close",
+        Stage::Done { .. } => format!(
+            "{} another appointment · {} close",
+            key(Action::NextAppointment),
+            keys.pair(Action::Confirm, Action::Cancel)
+        ),
+        _ => format!(
+            "{} next · {} ±15 min · {} ±1 day · {} preview · {} close",
+            key(Action::NextField),
+            keys.pair(Action::Later, Action::Earlier),
+            keys.pair(Action::PrevDay, Action::NextDay),
+            key(Action::Submit),
+            key(Action::Cancel)
+        ),
     };
-    let inner = modal::frame(f, m, "Reschedule appointment", footer, theme);
+    let inner = modal::frame(f, m, "Reschedule appointment", &footer, theme);
     let editing = form.stage == Stage::Editing;
     let cfg = &form.config;
     let mut rows = vec![Row::text(
@@ -135,40 +155,43 @@ pub fn draw(f: &mut Frame, area: Rect, form: &RescheduleForm, spinner: &str, the
             )];
             let json = serde_json::to_string_pretty(body).unwrap_or_default();
             lines.extend(json.lines().map(str::to_string));
-            form_rows::ask(
-                f,
-                area,
-                "Send?",
-                &lines,
-                "Enter send · Esc back (all kept)",
-                theme,
+            let footer = format!(
+                "{} send · {} back (all kept)",
+                key(Action::Confirm),
+                key(Action::Cancel)
             );
+            form_rows::ask(f, area, "Send?", &lines, &footer, theme);
         }
         Stage::AskWhich { earlier, later } => {
             let lines = vec![
                 "This local time occurs twice (daylight saving time ends). Which one?".into(),
-                format!("1  {} (the first)", format_time(earlier)),
-                format!("2  {} (the second)", format_time(later)),
+                format!(
+                    "{}  {} (the first)",
+                    key(Action::PickFirst),
+                    format_time(earlier)
+                ),
+                format!(
+                    "{}  {} (the second)",
+                    key(Action::PickSecond),
+                    format_time(later)
+                ),
             ];
-            form_rows::ask(
-                f,
-                area,
-                "Which time?",
-                &lines,
-                "1 / 2 choose · Esc back",
-                theme,
+            let footer = format!(
+                "{} / {} choose · {} back",
+                key(Action::PickFirst),
+                key(Action::PickSecond),
+                key(Action::Cancel)
             );
+            form_rows::ask(f, area, "Which time?", &lines, &footer, theme);
         }
         Stage::AskDiscard => {
             let lines = vec!["Close and lose what was typed?".to_string()];
-            form_rows::ask(
-                f,
-                area,
-                "Discard?",
-                &lines,
-                "y discard · n keep editing",
-                theme,
+            let footer = format!(
+                "{} discard · {} keep editing",
+                key(Action::Yes),
+                key(Action::No)
             );
+            form_rows::ask(f, area, "Discard?", &lines, &footer, theme);
         }
         _ => {}
     }

@@ -6,14 +6,16 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use crate::app::resource::FilterKind;
-use crate::app::tab::TabState;
+use crate::app::keymap::{Action, KeyMap};
+use crate::app::resources::FilterKind;
+use crate::app::table::tab::TabState;
 use crate::ui::common::text_input;
 use crate::ui::theme::Theme;
 
 const LABEL_WIDTH: u16 = 15;
 
-pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
+pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Theme) {
+    let key = |a: Action| keys.first_key(a);
     let block = Block::bordered()
         .border_style(theme.border_focus)
         .title(Line::from(vec![
@@ -22,7 +24,12 @@ pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
                 theme.title,
             ),
             Span::styled(
-                "· typing filters · Tab next field · Enter apply · Esc close · Ctrl-U clear ",
+                format!(
+                    "· typing filters · {} next field · {} apply · {} close · Ctrl-U clear ",
+                    key(Action::NextField),
+                    key(Action::Confirm),
+                    key(Action::Cancel)
+                ),
                 theme.dim,
             ),
         ]));
@@ -57,7 +64,10 @@ pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
             if seen.is_empty() {
                 Span::styled("free text", theme.dim)
             } else {
-                Span::styled(format!("Ctrl-N: {}", seen.join(" · ")), theme.dim)
+                Span::styled(
+                    format!("{}: {}", key(Action::NextValue), seen.join(" · ")),
+                    theme.dim,
+                )
             }
         } else if field.field.kind == FilterKind::Date && focused {
             Span::styled("e.g. 2026-01-31, yesterday, -7d", theme.dim)

@@ -1,0 +1,254 @@
+//! Modal overlays: the detail pane, help, includes, export, the quit confirmation, login and
+//! the two forms. Each dialog's state is one file (or folder) here and implements `Dialog`;
+//! its drawing is the file of the same name in `ui/dialogs/`. The app keeps a stack of
+//! `Overlay`s and sends input to the top one (`app::dialog_stack`).
+//!
+//! Adding a dialog `x`:
+//! 1. `app/dialogs/x.rs`: the state, an `impl App` that opens it with everything it needs
+//!    (the view, the settings), and `impl Dialog`, matching key-map actions
+//!    (`cx.keymap.pick(key, &[Action::Confirm, Action::Cancel])`), never raw key codes;
+//!    text fields as `TextInput`s (`captures_text` true, so single-key bindings do not fire
+//!    while typing);
+//! 2. `ui/dialogs/x.rs`: its drawing, the footer built from the key map;
+//! 3. a variant of `Overlay` here and its arm in `ui::dialogs::draw`;
+//! 4. the key that opens it: an action in `keymap.rs` (`actions!`) and its arm in
+//!    `App::on_action` (`input.rs`).
+//!
+//! A dialog returns its own effects: `Outcome::Effects(vec![Effect::Export { id:
+//! cx.request_id(), .. }])`; the answer comes back to `on_message` with that id. Only what
+//! the rest of the screen must do goes back to the app as a `DialogResult`. `guards_quit`
+//! makes quitting ask once; `busy` turns the spinner.
+
+pub mod confirm;
+pub mod contact_form;
+pub mod detail;
+pub mod export;
+pub mod help;
+pub mod includes;
+pub mod login;
+pub mod reschedule;
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use self::confirm::ConfirmQuit;
+use self::contact_form::ContactForm;
+use self::detail::DetailView;
+use self::export::ExportDialog;
+use self::help::HelpView;
+use self::includes::IncludesPicker;
+use self::login::LoginDialog;
+use self::reschedule::RescheduleForm;
+use crate::app::effects::{Effect, RequestId};
+use crate::app::keymap::KeyMap;
+use crate::app::message::Message;
+use crate::app::table::record::DisplayZone;
+use crate::config::RescheduleSettings;
+use crate::timeparse::Zone;
+
+/// Settings the write dialogs need beyond `AppConfig`.
+#[derive(Debug, Clone)]
+pub struct FormsConfig {
+    pub reschedule: RescheduleSettings,
+    /// The zone reschedule times are typed in (`[reschedule] timezone`).
+    pub zone: Zone,
+    /// The reschedule log (JSON lines in the data dir).
+    pub log_path: Option<PathBuf>,
+}
+
+impl Default for FormsConfig {
+    fn default() -> Self {
+        FormsConfig {
+            reschedule: RescheduleSettings::default(),
+            zone: Zone::Local,
+            // The runtime names the file in the data dir; tests choose their own.
+            log_path: None,
+        }
+    }
+}
+
+/// The dialogs' state kept by the app.
+#[derive(Debug, Clone, Default)]
+pub struct FormsState {
+    pub config: FormsConfig,
+    /// Select this contact once the Contacts tab shows it (after a create).
+    pub select_after_load: Option<String>,
+}
+
+/// What a dialog may use while it handles input.
+pub struct DialogCx<'a> {
+    pub keymap: &'a KeyMap,
+    pub zone: &'a DisplayZone,
+    pub now: chrono::DateTime<chrono::Utc>,
+    next_id: &'a mut u64,
+}
+
+impl<'a> DialogCx<'a> {
+    pub fn new(
+        keymap: &'a KeyMap,
+        zone: &'a DisplayZone,
+        now: chrono::DateTime<chrono::Utc>,
+        next_id: &'a mut u64,
+    ) -> Self {
+        DialogCx {
+            keymap,
+            zone,
+            now,
+            next_id,
+        }
+    }
+
+    /// A key the app keeps whatever the dialog: `Ctrl-C` (quit, asking once) and the
+    /// suspend binding. Dialogs with text fields return `Ignored` for it instead of typing it.
+    pub fn app_key(&self, key: &KeyEvent) -> bool {
+        let ctrl_c = key.code == crossterm::event::KeyCode::Char('c')
+            && key
+                .modifiers
+                .contains(crossterm::event::KeyModifiers::CONTROL);
+        ctrl_c || self.keymap.action(key) == Some(crate::app::keymap::Action::Suspend)
+    }
+
+    /// A fresh id for a request the dialog starts.
+    pub fn request_id(&mut self) -> RequestId {
+        *self.next_id += 1;
+        RequestId(*self.next_id)
+    }
+}
+
+/// A decision a dialog hands back to the app (things only the app can do).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DialogResult {
+    SetIncludes(Vec<&'static str>),
+    Quit,
+    /// A contact was created: note it, refresh Contacts and select it.
+    ContactCreated(CreatedContact),
+    /// Show this contact (the duplicate the form found) above the form.
+    OpenContact(ContactRef),
+    /// The login dialog was answered and the token accepted: load the data.
+    LoggedIn {
+        note: String,
+        client: crate::app::effects::NewClient,
+    },
+}
+
+/// A contact a dialog points at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactRef {
+    pub id: String,
+    pub label: String,
+    pub raw: std::sync::Arc<str>,
+}
+
+/// What the new-contact pane created.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreatedContact {
+    /// `None` when the answer carried no record.
+    pub id: Option<String>,
+    pub name: String,
+    /// The service replayed an earlier answer to the same key.
+    pub replayed: bool,
+}
+
+/// What handling an input did.
+#[derive(Debug, Default, PartialEq)]
+pub enum Outcome {
+    /// Not for this dialog (the app may use it, e.g. Ctrl-C).
+    Ignored,
+    /// Consumed; redraw.
+    #[default]
+    Handled,
+    /// Consumed; run these effects.
+    Effects(Vec<Effect>),
+    /// Close the dialog.
+    Close,
+    /// Close and hand a decision to the app.
+    CloseWith(DialogResult),
+    /// Stay open and hand a decision to the app.
+    Apply(DialogResult),
+}
+
+pub trait Dialog {
+    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome;
+
+    fn on_paste(&mut self, _text: &str) -> Outcome {
+        Outcome::Ignored
+    }
+
+    fn on_mouse(&mut self, _mouse: &MouseEvent) -> Outcome {
+        Outcome::Ignored
+    }
+
+    /// Messages for the dialog (results of the requests it started). Return `Ignored` for
+    /// messages that are not its own, so the app handles them.
+    fn on_message(&mut self, _msg: &Message, _cx: &mut DialogCx) -> Outcome {
+        Outcome::Ignored
+    }
+
+    /// A draft would be lost or a write is in flight: quitting asks once first.
+    fn guards_quit(&self) -> bool {
+        false
+    }
+
+    /// A request of the dialog is running (the spinner turns).
+    fn busy(&self) -> bool {
+        false
+    }
+
+    /// A text field has focus: single-key bindings must not fire.
+    fn captures_text(&self) -> bool {
+        false
+    }
+
+    /// The terminal was resized (re-wrap text).
+    fn on_resize(&mut self, _width: u16, _height: u16) {}
+
+    /// When the dialog wants a `on_tick` (wall clock; e.g. a debounced lookup).
+    fn deadline(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        None
+    }
+
+    /// The app's timer fired; `cx.now` is the time.
+    fn on_tick(&mut self, _cx: &mut DialogCx) -> Outcome {
+        Outcome::Ignored
+    }
+}
+
+pub enum Overlay {
+    Detail(DetailView),
+    Help(HelpView),
+    Includes(IncludesPicker),
+    Export(ExportDialog),
+    ConfirmQuit(ConfirmQuit),
+    ContactForm(Box<ContactForm>),
+    Reschedule(Box<RescheduleForm>),
+    Login(LoginDialog),
+}
+
+impl Overlay {
+    pub fn dialog_mut(&mut self) -> &mut dyn Dialog {
+        match self {
+            Overlay::Detail(d) => d,
+            Overlay::Help(d) => d,
+            Overlay::Includes(d) => d,
+            Overlay::Export(d) => d,
+            Overlay::ConfirmQuit(d) => d,
+            Overlay::ContactForm(d) => d.as_mut(),
+            Overlay::Reschedule(d) => d.as_mut(),
+            Overlay::Login(d) => d,
+        }
+    }
+
+    pub fn dialog(&self) -> &dyn Dialog {
+        match self {
+            Overlay::Detail(d) => d,
+            Overlay::Help(d) => d,
+            Overlay::Includes(d) => d,
+            Overlay::Export(d) => d,
+            Overlay::ConfirmQuit(d) => d,
+            Overlay::ContactForm(d) => d.as_ref(),
+            Overlay::Reschedule(d) => d.as_ref(),
+            Overlay::Login(d) => d,
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Projects: their columns and filters (name, status), typed sorts and includes, cells and
+//! query builder.
+
+use super::{
+    Column, ColumnId, NAME_STATUS_FILTERS, Names, Resource, TabKind, col, describe, includes_of,
+    right, sort_of,
+};
+use crate::api::{Project, ProjectInclude, ProjectQuery, ProjectSort};
+use crate::app::keymap::Action;
+use crate::app::table::record::{
+    Cell, DisplayZone, TableRecord, related_cell, status_cell, time_cell,
+};
+use crate::app::table::spec::QuerySpec;
+
+pub(super) const NAMES: Names = Names {
+    title: "Projects",
+    noun: "projects",
+    singular: "Project",
+    switch_action: Action::TabProjects,
+    switch_description: "Projects tab",
+};
+
+const COLUMNS: &[Column] = &[
+    col(ColumnId::Name, "Name", 10, 28, 0, Some("name"), None),
+    col(ColumnId::Status, "Status", 6, 11, 1, Some("status"), None),
+    col(
+        ColumnId::Start,
+        "Start",
+        10,
+        16,
+        3,
+        Some("start_date"),
+        None,
+    ),
+    col(ColumnId::End, "End", 10, 16, 4, Some("end_date"), None),
+    col(ColumnId::Owner, "Owner", 8, 18, 2, None, Some("owner")),
+    right(col(
+        ColumnId::Members,
+        "Members",
+        7,
+        7,
+        5,
+        None,
+        Some("members"),
+    )),
+    col(
+        ColumnId::Updated,
+        "Updated",
+        16,
+        16,
+        6,
+        Some("updated_at"),
+        None,
+    ),
+];
+
+pub(super) fn resource() -> Resource {
+    describe::<ProjectSort, ProjectInclude>(TabKind::Projects, COLUMNS, NAME_STATUS_FILTERS, true)
+}
+
+pub(super) fn query(spec: &QuerySpec) -> ProjectQuery {
+    ProjectQuery {
+        name: spec.text("name"),
+        status: spec.text("status"),
+        sort_by: sort_of(spec),
+        sort_direction: Some(spec.direction),
+        include: includes_of(spec),
+        paging: spec.paging(),
+    }
+}
+
+impl TableRecord for Project {
+    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
+        match column {
+            ColumnId::Name => Cell::opt(self.name.as_ref()),
+            ColumnId::Status => status_cell(self.status.as_deref()),
+            ColumnId::Start => time_cell(self.start_date.as_ref(), zone),
+            ColumnId::End => time_cell(self.end_date.as_ref(), zone),
+            ColumnId::Owner | ColumnId::Assignee => related_cell(self.owner.as_ref()),
+            ColumnId::Members => Cell::opt(self.members.as_ref().map(|m| m.len().to_string())),
+            ColumnId::Created => time_cell(self.created_at.as_ref(), zone),
+            ColumnId::Updated => time_cell(self.updated_at.as_ref(), zone),
+            _ => Cell::missing(),
+        }
+    }
+
+    fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_need_the_seed_includes() {
+        assert_eq!(resource().default_includes(), ["members", "owner"]);
+    }
+}
