@@ -3,6 +3,8 @@
 
 mod contact_form;
 mod dashboard_support;
+mod dialog_harness;
+mod dialog_support;
 mod display;
 mod engine;
 mod form_snapshots;

@@ -3,8 +3,8 @@
 //! from the key map. One test goes through `App::update` to show a rebinding reaches a form
 //! opened from the main screen.
 
-mod dashboard_support;
-mod dialog_support;
+use crate::dashboard_support;
+use crate::dialog_support;
 
 use std::path::PathBuf;
 
