@@ -8,10 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{Datelike, NaiveDate};
-use chrono_tz::Tz;
 use rust_decimal::Decimal;
 
 use crate::api::{Deal, When};
+use crate::timeparse::Zone;
 
 /// The label of deals that carry no currency and have no configured default.
 pub const NO_CURRENCY: &str = "(none)";
@@ -53,7 +53,7 @@ impl MonthBy {
 #[derive(Debug, Clone)]
 pub struct SummaryOptions {
     pub default_currency: Option<String>,
-    pub zone: Tz,
+    pub zone: Zone,
     pub month_by: MonthBy,
     pub today: NaiveDate,
     /// How many months, ending with today's, the won/lost series covers.
@@ -176,7 +176,10 @@ impl PipelineSummary {
     }
 
     /// One status's buckets, one per currency, in currency order.
-    pub fn status_rows<'a>(&'a self, status: &'a str) -> impl Iterator<Item = (&'a str, &'a Bucket)> {
+    pub fn status_rows<'a>(
+        &'a self,
+        status: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a Bucket)> {
         self.by_status
             .iter()
             .filter(move |((s, _), _)| s == status)
@@ -211,7 +214,7 @@ pub fn currency_of(deal: &Deal, default: Option<&str>) -> String {
 
 /// A date field of the deal (known or kept in `extra`): a date alone stays that date; an
 /// instant is read in `zone`.
-fn field_date(deal: &Deal, field: &str, zone: Tz) -> Option<NaiveDate> {
+fn field_date(deal: &Deal, field: &str, zone: Zone) -> Option<NaiveDate> {
     let ts = match field {
         "updated_at" => deal.updated_at.clone(),
         "created_at" => deal.created_at.clone(),
@@ -224,10 +227,10 @@ fn field_date(deal: &Deal, field: &str, zone: Tz) -> Option<NaiveDate> {
     Some(date_in_zone(ts.when()?, zone))
 }
 
-fn date_in_zone(when: When, zone: Tz) -> NaiveDate {
+fn date_in_zone(when: When, zone: Zone) -> NaiveDate {
     match when {
         When::Date(d) => d,
-        When::Instant(t) => t.with_timezone(&zone).date_naive(),
+        When::Instant(t) => zone.from_utc(t).date_naive(),
     }
 }
 
@@ -249,6 +252,37 @@ pub fn month_window(today: NaiveDate, n: u32) -> Vec<NaiveDate> {
     out
 }
 
+/// An amount with at least two decimals and every digit it has (`12` -> `12.00`), grouped by
+/// thousands with `,` when `grouped` (`338,858.30`). Never rounded.
+pub fn format_amount(d: Decimal, grouped: bool) -> String {
+    let mut d = d;
+    if d.scale() < 2 {
+        d.rescale(2);
+    }
+    let plain = d.to_string();
+    if !grouped {
+        return plain;
+    }
+    let (sign, digits) = match plain.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", plain.as_str()),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let mut out = String::with_capacity(plain.len() + int.len() / 3);
+    out.push_str(sign);
+    for (i, ch) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,7 +296,7 @@ mod tests {
     fn opts() -> SummaryOptions {
         SummaryOptions {
             default_currency: None,
-            zone: chrono_tz::UTC,
+            zone: Zone::Named(chrono_tz::UTC),
             month_by: MonthBy::UpdatedAt,
             today: NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
             months: 12,
@@ -294,7 +328,10 @@ mod tests {
         let usd = &s.by_status[&("open".into(), "USD".into())];
         assert_eq!(usd.total.to_string(), "1000000000000000000.01");
         assert_eq!((usd.count, usd.without_value), (2, 1));
-        assert!(s.by_status.contains_key(&("won".into(), NO_CURRENCY.into())));
+        assert!(
+            s.by_status
+                .contains_key(&("won".into(), NO_CURRENCY.into()))
+        );
         assert_eq!(s.deals, 5);
     }
 
@@ -317,7 +354,10 @@ mod tests {
                 {"id":"4","status":"alpha"},{"id":"5","status":"won"},{"id":"6"}]"#,
             &opts(),
         );
-        assert_eq!(s.statuses(), ["open", "won", "lost", "(none)", "alpha", "zeta"]);
+        assert_eq!(
+            s.statuses(),
+            ["open", "won", "lost", "(none)", "alpha", "zeta"]
+        );
     }
 
     #[test]
@@ -358,6 +398,16 @@ mod tests {
         assert_eq!(s.by_month[&(sep, "EUR".into())].won.count, 1);
         assert_eq!(s.by_month[&(aug, "EUR".into())].won.count, 1);
         assert_eq!(s.month_fallbacks, 1);
+    }
+
+    #[test]
+    fn amounts_keep_every_digit_and_group_thousands() {
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        assert_eq!(format_amount(d("338858.3"), true), "338,858.30");
+        assert_eq!(format_amount(d("12"), false), "12.00");
+        assert_eq!(format_amount(d("-1234567.125"), true), "-1,234,567.125");
+        assert_eq!(format_amount(d("999"), true), "999.00");
+        assert_eq!(format_amount(d("0"), true), "0.00");
     }
 
     #[test]

@@ -5,9 +5,9 @@
 //! zone); an instant is read in the configured zone.
 
 use chrono::{Days, NaiveDate};
-use chrono_tz::Tz;
 
 use crate::api::{Project, Timestamp, When};
+use crate::timeparse::Zone;
 
 /// Statuses after which a passed end date is no overrun.
 const FINISHED: [&str; 5] = ["completed", "done", "closed", "cancelled", "canceled"];
@@ -26,7 +26,7 @@ pub struct Bar {
 }
 
 impl Bar {
-    pub fn from_project(p: &Project, zone: Tz, today: NaiveDate) -> Self {
+    pub fn from_project(p: &Project, zone: Zone, today: NaiveDate) -> Self {
         let start = date_of(p.start_date.as_ref(), zone);
         let end = date_of(p.end_date.as_ref(), zone);
         let finished = p
@@ -45,7 +45,7 @@ impl Bar {
 }
 
 /// Bars sorted by start date (projects without one last), then end, then name.
-pub fn bars(projects: &[Project], zone: Tz, today: NaiveDate) -> Vec<Bar> {
+pub fn bars(projects: &[Project], zone: Zone, today: NaiveDate) -> Vec<Bar> {
     let mut out: Vec<Bar> = projects
         .iter()
         .map(|p| Bar::from_project(p, zone, today))
@@ -62,10 +62,10 @@ pub fn bars(projects: &[Project], zone: Tz, today: NaiveDate) -> Vec<Bar> {
     out
 }
 
-fn date_of(ts: Option<&Timestamp>, zone: Tz) -> Option<NaiveDate> {
+fn date_of(ts: Option<&Timestamp>, zone: Zone) -> Option<NaiveDate> {
     Some(match ts?.when()? {
         When::Date(d) => d,
-        When::Instant(t) => t.with_timezone(&zone).date_naive(),
+        When::Instant(t) => zone.from_utc(t).date_naive(),
     })
 }
 
@@ -213,7 +213,7 @@ mod tests {
             r#"[{"id":"p1","start_date":"2026-03-01","end_date":"2026-03-31"},
                 {"id":"p2","start_date":"2026-03-01T23:30:00Z"}]"#,
         );
-        let zone: Tz = "Asia/Tokyo".parse().unwrap();
+        let zone: Zone = "Asia/Tokyo".parse().unwrap();
         let bars = bars(&ps, zone, d(2026, 11, 24));
         assert_eq!(bars[0].start, Some(d(2026, 3, 1)));
         assert_eq!(bars[0].end, Some(d(2026, 3, 31)));
@@ -231,7 +231,7 @@ mod tests {
                 {"id":"d","status":"cancelled","start_date":"2026-01-01","end_date":"2026-02-01"},
                 {"id":"e","status":"active","start_date":"2026-01-01"}]"#,
         );
-        let bars = bars(&ps, chrono_tz::UTC, d(2026, 11, 24));
+        let bars = bars(&ps, Zone::Named(chrono_tz::UTC), d(2026, 11, 24));
         let overdue: Vec<&str> = bars
             .iter()
             .filter(|b| b.overdue)
@@ -245,7 +245,7 @@ mod tests {
         let ps = projects(
             r#"[{"id":"x"},{"id":"late","start_date":"2026-05-01"},{"id":"early","start_date":"2026-01-01"}]"#,
         );
-        let ids: Vec<String> = bars(&ps, chrono_tz::UTC, d(2026, 1, 1))
+        let ids: Vec<String> = bars(&ps, Zone::Named(chrono_tz::UTC), d(2026, 1, 1))
             .into_iter()
             .map(|b| b.id)
             .collect();
@@ -269,7 +269,10 @@ mod tests {
             overdue: false,
         };
         let inside = w.span(&bar(d(2026, 1, 8), Some(d(2026, 1, 21)))).unwrap();
-        assert_eq!((inside.from, inside.to, inside.cut_left, inside.cut_right), (1, 3, false, false));
+        assert_eq!(
+            (inside.from, inside.to, inside.cut_left, inside.cut_right),
+            (1, 3, false, false)
+        );
         let left = w.span(&bar(d(2025, 12, 1), Some(d(2026, 1, 1)))).unwrap();
         assert_eq!((left.from, left.to, left.cut_left), (0, 1, true));
         let open = w.span(&bar(d(2026, 2, 1), None)).unwrap();
