@@ -8,6 +8,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod credentials;
+pub mod insights;
 pub mod logging;
 pub mod output;
 pub mod reschedule;

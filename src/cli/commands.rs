@@ -8,6 +8,7 @@ use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::import;
 use crate::cli::list::{self, DealListArgs, ProjectListArgs};
+use crate::cli::summary;
 
 /// Commands that talk to the service.
 #[derive(Debug, Clone, Subcommand)]
@@ -18,7 +19,7 @@ pub enum ApiCommand {
         #[command(subcommand)]
         command: ContactsCommand,
     },
-    /// Deals: list.
+    /// Deals: list, summary (totals by status, currency or month).
     #[command(after_help = DEALS_EXAMPLES)]
     Deals {
         #[command(subcommand)]
@@ -42,6 +43,9 @@ pub enum ApiCommand {
 pub enum DealsCommand {
     /// List deals (GET /public/v1/deals).
     List(DealListArgs),
+    /// Count and total value by status and currency, or won and lost by month (exact, never
+    /// summed across currencies).
+    Summary(summary::DealSummaryArgs),
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -58,7 +62,8 @@ Examples:
 
 const DEALS_EXAMPLES: &str = "\
 Examples:
-  crmdash deals list --status open --sort-by value --sort-direction desc";
+  crmdash deals list --status open --sort-by value --sort-direction desc
+  crmdash deals summary --by currency";
 
 const PROJECTS_EXAMPLES: &str = "\
 Examples:
@@ -76,9 +81,10 @@ pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
             ContactsCommand::Create(args) => contacts::create(ctx, args).await,
             ContactsCommand::Import(args) => import::run(ctx, args).await,
         },
-        ApiCommand::Deals {
-            command: DealsCommand::List(args),
-        } => list::run(ctx, args.query(), &args.paging).await,
+        ApiCommand::Deals { command } => match command {
+            DealsCommand::List(args) => list::run(ctx, args.query(), &args.paging).await,
+            DealsCommand::Summary(args) => summary::run(ctx, args).await,
+        },
         ApiCommand::Projects {
             command: ProjectsCommand::List(args),
         } => list::run(ctx, args.query(), &args.paging).await,

@@ -14,6 +14,7 @@ pub mod import;
 pub mod list;
 pub mod paging;
 pub mod setup;
+pub mod summary;
 pub mod times;
 pub mod verbose;
 

@@ -11,4 +11,5 @@ mod misc;
 mod output;
 mod reliability;
 mod setup;
+mod summary;
 mod terminal;

@@ -1,0 +1,6 @@
+//! Pictures of the data as plain values: deal totals for the pipeline (`pipeline`) and the
+//! projects timeline (`timeline`). Pure modules, tested without a terminal; the CLI prints
+//! them and the dashboard draws them.
+
+pub mod pipeline;
+pub mod timeline;
