@@ -8,6 +8,8 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod credentials;
+pub mod idempotency_journal;
+pub mod jsonl_store;
 pub mod logging;
 pub mod output;
 pub mod reschedule;

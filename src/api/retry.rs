@@ -12,7 +12,9 @@ pub enum RetryPolicy {
     /// GET: connection errors, one timeout, 502/503/504, 429.
     Read,
     /// Create with an Idempotency-Key: like a read, with the same key and body each time;
-    /// never on a 4xx other than 429.
+    /// never on a 4xx other than 429 and a 409 saying an earlier request with the same key
+    /// is still being processed (another process is sending it: once it is done, the
+    /// server replays its answer).
     IdempotentWrite,
     /// Not idempotent (reschedule): only when the request surely did not reach the server
     /// (the connection was never made) or the server asked to come back (429/503 with
@@ -34,6 +36,9 @@ pub fn should_retry(policy: RetryPolicy, err: &ApiError, timeouts: u32) -> bool 
             && matches!(err.kind, ErrorKind::Network | ErrorKind::Timeout);
         return never_sent || (matches!(err.status, Some(429 | 503)) && told_to_wait);
     }
+    if policy == RetryPolicy::IdempotentWrite && key_in_flight(err) {
+        return true;
+    }
     match err.status {
         // A response came: only these statuses say "try again".
         Some(429 | 502 | 503 | 504) if err.kind != ErrorKind::BadResponse => true,
@@ -47,6 +52,18 @@ pub fn should_retry(policy: RetryPolicy, err: &ApiError, timeouts: u32) -> bool 
             _ => false,
         },
     }
+}
+
+/// A 409 whose message says the same Idempotency-Key is still being processed (as opposed to
+/// a key reused with another body, which no retry can fix).
+pub fn key_in_flight(err: &ApiError) -> bool {
+    if err.status != Some(409) {
+        return false;
+    }
+    let m = err.message.to_ascii_lowercase();
+    ["being processed", "in progress", "in flight", "in-flight", "still processing"]
+        .iter()
+        .any(|p| m.contains(p))
 }
 
 /// The wait before attempt `attempt + 1`: the server's `Retry-After` (capped at
@@ -157,6 +174,20 @@ mod tests {
             &with_retry_after(err(Server, Some(500))),
             0
         ));
+    }
+
+    #[test]
+    fn a_key_still_in_flight_is_retried_for_creates_only() {
+        let mut busy = err(Conflict, Some(409));
+        busy.message =
+            "A request with this Idempotency-Key is still being processed; retry later.".into();
+        assert!(should_retry(IdempotentWrite, &busy, 0));
+        assert!(!should_retry(Read, &busy, 0));
+        assert!(!should_retry(Unsafe, &busy, 0));
+        let mut reused = err(Conflict, Some(409));
+        reused.message =
+            "This Idempotency-Key was already used with a different request body.".into();
+        assert!(!should_retry(IdempotentWrite, &reused, 0));
     }
 
     #[test]

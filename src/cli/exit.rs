@@ -105,7 +105,9 @@ impl From<ApiError> for Failure {
 impl From<ConfigError> for Failure {
     fn from(e: ConfigError) -> Self {
         let code = match e {
-            ConfigError::NoBaseUrl { .. } | ConfigError::BadProfileName { .. } => USAGE,
+            // No base URL anywhere is a configuration problem (exit 1, as documented).
+            ConfigError::NoBaseUrl { .. } => OTHER,
+            ConfigError::BadProfileName { .. } => USAGE,
             ConfigError::BadBaseUrl { .. } => REJECTED,
             ConfigError::File { .. } => OTHER,
         };
