@@ -36,9 +36,6 @@ pub fn should_retry(policy: RetryPolicy, err: &ApiError, timeouts: u32) -> bool 
             && matches!(err.kind, ErrorKind::Network | ErrorKind::Timeout);
         return never_sent || (matches!(err.status, Some(429 | 503)) && told_to_wait);
     }
-    if policy == RetryPolicy::IdempotentWrite && key_in_flight(err) {
-        return true;
-    }
     match err.status {
         // A response came: only these statuses say "try again".
         Some(429 | 502 | 503 | 504) if err.kind != ErrorKind::BadResponse => true,
@@ -64,6 +61,26 @@ pub fn key_in_flight(err: &ApiError) -> bool {
     ["being processed", "in progress", "in flight", "in-flight", "still processing"]
         .iter()
         .any(|p| m.contains(p))
+}
+
+/// How many times a create waits for its key's earlier request to finish (a 409 saying it is
+/// still being processed), apart from the ordinary retries; within the operation deadline.
+pub const MAX_KEY_IN_FLIGHT_WAITS: u32 = 8;
+/// The longest single wait for a key in flight.
+const MAX_KEY_IN_FLIGHT_WAIT: Duration = Duration::from_secs(2);
+
+/// Whether a create may wait for its key again: `waits` done so far.
+pub fn wait_for_key(policy: RetryPolicy, err: &ApiError, waits: u32) -> bool {
+    policy == RetryPolicy::IdempotentWrite && key_in_flight(err) && waits < MAX_KEY_IN_FLIGHT_WAITS
+}
+
+/// The wait before asking again about a key in flight: the ordinary backoff of wait
+/// number `wait` (from 1), at most 2 s, or the server's `Retry-After`.
+pub fn key_wait(opts: &ClientOptions, wait: u32, retry_after: Option<Duration>) -> Duration {
+    match retry_after {
+        Some(_) => backoff(opts, wait, retry_after),
+        None => backoff(opts, wait, None).min(MAX_KEY_IN_FLIGHT_WAIT),
+    }
 }
 
 /// The wait before attempt `attempt + 1`: the server's `Retry-After` (capped at
@@ -181,13 +198,20 @@ mod tests {
         let mut busy = err(Conflict, Some(409));
         busy.message =
             "A request with this Idempotency-Key is still being processed; retry later.".into();
-        assert!(should_retry(IdempotentWrite, &busy, 0));
-        assert!(!should_retry(Read, &busy, 0));
-        assert!(!should_retry(Unsafe, &busy, 0));
+        assert!(wait_for_key(IdempotentWrite, &busy, 0));
+        assert!(!wait_for_key(IdempotentWrite, &busy, MAX_KEY_IN_FLIGHT_WAITS));
+        assert!(!wait_for_key(Read, &busy, 0));
+        assert!(!wait_for_key(Unsafe, &busy, 0));
+        // Not one of the ordinary retries.
+        assert!(!should_retry(IdempotentWrite, &busy, 0));
         let mut reused = err(Conflict, Some(409));
         reused.message =
             "This Idempotency-Key was already used with a different request body.".into();
-        assert!(!should_retry(IdempotentWrite, &reused, 0));
+        assert!(!wait_for_key(IdempotentWrite, &reused, 0));
+        let opts = ClientOptions::default();
+        for w in 1..=MAX_KEY_IN_FLIGHT_WAITS {
+            assert!(key_wait(&opts, w, None) <= Duration::from_secs(2));
+        }
     }
 
     #[test]

@@ -249,7 +249,10 @@ fn write_log(
         }
         Format::Table => {
             let names: Vec<String> = LOG_COLUMNS.iter().map(|s| s.to_string()).collect();
-            let mut t = TableWriter::new(TableShape::named(&names), format::table_width());
+            let mut t = TableWriter::new(
+                TableShape::named(&names).keep_whole(&[0, 1]),
+                format::table_width(),
+            );
             t.rows(entries.iter().map(|e| log_cells(e, true)).collect(), w)?;
             t.finish(w)?;
         }
@@ -260,7 +263,7 @@ fn write_log(
 fn log_cells(e: &RescheduleLogEntry, local: bool) -> Vec<String> {
     let at = if local {
         e.at.with_timezone(&chrono::Local)
-            .format("%Y-%m-%d %H:%M:%S")
+            .format("%Y-%m-%d %H:%M")
             .to_string()
     } else {
         timeparse::to_utc_rfc3339(e.at)

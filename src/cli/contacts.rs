@@ -136,7 +136,8 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
             ..ContactInput::default()
         },
         extra,
-    )?;
+    )
+    .map_err(one_message)?;
     let key = match &args.idempotency_key {
         Some(k) => IdempotencyKey::from_stable(k)
             .map_err(|m| CliError::field("idempotency_key", format!("--idempotency-key: {m}")))?,
@@ -240,6 +241,21 @@ pub fn checked_contact(
         contact.extra.insert(key, value);
     }
     Ok(contact)
+}
+
+/// The command line's wording of a refused contact: the option that is wrong, in one line
+/// when only one is.
+fn one_message(e: CliError) -> CliError {
+    let CliError::Invalid { message, fields } = e else {
+        return e;
+    };
+    match fields.as_slice() {
+        [(field, _)] if field == "contact" => {
+            CliError::invalid("nothing to create: give --first-name, --last-name or --email")
+        }
+        [(field, m)] => CliError::field(field, format!("--{}: {m}", field.replace('_', "-"))),
+        _ => CliError::Invalid { message, fields },
+    }
 }
 
 fn warn_journal(j: &Journal, e: &std::io::Error) {

@@ -72,6 +72,7 @@ pub fn parse(text: &str, origin: &str) -> Loaded {
     };
     settings.reschedule.fields_are_defaults = !reschedule_fields_set(text);
     validate(&mut settings, origin, &mut warnings, &mut unknown);
+    unknown.sort();
     let listed = unknown.len().min(MAX_UNKNOWN_LISTED);
     for key in &unknown[..listed] {
         warnings.push(format!("config file {origin}: unknown key '{key}' ignored"));

@@ -16,8 +16,8 @@
 //! digits, `true`/`false`, an empty cell for null or a missing key, compact JSON for an object
 //! or array. A relation cell summarises the included records: each one's label (name, full
 //! name, first + last name, email, else id) joined by `"; "`; when the relation was not
-//! included but the record carries its id (`account_id`, `assigned_user_id`, `owner_id`),
-//! `#<id>`; else empty.
+//! included but the record carries its id or ids (`account_id`, `account_ids`,
+//! `assigned_user_id`, `owner_id`, `member_ids`...), `#<id>` each; else empty.
 //!
 //! `--columns a,b,c` selects and orders columns: a fixed column by its name, any other name as
 //! a further top-level field of the records (its raw value, as for a field cell).
@@ -182,7 +182,8 @@ pub(crate) fn label_list(items: &Option<Vec<Related>>) -> Option<String> {
     )
 }
 
-/// A relation's label; when it was not included, the bare id the record may carry instead.
+/// A relation's label; when it was not included, the bare id (or ids) the record may carry
+/// instead under `id_key` (`account_id`) or its plural (`account_ids`), as `#id`.
 pub(crate) fn related(
     one: Option<&Related>,
     many: &Option<Vec<Related>>,
@@ -191,13 +192,29 @@ pub(crate) fn related(
 ) -> String {
     one.map(Related::label)
         .or_else(|| label_list(many))
-        .or_else(|| {
-            extra
-                .get(id_key)
-                .and_then(value_to_string)
-                .map(|id| format!("#{id}"))
-        })
+        .or_else(|| bare_ids(extra, id_key))
         .unwrap_or_default()
+}
+
+fn bare_ids(extra: &Map<String, Value>, id_key: &str) -> Option<String> {
+    let other = match id_key.strip_suffix('s') {
+        Some(singular) => singular.to_string(),
+        None => format!("{id_key}s"),
+    };
+    let value = extra
+        .get(id_key)
+        .filter(|v| !v.is_null())
+        .or_else(|| extra.get(&other))?;
+    let ids: Vec<String> = match value {
+        Value::Array(a) => a.iter().filter_map(value_to_string).collect(),
+        v => value_to_string(v).into_iter().collect(),
+    };
+    (!ids.is_empty()).then(|| {
+        ids.iter()
+            .map(|id| format!("#{id}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }
 
 pub(crate) fn date(t: &Option<Timestamp>) -> String {
@@ -221,14 +238,16 @@ impl Columns for Contact {
 
     fn relation_summary(&self, name: &str) -> String {
         match name {
-            "accounts" => related(None, &self.accounts, &self.extra, "account_id"),
+            "accounts" => related(None, &self.accounts, &self.extra, "account_ids"),
             "assigned_user" => related(
                 self.assigned_user.as_ref(),
                 &None,
                 &self.extra,
                 "assigned_user_id",
             ),
-            "assigned_users" => label_list(&self.assigned_users).unwrap_or_default(),
+            "assigned_users" => {
+                related(None, &self.assigned_users, &self.extra, "assigned_user_ids")
+            }
             _ => String::new(),
         }
     }
@@ -253,14 +272,16 @@ impl Columns for Deal {
     fn relation_summary(&self, name: &str) -> String {
         match name {
             "account" => related(self.account.as_ref(), &None, &self.extra, "account_id"),
-            "contacts" => label_list(&self.contacts).unwrap_or_default(),
+            "contacts" => related(None, &self.contacts, &self.extra, "contact_ids"),
             "assigned_user" => related(
                 self.assigned_user.as_ref(),
                 &None,
                 &self.extra,
                 "assigned_user_id",
             ),
-            "assigned_users" => label_list(&self.assigned_users).unwrap_or_default(),
+            "assigned_users" => {
+                related(None, &self.assigned_users, &self.extra, "assigned_user_ids")
+            }
             _ => String::new(),
         }
     }
@@ -283,7 +304,7 @@ impl Columns for Project {
     fn relation_summary(&self, name: &str) -> String {
         match name {
             "owner" => related(self.owner.as_ref(), &None, &self.extra, "owner_id"),
-            "members" => label_list(&self.members).unwrap_or_default(),
+            "members" => related(None, &self.members, &self.extra, "member_ids"),
             _ => String::new(),
         }
     }

@@ -69,6 +69,16 @@ impl TableShape {
         }
     }
 
+    /// These columns keep their full width (dates, ids): they hide rather than shrink.
+    pub fn keep_whole(mut self, cols: &[usize]) -> TableShape {
+        for c in cols {
+            if let Some(s) = self.shrink.get_mut(*c) {
+                *s = false;
+            }
+        }
+        self
+    }
+
     pub fn len(&self) -> usize {
         self.headers.len()
     }
