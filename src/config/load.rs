@@ -190,7 +190,7 @@ refresh_seconds = 30
 per_page = 50
 mouse = false
 [keys]
-submit = ["ctrl-s", "f2"]
+filter = ["ctrl-s", "f2"]
 [network]
 "#;
         let l = parse(text, "test");
@@ -209,7 +209,7 @@ submit = ["ctrl-s", "f2"]
             (s.ui.per_page, s.ui.refresh_seconds, s.ui.mouse),
             (50, 30, false)
         );
-        assert_eq!(s.keys["submit"], vec!["ctrl-s", "f2"]);
+        assert_eq!(s.keys["filter"], vec!["ctrl-s", "f2"]);
     }
 
     #[test]
@@ -249,6 +249,21 @@ submit = ["ctrl-s", "f2"]
         assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
         assert!(l.warnings.iter().any(|w| w.contains("'colour'")));
         assert!(l.warnings.iter().any(|w| w.contains("'ui.fancy'")));
+    }
+
+    #[test]
+    fn unknown_actions_warn_once_and_thousands_of_keys_are_counted() {
+        let mut text = String::from("[keys]\nfly = [\"x\"]\nfilter = [\"ctrl-f\"]\n[ui]\n");
+        for i in 0..1000 {
+            text.push_str(&format!("k{i} = 1\n"));
+        }
+        let l = parse(&text, "t");
+        assert_eq!(l.warnings.len(), MAX_UNKNOWN_LISTED + 1, "{:?}", l.warnings);
+        assert!(l.warnings[0].contains("'keys.fly'"), "{:?}", l.warnings);
+        assert!(l.warnings[MAX_UNKNOWN_LISTED].contains("981 more unknown keys"));
+        // Dropped: the dashboard's key map has nothing left to warn about.
+        assert!(!l.settings.keys.contains_key("fly"));
+        assert!(l.settings.keys.contains_key("filter"));
     }
 
     #[test]

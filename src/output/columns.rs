@@ -170,15 +170,15 @@ fn top_level(raw: &RawValue) -> Option<Vec<(String, &RawValue)>> {
     de.deserialize_map(Entries).ok()
 }
 
-/// Labels of included records, joined; `None` when there are none.
-pub(crate) fn label_list(items: &Option<Vec<Related>>) -> Option<String> {
+/// Labels of included records, joined by `sep`; `None` when there are none.
+pub(crate) fn label_list(items: &Option<Vec<Related>>, sep: &str) -> Option<String> {
     let items = items.as_ref().filter(|v| !v.is_empty())?;
     Some(
         items
             .iter()
             .map(Related::label)
             .collect::<Vec<_>>()
-            .join("; "),
+            .join(sep),
     )
 }
 
@@ -190,13 +190,27 @@ pub(crate) fn related(
     extra: &Map<String, Value>,
     id_key: &str,
 ) -> String {
+    related_sep(one, many, extra, id_key, SEP)
+}
+
+/// [`related`] with the labels joined by `sep` (the table uses `", "`).
+pub(crate) fn related_sep(
+    one: Option<&Related>,
+    many: &Option<Vec<Related>>,
+    extra: &Map<String, Value>,
+    id_key: &str,
+    sep: &str,
+) -> String {
     one.map(Related::label)
-        .or_else(|| label_list(many))
-        .or_else(|| bare_ids(extra, id_key))
+        .or_else(|| label_list(many, sep))
+        .or_else(|| bare_ids(extra, id_key, sep))
         .unwrap_or_default()
 }
 
-fn bare_ids(extra: &Map<String, Value>, id_key: &str) -> Option<String> {
+/// Between the labels of a relation cell.
+const SEP: &str = "; ";
+
+fn bare_ids(extra: &Map<String, Value>, id_key: &str, sep: &str) -> Option<String> {
     let other = match id_key.strip_suffix('s') {
         Some(singular) => singular.to_string(),
         None => format!("{id_key}s"),
@@ -213,7 +227,7 @@ fn bare_ids(extra: &Map<String, Value>, id_key: &str) -> Option<String> {
         ids.iter()
             .map(|id| format!("#{id}"))
             .collect::<Vec<_>>()
-            .join("; ")
+            .join(sep)
     })
 }
 

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use super::text::{display_width, pad, sanitize_cell, truncate_to_width};
-use super::columns::{date, label_list, related};
+use super::columns::{date, label_list, related_sep};
 use crate::api::{AppointmentRef, Contact, Deal, Project};
 
 /// A record shown as a table row.
@@ -234,12 +234,13 @@ impl Tabular for Contact {
             self.full_name(),
             text(&self.email),
             text(&self.phone),
-            related(None, &self.accounts, &self.extra, "account_id"),
-            related(
+            related_sep(None, &self.accounts, &self.extra, "account_id", ", "),
+            related_sep(
                 self.assigned_user.as_ref(),
                 &self.assigned_users,
                 &self.extra,
                 "assigned_user_id",
+                ", ",
             ),
             date(&self.created_at),
             date(&self.updated_at),
@@ -268,12 +269,13 @@ impl Tabular for Deal {
             text(&self.name),
             text(&self.status),
             self.value.as_ref().map(|m| m.display()).unwrap_or_default(),
-            related(self.account.as_ref(), &None, &self.extra, "account_id"),
-            related(
+            related_sep(self.account.as_ref(), &None, &self.extra, "account_id", ", "),
+            related_sep(
                 self.assigned_user.as_ref(),
                 &self.assigned_users,
                 &self.extra,
                 "assigned_user_id",
+                ", ",
             ),
             date(&self.created_at),
             date(&self.updated_at),
@@ -307,8 +309,8 @@ impl Tabular for Project {
             text(&self.status),
             date(&self.start_date),
             date(&self.end_date),
-            related(self.owner.as_ref(), &None, &self.extra, "owner_id"),
-            label_list(&self.members).unwrap_or_default(),
+            related_sep(self.owner.as_ref(), &None, &self.extra, "owner_id", ", "),
+            label_list(&self.members, ", ").unwrap_or_default(),
             date(&self.updated_at),
         ]
     }
