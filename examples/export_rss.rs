@@ -36,8 +36,14 @@ fn main() {
         libc::mallopt(libc::M_ARENA_MAX, 1);
     }
     let args: Vec<String> = std::env::args().collect();
-    let base = args.get(1).cloned().unwrap_or("http://127.0.0.1:8080".into());
-    let token = args.get(2).cloned().unwrap_or("sandbox-token-local-only".into());
+    let base = args
+        .get(1)
+        .cloned()
+        .unwrap_or("http://127.0.0.1:8080".into());
+    let token = args
+        .get(2)
+        .cloned()
+        .unwrap_or("sandbox-token-local-only".into());
     let format = match args.get(3).map(String::as_str) {
         Some("json") => ExportFormat::Json,
         _ => ExportFormat::Csv,

@@ -193,6 +193,10 @@ mod tests {
         assert_eq!(all[0], E { n: 0 });
         rewrite_locked(&path, &all[..3]).unwrap();
         assert_eq!(read_all::<E>(&path).unwrap().len(), 3);
-        assert!(read_all::<E>(&dir.path().join("none.jsonl")).unwrap().is_empty());
+        assert!(
+            read_all::<E>(&dir.path().join("none.jsonl"))
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -10,7 +10,8 @@ use std::process::Stdio;
 use cli_support::{Env, fault, run};
 use crmdash::sandbox::{FaultKind, SandboxConfig};
 
-const DEAL_COLUMNS: &str = "id,created_at,updated_at,name,status,value,account,contacts,assigned_user,assigned_users";
+const DEAL_COLUMNS: &str =
+    "id,created_at,updated_at,name,status,value,account,contacts,assigned_user,assigned_users";
 const CONTACT_COLUMNS: &str = "id,created_at,updated_at,first_name,last_name,email,phone,accounts,assigned_user,assigned_users";
 
 /// `env.cmd(args)` as a `std::process::Command`, to run it in the background.
@@ -55,7 +56,11 @@ fn csv_has_the_same_header_on_every_page_and_when_empty() {
         ]))
         .code(0);
         assert_eq!(header(&out.stdout), DEAL_COLUMNS, "page {page}");
-        assert!(out.stdout.ends_with("\r\n"), "page {page}: {:?}", out.stdout);
+        assert!(
+            out.stdout.ends_with("\r\n"),
+            "page {page}: {:?}",
+            out.stdout
+        );
     }
     // Nothing matches: the same header, a complete line.
     let out = run(env.cmd(&[
@@ -91,7 +96,12 @@ fn csv_has_the_same_header_on_every_page_and_when_empty() {
     .code(0);
     let mut reader = csv::Reader::from_reader(out.stdout.as_bytes());
     assert_eq!(
-        reader.headers().unwrap().iter().collect::<Vec<_>>().join(","),
+        reader
+            .headers()
+            .unwrap()
+            .iter()
+            .collect::<Vec<_>>()
+            .join(","),
         DEAL_COLUMNS
     );
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
@@ -113,8 +123,7 @@ fn columns_select_order_and_add_fields() {
         "email,id,tags",
     ]))
     .code(0);
-    let raw: serde_json::Value =
-        serde_json::from_str(&env.raw_get("contacts?per_page=5")).unwrap();
+    let raw: serde_json::Value = serde_json::from_str(&env.raw_get("contacts?per_page=5")).unwrap();
     let mut reader = csv::Reader::from_reader(out.stdout.as_bytes());
     assert_eq!(
         reader.headers().unwrap().iter().collect::<Vec<_>>(),
@@ -180,12 +189,24 @@ fn all_streams_json_jsonl_csv_and_table_with_the_same_records() {
     assert_eq!(table.stdout.matches("EMAIL").count(), 1);
     // Empty: a valid empty array, and no line at all for JSON Lines.
     let out = run(env.cmd(&[
-        "contacts", "list", "--all", "--email", "no@no.example", "--format", "json",
+        "contacts",
+        "list",
+        "--all",
+        "--email",
+        "no@no.example",
+        "--format",
+        "json",
     ]))
     .code(0);
     assert_eq!(out.stdout, "[]\n");
     let out = run(env.cmd(&[
-        "contacts", "list", "--all", "--email", "no@no.example", "--format", "jsonl",
+        "contacts",
+        "list",
+        "--all",
+        "--email",
+        "no@no.example",
+        "--format",
+        "jsonl",
     ]))
     .code(0);
     assert_eq!(out.stdout, "");
@@ -215,7 +236,10 @@ fn a_closed_pipe_ends_quietly_and_stops_fetching() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
         // 50 pages in all; only what fits in the pipe's buffer was fetched.
         let pages = env.requests_to("GET", "contacts").len();
-        assert!(pages < 20, "{format}: {pages} pages fetched after the reader left");
+        assert!(
+            pages < 20,
+            "{format}: {pages} pages fetched after the reader left"
+        );
     }
 }
 
@@ -250,8 +274,7 @@ fn running_a_create_again_with_its_key_replays_it() {
     ]))
     .code(5);
     assert!(
-        c.error_line()
-            .contains(a["id"].as_str().expect("an id")),
+        c.error_line().contains(a["id"].as_str().expect("an id")),
         "{}",
         c.stderr
     );
@@ -276,7 +299,8 @@ fn a_rerun_after_a_lost_answer_finishes_the_create_without_a_duplicate() {
             .join("xdg-data/crmdash")
             .join(crmdash::idempotency_journal::FILE_NAME),
     );
-    let scope = crmdash::idempotency_journal::scope_of(&url::Url::parse(&env.sb.base_url()).unwrap());
+    let scope =
+        crmdash::idempotency_journal::scope_of(&url::Url::parse(&env.sb.base_url()).unwrap());
     let key = crmdash::api::IdempotencyKey::from_stable("ext-7").unwrap();
     journal.sent(&scope, &key).unwrap();
     let url = format!("{}/public/v1/contacts", env.sb.base_url());
@@ -334,7 +358,7 @@ fn a_key_still_in_flight_is_waited_for_not_failed() {
         "--format",
         "json",
     ];
-    let mut a = std_cmd(&env, &args)
+    let a = std_cmd(&env, &args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -347,7 +371,12 @@ fn a_key_still_in_flight_is_waited_for_not_failed() {
     }
     let b = run(env.cmd(&args)).code(0);
     let a = a.wait_with_output().unwrap();
-    assert_eq!(a.status.code(), Some(0), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(
+        a.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&a.stderr)
+    );
     let a: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     assert_eq!(a["id"], b.json()["id"]);
     assert_eq!(env.sb.contacts_with_email("twice-at-once@example.com"), 1);
@@ -359,14 +388,24 @@ fn a_key_still_in_flight_is_waited_for_not_failed() {
 
 /// The appointment ids the sandbox holds.
 fn an_appointment(env: &Env) -> String {
-    env.sb.ids("appointments").into_iter().next().expect("an appointment")
+    env.sb
+        .ids("appointments")
+        .into_iter()
+        .next()
+        .expect("an appointment")
 }
 
 #[test]
 fn end_takes_a_length_as_in_the_dialog() {
     let env = Env::new();
     let id = an_appointment(&env);
-    for (end, minutes) in [("30m", 30), ("1h", 60), ("+1h", 60), ("1h30m", 90), ("45", 45)] {
+    for (end, minutes) in [
+        ("30m", 30),
+        ("1h", 60),
+        ("+1h", 60),
+        ("1h30m", 90),
+        ("45", 45),
+    ] {
         env.sb.clear_requests();
         run(env.cmd(&[
             "appointments",
@@ -389,17 +428,33 @@ fn end_takes_a_length_as_in_the_dialog() {
     }
     // A time still works; nonsense names the option and sends nothing.
     run(env.cmd(&[
-        "appointments", "reschedule", &id, "--start", "2026-12-01T09:00:00Z", "--end",
-        "2026-12-01T11:00:00Z", "--yes",
+        "appointments",
+        "reschedule",
+        &id,
+        "--start",
+        "2026-12-01T09:00:00Z",
+        "--end",
+        "2026-12-01T11:00:00Z",
+        "--yes",
     ]))
     .code(0);
     env.sb.clear_requests();
     let out = run(env.cmd(&[
-        "appointments", "reschedule", &id, "--start", "2026-12-01T09:00:00Z", "--end", "soonish",
+        "appointments",
+        "reschedule",
+        &id,
+        "--start",
+        "2026-12-01T09:00:00Z",
+        "--end",
+        "soonish",
         "--yes",
     ]))
     .code(5);
-    assert!(out.error_line().starts_with("error: --end:"), "{}", out.stderr);
+    assert!(
+        out.error_line().starts_with("error: --end:"),
+        "{}",
+        out.stderr
+    );
     assert!(env.requests_to("POST", "appointments").is_empty());
 }
 
@@ -421,11 +476,19 @@ fn one_reschedule_log_written_and_shown_by_the_cli_with_old_logs_migrated() {
     )
     .unwrap();
     run(env.cmd(&[
-        "appointments", "reschedule", &id, "--start", "2026-12-01T09:00:00Z", "--end", "30m",
+        "appointments",
+        "reschedule",
+        &id,
+        "--start",
+        "2026-12-01T09:00:00Z",
+        "--end",
+        "30m",
         "--yes",
     ]))
     .code(0);
-    let log = run(env.cmd(&["appointments", "log", "--format", "json"])).code(0).json();
+    let log = run(env.cmd(&["appointments", "log", "--format", "json"]))
+        .code(0)
+        .json();
     let ids: Vec<&str> = log
         .as_array()
         .unwrap()
@@ -440,7 +503,12 @@ fn one_reschedule_log_written_and_shown_by_the_cli_with_old_logs_migrated() {
     let again = run(env.cmd(&["appointments", "log", "--format", "jsonl"])).code(0);
     assert_eq!(again.stdout.lines().count(), 3);
     let csv = run(env.cmd(&["appointments", "log", "--format", "csv", "--last", "1"])).code(0);
-    assert!(csv.stdout.starts_with("at,id,profile,host,updated_at,body\r\n"), "{}", csv.stdout);
+    assert!(
+        csv.stdout
+            .starts_with("at,id,profile,host,updated_at,body\r\n"),
+        "{}",
+        csv.stdout
+    );
     assert_eq!(csv.stdout.lines().count(), 2);
     // The dashboard reads and writes this same file.
     assert_eq!(
@@ -475,7 +543,9 @@ fn concurrent_reschedules_each_leave_one_whole_line() {
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
-    let log = run(env.cmd(&["appointments", "log", "--format", "json"])).code(0).json();
+    let log = run(env.cmd(&["appointments", "log", "--format", "json"]))
+        .code(0)
+        .json();
     assert_eq!(log.as_array().unwrap().len(), 6);
 }
 
@@ -493,8 +563,16 @@ fn a_missing_base_url_is_a_configuration_error_exit_1() {
 #[test]
 fn create_help_describes_every_option_and_one_problem_is_one_message() {
     let env = Env::new();
-    let help = run(env.cmd(&["contacts", "create", "--help"])).code(0).stdout;
-    for flag in ["--first-name", "--last-name", "--email", "--phone", "--idempotency-key"] {
+    let help = run(env.cmd(&["contacts", "create", "--help"]))
+        .code(0)
+        .stdout;
+    for flag in [
+        "--first-name",
+        "--last-name",
+        "--email",
+        "--phone",
+        "--idempotency-key",
+    ] {
         let line = help
             .lines()
             .position(|l| l.trim_start().starts_with(flag))
@@ -506,7 +584,11 @@ fn create_help_describes_every_option_and_one_problem_is_one_message() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     let out = run(env.cmd(&["contacts", "create", "--email", "nope@"])).code(5);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(out.error_line().starts_with("error: --email:"), "{}", out.stderr);
+    assert!(
+        out.error_line().starts_with("error: --email:"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

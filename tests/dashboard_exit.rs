@@ -13,7 +13,11 @@ fn demo(root: &std::path::Path) -> Pty {
 
 #[test]
 fn signals_exit_128_plus_their_number_after_restoring_the_terminal() {
-    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGHUP, 129), (libc::SIGINT, 130)] {
+    for (sig, code) in [
+        (libc::SIGTERM, 143),
+        (libc::SIGHUP, 129),
+        (libc::SIGINT, 130),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let mut pty = demo(dir.path());
         pty.signal(sig);

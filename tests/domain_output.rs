@@ -147,7 +147,10 @@ fn a_list_written_page_by_page_is_the_list_written_at_once() {
         let paged = paged.finish().unwrap();
         if format == Format::Table {
             // The widths come from the first page: same lines, same header.
-            let (a, b) = (String::from_utf8(once).unwrap(), String::from_utf8(paged).unwrap());
+            let (a, b) = (
+                String::from_utf8(once).unwrap(),
+                String::from_utf8(paged).unwrap(),
+            );
             assert_eq!(a.lines().count(), b.lines().count());
             assert_eq!(a.lines().next(), b.lines().next());
         } else {
@@ -171,10 +174,17 @@ fn a_list_written_page_by_page_is_the_list_written_at_once() {
     for (format, want) in [
         (Format::Json, "[]\n"),
         (Format::Jsonl, ""),
-        (Format::Table, "ID  NAME  STATUS  VALUE  ACCOUNT  ASSIGNEE  CREATED  UPDATED\n"),
+        (
+            Format::Table,
+            "ID  NAME  STATUS  VALUE  ACCOUNT  ASSIGNEE  CREATED  UPDATED\n",
+        ),
     ] {
         let w = ListWriter::new::<Deal>(format, None, 200, Vec::new());
-        assert_eq!(String::from_utf8(w.finish().unwrap()).unwrap(), want, "{format}");
+        assert_eq!(
+            String::from_utf8(w.finish().unwrap()).unwrap(),
+            want,
+            "{format}"
+        );
     }
 }
 

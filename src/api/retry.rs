@@ -58,9 +58,15 @@ pub fn key_in_flight(err: &ApiError) -> bool {
         return false;
     }
     let m = err.message.to_ascii_lowercase();
-    ["being processed", "in progress", "in flight", "in-flight", "still processing"]
-        .iter()
-        .any(|p| m.contains(p))
+    [
+        "being processed",
+        "in progress",
+        "in flight",
+        "in-flight",
+        "still processing",
+    ]
+    .iter()
+    .any(|p| m.contains(p))
 }
 
 /// How many times a create waits for its key's earlier request to finish (a 409 saying it is
@@ -199,7 +205,11 @@ mod tests {
         busy.message =
             "A request with this Idempotency-Key is still being processed; retry later.".into();
         assert!(wait_for_key(IdempotentWrite, &busy, 0));
-        assert!(!wait_for_key(IdempotentWrite, &busy, MAX_KEY_IN_FLIGHT_WAITS));
+        assert!(!wait_for_key(
+            IdempotentWrite,
+            &busy,
+            MAX_KEY_IN_FLIGHT_WAITS
+        ));
         assert!(!wait_for_key(Read, &busy, 0));
         assert!(!wait_for_key(Unsafe, &busy, 0));
         // Not one of the ordinary retries.

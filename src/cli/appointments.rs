@@ -206,9 +206,14 @@ pub fn log_path() -> Option<PathBuf> {
 /// appointment, host, profile, the body sent; CSV: `at,id,profile,host,updated_at,body`
 /// (the body as compact JSON); JSON: an array of the log's entries; JSON Lines: one per line.
 pub fn show_log(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
-    let path = log_path().ok_or_else(|| CliError::other("no data directory for the reschedule log"))?;
-    let entries = reschedule::read_log(&path, args.last.unwrap_or(usize::MAX))
-        .map_err(|e| CliError::other(format!("cannot read the reschedule log {}: {e}", path.display())))?;
+    let path =
+        log_path().ok_or_else(|| CliError::other("no data directory for the reschedule log"))?;
+    let entries = reschedule::read_log(&path, args.last.unwrap_or(usize::MAX)).map_err(|e| {
+        CliError::other(format!(
+            "cannot read the reschedule log {}: {e}",
+            path.display()
+        ))
+    })?;
     let fmt = format::resolve(args.format, ctx.tty);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = write_log(&entries, fmt, &mut out).and_then(|()| out.flush().map_err(Into::into));

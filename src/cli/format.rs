@@ -72,7 +72,9 @@ pub fn finish(result: Result<(), OutputError>) -> Result<(), CliError> {
 pub fn is_closed_pipe(e: &OutputError) -> bool {
     match e {
         OutputError::Io(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
-        OutputError::Csv(e) => matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe),
+        OutputError::Csv(e) => {
+            matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)
+        }
         OutputError::NotAnObject { .. } => false,
     }
 }

@@ -39,7 +39,10 @@ impl<W: Write> ListWriter<W> {
             Format::Json => Sink::Json(JsonSink::default()),
             Format::Jsonl => Sink::Jsonl,
             Format::Table => match columns {
-                Some(c) => Sink::Table(TableWriter::new(TableShape::named(c.names()), width), Some(c)),
+                Some(c) => Sink::Table(
+                    TableWriter::new(TableShape::named(c.names()), width),
+                    Some(c),
+                ),
                 None => Sink::Table(TableWriter::new(TableShape::of::<T>(), width), None),
             },
         };

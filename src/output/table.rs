@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
-use super::text::{display_width, pad, sanitize_cell, truncate_to_width};
 use super::columns::{date, label_list, related_sep};
+use super::text::{display_width, pad, sanitize_cell, truncate_to_width};
 use crate::api::{AppointmentRef, Contact, Deal, Project};
 
 /// A record shown as a table row.
@@ -269,7 +269,13 @@ impl Tabular for Deal {
             text(&self.name),
             text(&self.status),
             self.value.as_ref().map(|m| m.display()).unwrap_or_default(),
-            related_sep(self.account.as_ref(), &None, &self.extra, "account_id", ", "),
+            related_sep(
+                self.account.as_ref(),
+                &None,
+                &self.extra,
+                "account_id",
+                ", ",
+            ),
             related_sep(
                 self.assigned_user.as_ref(),
                 &self.assigned_users,

@@ -74,7 +74,10 @@ fn legacy_paths(path: &Path) -> Vec<PathBuf> {
     if path.file_name().and_then(|n| n.to_str()) != Some(FILE_NAME) {
         return Vec::new();
     }
-    LEGACY_NAMES.iter().map(|n| path.with_file_name(n)).collect()
+    LEGACY_NAMES
+        .iter()
+        .map(|n| path.with_file_name(n))
+        .collect()
 }
 
 /// Folds the legacy logs beside `path` into it, in time order, then renames them. Called
