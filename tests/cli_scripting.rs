@@ -16,20 +16,8 @@ const CONTACT_COLUMNS: &str = "id,created_at,updated_at,first_name,last_name,ema
 
 /// `env.cmd(args)` as a `std::process::Command`, to run it in the background.
 fn std_cmd(env: &Env, args: &[&str]) -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_crmdash"));
-    let d = env.dir.path();
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", d)
-        .env("XDG_CONFIG_HOME", d.join("xdg-config"))
-        .env("XDG_DATA_HOME", d.join("xdg-data"))
-        .env("XDG_STATE_HOME", d.join("xdg-state"))
-        .env("CRMDASH_CONFIG", env.config_path())
-        .env("CRMDASH_TOKEN", env.sb.token())
-        .env("NO_COLOR", "1")
-        .env("TZ", "UTC")
-        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent")
-        .current_dir(d)
+    let mut c = env.bare_std();
+    c.env("CRMDASH_TOKEN", env.sb.token())
         .arg("--base-url")
         .arg(env.sb.base_url())
         .args(args);
