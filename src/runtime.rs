@@ -103,7 +103,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
     let forms = FormsConfig {
         reschedule: opts.settings.reschedule.clone(),
         zone,
-        log_path: reschedule_log::default_path(),
+        log_path: crate::reschedule::log::default_path(),
     };
     (app, forms)
 }
@@ -164,30 +164,45 @@ fn setup_login(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) ->
     engine
 }
 
+/// How the dashboard ended.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Ended {
+    /// The signal that ended it (SIGTERM, SIGHUP, SIGINT), if one did: the process should
+    /// exit with 128 + its number, as a program killed by it would.
+    pub signal: Option<i32>,
+    /// Why the remembered state (tabs, sorts...) could not be saved, if it could not.
+    pub state_not_saved: Option<String>,
+}
+
 /// Runs the dashboard until the user quits or a signal ends it. The terminal is restored on
 /// every way out, errors included. Without `opts.client`, `lookup` (when given) finds the
 /// token after the first frame is drawn.
 pub async fn run_dashboard(
     opts: DashboardOptions,
     lookup: Option<TokenLookupFuture>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Ended> {
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let mut engine = build_engine_with(&opts, size, lookup);
     let mouse = opts.settings.ui.mouse;
     let cancel = CancellationToken::new();
-    let signals = tokio::spawn(watch_signals(cancel.clone()));
+    let caught = Arc::new(std::sync::atomic::AtomicI32::new(0));
+    let signals = tokio::spawn(watch_signals(cancel.clone(), caught.clone()));
     let mut term = terminal::enter(mouse)?;
     let result = event_loop(&mut term, &mut engine, &cancel, mouse).await;
     let restored = terminal::restore();
     signals.abort();
     result?;
     restored?;
-    Ok(())
+    let signal = caught.load(std::sync::atomic::Ordering::SeqCst);
+    Ok(Ended {
+        signal: (signal != 0).then_some(signal),
+        state_not_saved: engine.state_save_error(),
+    })
 }
 
 /// SIGTERM, SIGHUP and SIGINT end the loop through the token (in raw mode Ctrl-C arrives
-/// as a key instead).
-async fn watch_signals(cancel: CancellationToken) {
+/// as a key instead); `caught` keeps the signal's number.
+async fn watch_signals(cancel: CancellationToken, caught: Arc<std::sync::atomic::AtomicI32>) {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
         signal(SignalKind::terminate()),
@@ -196,11 +211,12 @@ async fn watch_signals(cancel: CancellationToken) {
     ) else {
         return;
     };
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = hup.recv() => {}
-        _ = int.recv() => {}
-    }
+    let number = tokio::select! {
+        _ = term.recv() => libc::SIGTERM,
+        _ = hup.recv() => libc::SIGHUP,
+        _ = int.recv() => libc::SIGINT,
+    };
+    caught.store(number, std::sync::atomic::Ordering::SeqCst);
     cancel.cancel();
 }
 

@@ -12,7 +12,9 @@ pub enum RetryPolicy {
     /// GET: connection errors, one timeout, 502/503/504, 429.
     Read,
     /// Create with an Idempotency-Key: like a read, with the same key and body each time;
-    /// never on a 4xx other than 429.
+    /// never on a 4xx other than 429 and a 409 saying an earlier request with the same key
+    /// is still being processed (another process is sending it: once it is done, the
+    /// server replays its answer).
     IdempotentWrite,
     /// Not idempotent (reschedule): only when the request surely did not reach the server
     /// (the connection was never made) or the server asked to come back (429/503 with
@@ -46,6 +48,44 @@ pub fn should_retry(policy: RetryPolicy, err: &ApiError, timeouts: u32) -> bool 
             ErrorKind::Timeout => timeouts <= 1,
             _ => false,
         },
+    }
+}
+
+/// A 409 whose message says the same Idempotency-Key is still being processed (as opposed to
+/// a key reused with another body, which no retry can fix).
+pub fn key_in_flight(err: &ApiError) -> bool {
+    if err.status != Some(409) {
+        return false;
+    }
+    let m = err.message.to_ascii_lowercase();
+    [
+        "being processed",
+        "in progress",
+        "in flight",
+        "in-flight",
+        "still processing",
+    ]
+    .iter()
+    .any(|p| m.contains(p))
+}
+
+/// How many times a create waits for its key's earlier request to finish (a 409 saying it is
+/// still being processed), apart from the ordinary retries; within the operation deadline.
+pub const MAX_KEY_IN_FLIGHT_WAITS: u32 = 8;
+/// The longest single wait for a key in flight.
+const MAX_KEY_IN_FLIGHT_WAIT: Duration = Duration::from_secs(2);
+
+/// Whether a create may wait for its key again: `waits` done so far.
+pub fn wait_for_key(policy: RetryPolicy, err: &ApiError, waits: u32) -> bool {
+    policy == RetryPolicy::IdempotentWrite && key_in_flight(err) && waits < MAX_KEY_IN_FLIGHT_WAITS
+}
+
+/// The wait before asking again about a key in flight: the ordinary backoff of wait
+/// number `wait` (from 1), at most 2 s, or the server's `Retry-After`.
+pub fn key_wait(opts: &ClientOptions, wait: u32, retry_after: Option<Duration>) -> Duration {
+    match retry_after {
+        Some(_) => backoff(opts, wait, retry_after),
+        None => backoff(opts, wait, None).min(MAX_KEY_IN_FLIGHT_WAIT),
     }
 }
 
@@ -157,6 +197,31 @@ mod tests {
             &with_retry_after(err(Server, Some(500))),
             0
         ));
+    }
+
+    #[test]
+    fn a_key_still_in_flight_is_retried_for_creates_only() {
+        let mut busy = err(Conflict, Some(409));
+        busy.message =
+            "A request with this Idempotency-Key is still being processed; retry later.".into();
+        assert!(wait_for_key(IdempotentWrite, &busy, 0));
+        assert!(!wait_for_key(
+            IdempotentWrite,
+            &busy,
+            MAX_KEY_IN_FLIGHT_WAITS
+        ));
+        assert!(!wait_for_key(Read, &busy, 0));
+        assert!(!wait_for_key(Unsafe, &busy, 0));
+        // Not one of the ordinary retries.
+        assert!(!should_retry(IdempotentWrite, &busy, 0));
+        let mut reused = err(Conflict, Some(409));
+        reused.message =
+            "This Idempotency-Key was already used with a different request body.".into();
+        assert!(!wait_for_key(IdempotentWrite, &reused, 0));
+        let opts = ClientOptions::default();
+        for w in 1..=MAX_KEY_IN_FLIGHT_WAITS {
+            assert!(key_wait(&opts, w, None) <= Duration::from_secs(2));
+        }
     }
 
     #[test]

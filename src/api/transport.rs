@@ -10,7 +10,7 @@ use url::Url;
 use super::client::{Client, RequestEvent};
 use super::error::{ApiError, ErrorKind};
 use super::models::{DecodeError, IdempotencyKey};
-use super::retry::{RetryPolicy, backoff, should_retry};
+use super::retry::{RetryPolicy, backoff, key_wait, should_retry, wait_for_key};
 
 /// A 2xx answer, read whole.
 pub(super) struct RawResponse {
@@ -41,6 +41,9 @@ impl Client {
         // unknown whatever later attempts say (short of a success).
         let mut maybe_applied = false;
         let mut attempt = 1u32;
+        // Waits for the same key's earlier request (409 "still being processed"): counted
+        // apart from the retries, bounded by their own cap and the deadline.
+        let mut key_waits = 0u32;
         loop {
             let remaining = opts.deadline.saturating_sub(started.elapsed());
             let result = if remaining.is_zero() {
@@ -59,15 +62,24 @@ impl Client {
                 timeouts += 1;
             }
             maybe_applied |= err.outcome_unknown;
-            let retry = attempt < max_attempts && should_retry(req.policy, &err, timeouts);
-            let delay = backoff(opts, attempt, err.retry_after);
+            let waiting = wait_for_key(req.policy, &err, key_waits);
+            let retries = attempt - key_waits;
+            let (retry, delay) = if waiting {
+                key_waits += 1;
+                (true, key_wait(opts, key_waits, err.retry_after))
+            } else {
+                (
+                    retries < max_attempts && should_retry(req.policy, &err, timeouts),
+                    backoff(opts, retries, err.retry_after),
+                )
+            };
             if !retry || started.elapsed() + delay >= opts.deadline {
                 err.outcome_unknown = write && (maybe_applied || err.outcome_unknown);
                 return Err(err);
             }
             self.emit(RequestEvent::Retrying {
                 attempt: attempt + 1,
-                max_attempts,
+                max_attempts: max_attempts + key_waits,
                 delay,
                 reason: err.summary(),
             });

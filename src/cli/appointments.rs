@@ -14,7 +14,7 @@ use crate::cli::exit::CliError;
 use crate::cli::format;
 use crate::cli::times;
 use crate::config::RescheduleSettings;
-use crate::output::Format;
+use crate::output::{Format, TableShape, TableWriter};
 use crate::reschedule::{self, EndSpec, RescheduleError, RescheduleLogEntry, RescheduleTimes};
 use crate::timeparse;
 
@@ -22,6 +22,25 @@ use crate::timeparse;
 pub enum AppointmentsCommand {
     /// Move an appointment (POST /public/v1/appointments/{id}/reschedule).
     Reschedule(RescheduleArgs),
+    /// Show the reschedule log: every reschedule sent from this machine, by the CLI or the
+    /// dashboard, oldest first.
+    Log(LogArgs),
+}
+
+/// `crmdash appointments log`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "Examples:
+  crmdash appointments log
+  crmdash appointments log --last 20 --format json
+  crmdash appointments log --format csv > reschedules.csv")]
+pub struct LogArgs {
+    /// Only the last N entries.
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// Output format [default: table on a terminal, json otherwise]; jsonl is the log's own
+    /// lines.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
 }
 
 /// `crmdash appointments reschedule`.
@@ -34,8 +53,10 @@ pub struct RescheduleArgs {
     /// New start, sent under `[reschedule] start_field` (default `start_time`).
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub start: Option<String>,
-    /// New end, sent under `[reschedule] end_field` (default `end_time`; "" in the config sends none).
-    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    /// New end, sent under `[reschedule] end_field` (default `end_time`; "" in the config sends
+    /// none): a time, or a length after the start (`30m`, `1h`, `+1h`, `1h30m`), as in the
+    /// dashboard's End field.
+    #[arg(long, value_name = "T|LENGTH", allow_hyphen_values = true)]
     pub end: Option<String>,
     /// A further body key; VALUE is parsed as JSON when it parses, else sent as a string.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = crate::validate::parse_pair)]
@@ -122,11 +143,17 @@ fn build(ctx: &Ctx, args: &RescheduleArgs) -> Result<Map<String, Value>, CliErro
     let settings = &ctx.settings.reschedule;
     let zone = times::zone_named(&settings.timezone)?;
     let start = times::opt_zoned("start", &args.start, &zone)?;
-    let end = times::opt_zoned("end", &args.end, &zone)?;
+    let end = match &args.end {
+        Some(text) => Some(
+            reschedule::parse_end(text, &zone, Utc::now())
+                .map_err(|e| CliError::field("end", format!("--end: {e}")))?,
+        ),
+        None => None,
+    };
     let extra: Map<String, Value> = args.set.iter().cloned().collect();
     let mut body = match (start, end) {
         (Some(start), end) => {
-            let end = end.map_or(EndSpec::None, EndSpec::At);
+            let end = end.unwrap_or(EndSpec::None);
             let times = RescheduleTimes::new(start, end, &zone).map_err(body_error)?;
             let mut body = reschedule::build_body(&times, settings, &extra).map_err(body_error)?;
             send_in_utc(&mut body, settings, &times);
@@ -169,9 +196,91 @@ fn body_error(e: RescheduleError) -> CliError {
     }
 }
 
-/// The reschedule log: JSON lines in crmdash's data directory.
+/// The reschedule log: one JSON Lines file in crmdash's data directory, shared with the
+/// dashboard.
 pub fn log_path() -> Option<PathBuf> {
-    crate::config::data_dir().map(|d| d.join("reschedule-log.jsonl"))
+    reschedule::log::default_path()
+}
+
+/// `crmdash appointments log`: the shared log in a format. Table: when (local time),
+/// appointment, host, profile, the body sent; CSV: `at,id,profile,host,updated_at,body`
+/// (the body as compact JSON); JSON: an array of the log's entries; JSON Lines: one per line.
+pub fn show_log(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
+    let path =
+        log_path().ok_or_else(|| CliError::other("no data directory for the reschedule log"))?;
+    let entries = reschedule::read_log(&path, args.last.unwrap_or(usize::MAX)).map_err(|e| {
+        CliError::other(format!(
+            "cannot read the reschedule log {}: {e}",
+            path.display()
+        ))
+    })?;
+    let fmt = format::resolve(args.format, ctx.tty);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = write_log(&entries, fmt, &mut out).and_then(|()| out.flush().map_err(Into::into));
+    format::finish(written)
+}
+
+const LOG_COLUMNS: [&str; 6] = ["at", "id", "profile", "host", "updated_at", "body"];
+
+fn write_log(
+    entries: &[RescheduleLogEntry],
+    fmt: Format,
+    w: &mut impl Write,
+) -> Result<(), crate::output::OutputError> {
+    let json = |e: &RescheduleLogEntry| serde_json::to_string(e).unwrap_or_default();
+    match fmt {
+        Format::Json => {
+            let lines: Vec<String> = entries.iter().map(json).collect();
+            if lines.is_empty() {
+                w.write_all(b"[]\n")?;
+            } else {
+                write!(w, "[\n{}\n]\n", lines.join(",\n"))?;
+            }
+        }
+        Format::Jsonl => {
+            for e in entries {
+                writeln!(w, "{}", json(e))?;
+            }
+        }
+        Format::Csv => {
+            let mut out = csv::WriterBuilder::new()
+                .terminator(csv::Terminator::CRLF)
+                .from_writer(w);
+            out.write_record(LOG_COLUMNS)?;
+            for e in entries {
+                out.write_record(log_cells(e, false))?;
+            }
+            out.flush()?;
+        }
+        Format::Table => {
+            let names: Vec<String> = LOG_COLUMNS.iter().map(|s| s.to_string()).collect();
+            let mut t = TableWriter::new(
+                TableShape::named(&names).keep_whole(&[0, 1]),
+                format::table_width(),
+            );
+            t.rows(entries.iter().map(|e| log_cells(e, true)).collect(), w)?;
+            t.finish(w)?;
+        }
+    }
+    Ok(())
+}
+
+fn log_cells(e: &RescheduleLogEntry, local: bool) -> Vec<String> {
+    let at = if local {
+        e.at.with_timezone(&chrono::Local)
+            .format("%Y-%m-%d %H:%M")
+            .to_string()
+    } else {
+        timeparse::to_utc_rfc3339(e.at)
+    };
+    vec![
+        at,
+        e.id.clone(),
+        e.profile.clone(),
+        e.host.clone(),
+        e.updated_at.clone().unwrap_or_default(),
+        serde_json::to_string(&e.body).unwrap_or_default(),
+    ]
 }
 
 /// `--body`: a JSON object, or exit 5.

@@ -31,7 +31,7 @@ pub enum ApiCommand {
         #[command(subcommand)]
         command: ProjectsCommand,
     },
-    /// Appointments: reschedule.
+    /// Appointments: reschedule, and the log of reschedules sent.
     #[command(after_help = APPOINTMENTS_EXAMPLES)]
     Appointments {
         #[command(subcommand)]
@@ -71,7 +71,8 @@ Examples:
 
 const APPOINTMENTS_EXAMPLES: &str = "\
 Examples:
-  crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --end 'tomorrow 10:00'";
+  crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --end 30m
+  crmdash appointments log --format csv";
 
 /// Runs one API command.
 pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
@@ -91,5 +92,8 @@ pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
         ApiCommand::Appointments {
             command: AppointmentsCommand::Reschedule(args),
         } => appointments::reschedule(ctx, args).await,
+        ApiCommand::Appointments {
+            command: AppointmentsCommand::Log(args),
+        } => appointments::show_log(ctx, args),
     }
 }

@@ -13,6 +13,7 @@ use crate::cli::format;
 use crate::cli::import::ImportArgs;
 use crate::cli::list::PageArgs;
 use crate::cli::times;
+use crate::idempotency_journal::{self, Journal, KeyState};
 use crate::output::Format;
 use crate::validate::{self, ContactField, ContactInput, KNOWN_FIELDS};
 
@@ -90,8 +91,10 @@ impl ContactListArgs {
 #[derive(Debug, Clone, Args)]
 #[command(after_help = CREATE_EXAMPLES)]
 pub struct CreateArgs {
+    /// Given name (sent as `first_name`).
     #[arg(long, value_name = "F")]
     pub first_name: Option<String>,
+    /// Family name (sent as `last_name`).
     #[arg(long, value_name = "L")]
     pub last_name: Option<String>,
     /// Checked for syntax, and looked up first: an existing contact with it stops the create.
@@ -103,10 +106,11 @@ pub struct CreateArgs {
     /// A further body key; VALUE is parsed as JSON when it parses, else sent as a string.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = validate::parse_pair)]
     pub set: Vec<(String, Value)>,
-    /// Idempotency-Key of this contact [default: a fresh UUID]; retries reuse it.
+    /// Idempotency-Key of this contact [default: a fresh UUID]. Running the command again with
+    /// the same key replays the first create (same id, exit 0) instead of refusing it.
     #[arg(long, value_name = "K")]
     pub idempotency_key: Option<String>,
-    /// Create even when a contact with this email exists.
+    /// Create even when a contact with this email exists (checked only for a key never sent).
     #[arg(long)]
     pub allow_duplicate: bool,
     /// Output format [default: table on a terminal, json otherwise].
@@ -132,23 +136,40 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
             ..ContactInput::default()
         },
         extra,
-    )?;
+    )
+    .map_err(one_message)?;
     let key = match &args.idempotency_key {
         Some(k) => IdempotencyKey::from_stable(k)
             .map_err(|m| CliError::field("idempotency_key", format!("--idempotency-key: {m}")))?,
         None => IdempotencyKey::random(),
     };
-    if !args.allow_duplicate
+    let client = ctx.client().await?;
+    let journal = Journal::in_data_dir();
+    let scope = idempotency_journal::scope_of(client.base_url());
+    // A key crmdash already sent is a retry: it must replay, never be refused as a duplicate
+    // of the contact its first attempt made.
+    let known = match (&journal, &args.idempotency_key) {
+        (Some(j), Some(_)) => j.lookup(&scope, &key).unwrap_or_else(|e| {
+            warn_journal(j, &e);
+            None
+        }),
+        _ => None,
+    };
+    if known.is_none()
+        && !args.allow_duplicate
         && let Some(email) = &contact.email
-        && let Some(id) = find_by_email(ctx.client().await?, email).await?
+        && let Some(id) = find_by_email(client, email).await?
     {
         return Err(CliError::Duplicate(format!(
             "a contact with email {email} already exists: id {id} (--allow-duplicate creates another)"
         )));
     }
-    let created = ctx
-        .client()
-        .await?
+    if let Some(j) = &journal
+        && let Err(e) = j.sent(&scope, &key)
+    {
+        warn_journal(j, &e);
+    }
+    let created = client
         .create_contact(&contact, &key)
         .await
         .map_err(|mut e| {
@@ -160,9 +181,20 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
             }
             e
         })?;
+    if let Some(j) = &journal
+        && let Err(e) = j.created(&scope, &key, created.record.as_ref().map(|c| c.id.as_str()))
+    {
+        warn_journal(j, &e);
+    }
     if created.replayed {
         eprintln!(
             "note: replayed: an earlier request with Idempotency-Key {key} created this contact"
+        );
+    } else if let Some(k) = &known
+        && k.state == KeyState::Created
+    {
+        eprintln!(
+            "note: Idempotency-Key {key} was used before (crmdash's journal); the service answered without saying it replayed"
         );
     }
     let fmt = format::resolve(args.format, ctx.tty);
@@ -209,6 +241,28 @@ pub fn checked_contact(
         contact.extra.insert(key, value);
     }
     Ok(contact)
+}
+
+/// The command line's wording of a refused contact: the option that is wrong, in one line
+/// when only one is.
+fn one_message(e: CliError) -> CliError {
+    let CliError::Invalid { message, fields } = e else {
+        return e;
+    };
+    match fields.as_slice() {
+        [(field, _)] if field == "contact" => {
+            CliError::invalid("nothing to create: give --first-name, --last-name or --email")
+        }
+        [(field, m)] => CliError::field(field, format!("--{}: {m}", field.replace('_', "-"))),
+        _ => CliError::Invalid { message, fields },
+    }
+}
+
+fn warn_journal(j: &Journal, e: &std::io::Error) {
+    eprintln!(
+        "warning: the idempotency journal {} cannot be used: {e}",
+        j.path().display()
+    );
 }
 
 /// The id of a contact with exactly this email, if the service has one.

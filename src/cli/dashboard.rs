@@ -11,7 +11,7 @@ use crate::cli::exit::CliError;
 use crate::cli::setup;
 use crate::config::{self, Settings};
 use crate::credentials::{self, Keyring};
-use crate::runtime::{DashboardOptions, run_dashboard, token_lookup};
+use crate::runtime::{DashboardOptions, Ended, run_dashboard, token_lookup};
 use crate::sandbox::{Sandbox, SandboxConfig};
 
 /// Where the dashboard remembers tabs, sorts, page sizes and includes between runs.
@@ -27,7 +27,7 @@ fn state_file(demo: bool) -> Option<std::path::PathBuf> {
 /// Runs the dashboard until the user quits. The first frame comes before the token: the
 /// keyring read (which can wait on an unlock prompt) and the HTTP client's set-up run after
 /// it, and the login dialog opens only when no token turns up.
-pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<(), CliError> {
+pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<Ended, CliError> {
     let settings = setup::load_settings();
     if g.demo {
         return run_demo(settings, log_path).await;
@@ -75,7 +75,7 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<()
 async fn run_demo(
     settings: Settings,
     log_path: Option<std::path::PathBuf>,
-) -> Result<(), CliError> {
+) -> Result<Ended, CliError> {
     let latency = std::env::var("CRMDASH_DEMO_LATENCY_MS")
         .ok()
         .and_then(|v| v.parse().ok())

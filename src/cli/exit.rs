@@ -22,14 +22,16 @@ pub const NETWORK: u8 = 6;
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
-  1  other error (cancelled, configuration, a redirect not followed, local I/O)
+  1  other error (cancelled, configuration such as no base URL, a redirect not
+     followed, local I/O)
   2  usage: unknown option, invalid choice, missing argument
      (also: appointments reschedule without a terminal and without --yes)
   3  unauthorized or forbidden: the token was rejected (run `crmdash login`)
   4  not found
   5  rejected input: refused before sending (page, per_page, time, email, phone,
      nothing to create), the server's 400/409/422, or a duplicate found
-  6  network, server or rate-limit error after retries, or an undecodable response";
+  6  network, server or rate-limit error after retries, or an undecodable response
+  128+N  ended by signal N (the dashboard restores the terminal first)";
 
 /// The documented exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +107,9 @@ impl From<ApiError> for Failure {
 impl From<ConfigError> for Failure {
     fn from(e: ConfigError) -> Self {
         let code = match e {
-            ConfigError::NoBaseUrl { .. } | ConfigError::BadProfileName { .. } => USAGE,
+            // No base URL anywhere is a configuration problem (exit 1, as documented).
+            ConfigError::NoBaseUrl { .. } => OTHER,
+            ConfigError::BadProfileName { .. } => USAGE,
             ConfigError::BadBaseUrl { .. } => REJECTED,
             ConfigError::File { .. } => OTHER,
         };

@@ -1,4 +1,4 @@
-//! `--format table|json|csv` for the CLI: the default follows stdout (a terminal gets a table
+//! `--format table|json|jsonl|csv` for the CLI: the default follows stdout (a terminal gets a table
 //! sized to its width, a pipe gets JSON), and records go through the shared writers in `output`.
 
 use std::io::{BufWriter, Write};
@@ -6,11 +6,11 @@ use std::io::{BufWriter, Write};
 use crate::api::ApiRecord;
 use crate::cli::context::Ttys;
 use crate::cli::exit::CliError;
-use crate::output::{self, Format, OutputError, Tabular};
+use crate::output::{self, ColumnSet, Columns, Format, ListWriter, OutputError, Tabular};
 
 /// What a list or a single record needs to be printed in every format.
-pub trait Printable: ApiRecord + Tabular {}
-impl<T: ApiRecord + Tabular> Printable for T {}
+pub trait Printable: ApiRecord + Tabular + Columns {}
+impl<T: ApiRecord + Tabular + Columns> Printable for T {}
 
 /// The format asked for, or the default for where stdout goes.
 pub fn resolve(asked: Option<Format>, tty: Ttys) -> Format {
@@ -31,36 +31,50 @@ pub fn table_width() -> u16 {
         .unwrap_or(120)
 }
 
-/// Prints a list of records to stdout.
-pub fn print_list<T: Printable>(records: &[T], fmt: Format) -> Result<(), CliError> {
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let result = match fmt {
-        Format::Json => output::write_json(records, &mut out).map_err(OutputError::from),
-        Format::Csv => output::write_csv(records, &mut out),
-        Format::Table => {
-            output::write_table(records, table_width(), &mut out).map_err(OutputError::from)
-        }
-    };
-    finish(result.and_then(|()| out.flush().map_err(OutputError::from)))
+/// Stdout for a list: buffered, flushed after each page by [`ListWriter`].
+pub fn list_writer<T: Printable>(
+    fmt: Format,
+    columns: Option<ColumnSet>,
+) -> ListWriter<BufWriter<std::io::Stdout>> {
+    let out = BufWriter::with_capacity(64 * 1024, std::io::stdout());
+    ListWriter::new::<T>(fmt, columns, table_width(), out)
 }
 
-/// Prints one record (what create and reschedule return): JSON is the `data` object as sent.
+/// Prints one record (what create and reschedule return): JSON (and JSON Lines) is the
+/// `data` object as sent.
 pub fn print_one<T: Printable>(record: &T, fmt: Format) -> Result<(), CliError> {
-    match fmt {
-        Format::Json => {
+    let result = match fmt {
+        Format::Json | Format::Jsonl => {
             let mut out = std::io::stdout().lock();
-            let result = output::write_json_one(record, &mut out).and_then(|()| out.flush());
-            finish(result.map_err(OutputError::from))
+            output::write_json_one(record, &mut out)
+                .and_then(|()| out.flush())
+                .map_err(OutputError::from)
         }
-        _ => print_list(std::slice::from_ref(record), fmt),
-    }
+        _ => {
+            let mut w = list_writer::<T>(fmt, None);
+            w.page(std::slice::from_ref(record))
+                .and_then(|()| w.finish().map(drop))
+        }
+    };
+    finish(result)
 }
 
 /// A closed pipe (`| head`) is not an error worth reporting.
-fn finish(result: Result<(), OutputError>) -> Result<(), CliError> {
+pub fn finish(result: Result<(), OutputError>) -> Result<(), CliError> {
     match result {
         Ok(()) => Ok(()),
-        Err(OutputError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) if is_closed_pipe(&e) => Ok(()),
         Err(e) => Err(CliError::other(format!("cannot write the output: {e}"))),
+    }
+}
+
+/// Whether writing failed because the reader went away (`| head -1`).
+pub fn is_closed_pipe(e: &OutputError) -> bool {
+    match e {
+        OutputError::Io(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
+        OutputError::Csv(e) => {
+            matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)
+        }
+        OutputError::NotAnObject { .. } => false,
     }
 }

@@ -4,14 +4,14 @@
 use clap::Args;
 
 use crate::api::{
-    DealInclude, DealQuery, DealSort, ListQuery, MAX_PER_PAGE, Paging, ProjectInclude,
+    ApiError, DealInclude, DealQuery, DealSort, ListQuery, MAX_PER_PAGE, Paging, ProjectInclude,
     ProjectQuery, ProjectSort, SortDirection,
 };
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format;
 use crate::cli::paging;
-use crate::output::Format;
+use crate::output::{ColumnSet, Columns, Format, OutputError};
 
 /// `--page`, `--per-page`, `--all`, `--format`: shared by every list.
 #[derive(Debug, Clone, Args)]
@@ -25,9 +25,14 @@ pub struct PageArgs {
     /// Fetch every page (per_page=100) and print them together.
     #[arg(long, conflicts_with_all = ["page", "per_page"])]
     pub all: bool,
-    /// Output format [default: table on a terminal, json otherwise].
+    /// Output format [default: table on a terminal, json otherwise]; jsonl is one record
+    /// per line.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
+    /// CSV or table columns, in this order: fixed columns by name, any other name a further
+    /// field of the records [default: the resource's fixed columns].
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub columns: Option<Vec<String>>,
 }
 
 impl PageArgs {
@@ -55,7 +60,9 @@ impl PageArgs {
     }
 }
 
-/// Fetches (one page or all) and prints the records.
+/// Fetches (one page or all) and prints the records page by page: one page in memory at a
+/// time, each written (and flushed) before the next is asked for. A reader that goes away
+/// (`| head -1`) ends the walk at once, quietly.
 pub async fn run<Q>(ctx: &Ctx, mut query: Q, args: &PageArgs) -> Result<(), CliError>
 where
     Q: ListQuery,
@@ -64,9 +71,48 @@ where
     query.set_paging(args.paging()?);
     // Refuse a bad query before the first request, whatever page it would be on.
     query.to_pairs()?;
-    let records = paging::fetch(ctx.client().await?, &query, args.all).await?;
     let fmt = format::resolve(args.format, ctx.tty);
-    format::print_list(&records, fmt)
+    let columns = args.column_set::<Q::Item>(fmt)?;
+    let client = ctx.client().await?;
+    let mut out = format::list_writer::<Q::Item>(fmt, columns);
+    let walked = paging::each_page(client, &query, args.all, |records| {
+        out.page(&records).map_err(Stop::Output)
+    })
+    .await;
+    match walked.and_then(|()| out.finish().map(drop).map_err(Stop::Output)) {
+        Ok(()) => Ok(()),
+        Err(Stop::Api(e)) => Err(e.into()),
+        Err(Stop::Output(e)) => format::finish(Err(e)),
+    }
+}
+
+/// Why a list stopped early.
+enum Stop {
+    Api(ApiError),
+    Output(OutputError),
+}
+
+impl From<ApiError> for Stop {
+    fn from(e: ApiError) -> Self {
+        Stop::Api(e)
+    }
+}
+
+impl PageArgs {
+    /// `--columns` for CSV and table output (exit 2 with json or jsonl, exit 5 for a bad list).
+    pub fn column_set<T: Columns>(&self, fmt: Format) -> Result<Option<ColumnSet>, CliError> {
+        let Some(asked) = &self.columns else {
+            return Ok(None);
+        };
+        if matches!(fmt, Format::Json | Format::Jsonl) {
+            return Err(CliError::Usage(format!(
+                "--columns applies to --format csv and table; {fmt} prints whole records"
+            )));
+        }
+        ColumnSet::select::<T>(asked)
+            .map(Some)
+            .map_err(|m| CliError::field("columns", m))
+    }
 }
 
 /// The options of a list filtered by name and status (deals, projects), with that

@@ -161,9 +161,24 @@ pub fn main() -> ExitCode {
     let Some(command) = cli.command else {
         limit_malloc_arenas();
         let log_path = crate::logging::init("info");
-        return match run_local(async move { dashboard::run(&globals, log_path).await }) {
-            Ok(()) => Exit::Ok.into(),
-            Err(e) => {
+        let mut ended = None;
+        let result = run_local(async {
+            ended = Some(dashboard::run(&globals, log_path).await?);
+            Ok(())
+        });
+        return match (result, ended) {
+            (Ok(()), Some(ended)) => {
+                // Said after the terminal is restored, where the user can read it.
+                if let Some(why) = &ended.state_not_saved {
+                    eprintln!("warning: {why}");
+                }
+                match ended.signal {
+                    Some(sig) => ExitCode::from(128u8.saturating_add(sig as u8)),
+                    None => Exit::Ok.into(),
+                }
+            }
+            (Ok(()), None) => Exit::Ok.into(),
+            (Err(e), _) => {
                 e.report();
                 e.exit().into()
             }

@@ -10,33 +10,70 @@ use crate::api::{ApiError, ApiRecord, Client, ListQuery, MAX_PER_PAGE, Page, Pag
 /// A guard against a server whose `last_page` never comes: 100 000 pages of 100 records.
 const MAX_PAGES: u32 = 100_000;
 
-/// Fetches one page as the user asked, or every page with `all`.
-pub async fn fetch<Q: ListQuery>(
+/// Where a page's walk stands, for the progress line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub pages: u32,
+    pub records: usize,
+    pub last_page: Option<u64>,
+}
+
+/// Fetches one page as the user asked, or every page with `all`, handing each page to
+/// `on_page` as it arrives (nothing is kept once it returns). An error from `on_page` (a
+/// closed pipe, a full disk) stops the walk at once: no further page is asked for.
+pub async fn each_page<Q, E>(
     client: &Client,
     query: &Q,
     all: bool,
-) -> Result<Vec<Q::Item>, ApiError> {
+    mut on_page: impl FnMut(Vec<Q::Item>) -> Result<(), E>,
+) -> Result<(), E>
+where
+    Q: ListQuery,
+    E: From<ApiError>,
+{
     if !all {
-        return Ok(client.list(query).await?.data);
+        return on_page(client.list(query).await?.data);
     }
     let progress = AllProgress::new();
-    let result = fetch_all(client, query.clone(), |pages, records, last| {
-        progress.update(pages, records, last)
+    let result = walk(client, query.clone(), |records, p| {
+        progress.update(p);
+        on_page(records)
     })
     .await;
     progress.finish();
     result
 }
 
-/// Every page, concatenated. `on_page(pages_fetched, records_so_far, last_page)` after each page.
+/// Every page, concatenated (for callers that need the whole list at once).
 pub async fn fetch_all<Q: ListQuery>(
     client: &Client,
-    mut query: Q,
+    query: Q,
     mut on_page: impl FnMut(u32, usize, Option<u64>),
 ) -> Result<Vec<Q::Item>, ApiError> {
     let mut out: Vec<Q::Item> = Vec::new();
+    walk(client, query, |records, p: Progress| {
+        out.extend(records);
+        on_page(p.pages, p.records, p.last_page);
+        Ok::<(), ApiError>(())
+    })
+    .await?;
+    Ok(out)
+}
+
+/// Walks the pages with `per_page=100`: with `meta` until `last_page`, without it until an
+/// empty, short or repeated page.
+async fn walk<Q, E>(
+    client: &Client,
+    mut query: Q,
+    mut on_page: impl FnMut(Vec<Q::Item>, Progress) -> Result<(), E>,
+) -> Result<(), E>
+where
+    Q: ListQuery,
+    E: From<ApiError>,
+{
     let mut previous_ids: Option<Vec<String>> = None;
     let mut page_no: u32 = 1;
+    let mut records = 0usize;
     loop {
         query.set_paging(Paging {
             page: Some(page_no),
@@ -53,8 +90,15 @@ pub async fn fetch_all<Q: ListQuery>(
             .meta
             .and_then(|m| m.current_page)
             .unwrap_or(page_no as u64);
-        out.extend(page.data);
-        on_page(page_no, out.len(), last_page);
+        records += len;
+        on_page(
+            page.data,
+            Progress {
+                pages: page_no,
+                records,
+                last_page,
+            },
+        )?;
         let done = match last_page {
             Some(last) => current >= last,
             None => len < MAX_PER_PAGE as usize,
@@ -65,7 +109,7 @@ pub async fn fetch_all<Q: ListQuery>(
         previous_ids = Some(ids);
         page_no += 1;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn page_ids<T: ApiRecord>(page: &Page<T>) -> Vec<String> {
@@ -90,10 +134,13 @@ impl AllProgress {
         AllProgress(Some(bar))
     }
 
-    fn update(&self, pages: u32, records: usize, last: Option<u64>) {
+    fn update(&self, p: Progress) {
         if let Some(bar) = &self.0 {
-            let of = last.map(|l| format!(" of {l}")).unwrap_or_default();
-            bar.set_message(format!("fetched page {pages}{of} ({records} records)"));
+            let of = p.last_page.map(|l| format!(" of {l}")).unwrap_or_default();
+            bar.set_message(format!(
+                "fetched page {}{of} ({} records)",
+                p.pages, p.records
+            ));
         }
     }
 

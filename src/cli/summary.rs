@@ -187,18 +187,23 @@ pub fn write(
 ) -> Result<(), OutputError> {
     let (header, rows) = rows(s, by);
     match fmt {
-        Format::Json => {
-            let objects: Vec<Value> = rows
-                .iter()
-                .map(|r| {
-                    let m: serde_json::Map<String, Value> = header
-                        .iter()
-                        .zip(r)
-                        .map(|(h, c)| (h.to_string(), c.json()))
-                        .collect();
-                    Value::Object(m)
-                })
-                .collect();
+        Format::Json | Format::Jsonl => {
+            let objects = rows.iter().map(|r| {
+                let m: serde_json::Map<String, Value> = header
+                    .iter()
+                    .zip(r)
+                    .map(|(h, c)| (h.to_string(), c.json()))
+                    .collect();
+                Value::Object(m)
+            });
+            if fmt == Format::Jsonl {
+                // One row per line, nothing around it: for `jq -c` and line tools.
+                for o in objects {
+                    serde_json::to_writer(&mut *w, &o).map_err(std::io::Error::from)?;
+                    writeln!(w)?;
+                }
+                return Ok(());
+            }
             let doc = json!({
                 "by": by_name(by),
                 "deals": s.deals,
@@ -208,7 +213,7 @@ pub fn write(
                 "month_by": opts.month_by.name(),
                 "month_fallbacks": s.month_fallbacks,
                 "currencies": s.currencies,
-                "rows": objects,
+                "rows": objects.collect::<Vec<_>>(),
             });
             serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
             writeln!(w)?;

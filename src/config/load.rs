@@ -13,6 +13,9 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
+/// Unknown keys named one by one; any further ones are counted in one line.
+pub const MAX_UNKNOWN_LISTED: usize = 20;
+
 const PER_PAGE_CHOICES: [u32; 4] = [10, 25, 50, 100];
 const THEMES: [&str; 3] = ["default", "16", "none"];
 
@@ -67,11 +70,19 @@ pub fn parse(text: &str, origin: &str) -> Loaded {
             };
         }
     };
-    for key in unknown {
+    settings.reschedule.fields_are_defaults = !reschedule_fields_set(text);
+    validate(&mut settings, origin, &mut warnings, &mut unknown);
+    unknown.sort();
+    let listed = unknown.len().min(MAX_UNKNOWN_LISTED);
+    for key in &unknown[..listed] {
         warnings.push(format!("config file {origin}: unknown key '{key}' ignored"));
     }
-    settings.reschedule.fields_are_defaults = !reschedule_fields_set(text);
-    validate(&mut settings, origin, &mut warnings);
+    if unknown.len() > listed {
+        warnings.push(format!(
+            "config file {origin}: {} more unknown keys ignored",
+            unknown.len() - listed
+        ));
+    }
     Loaded { settings, warnings }
 }
 
@@ -91,7 +102,7 @@ fn reschedule_fields_set(text: &str) -> bool {
 }
 
 /// Replaces values the program cannot use by their defaults, warning about each.
-fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>) {
+fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown: &mut Vec<String>) {
     let defaults = Settings::default();
     let mut warn = |m: String| warnings.push(format!("config file {origin}: {m}"));
     if !PER_PAGE_CHOICES.contains(&s.ui.per_page) {
@@ -119,6 +130,17 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>) {
         warn("[reschedule] start_field is empty; using \"start_time\"".to_string());
         s.reschedule.start_field = defaults.reschedule.start_field.clone();
     }
+    // An action the key map does not know is an unknown key like any other (and is dropped,
+    // so the dashboard does not warn about it a second time).
+    s.keys.retain(|action, _| {
+        let known = crate::app::keymap::Action::ALL
+            .iter()
+            .any(|a| a.name() == action);
+        if !known {
+            unknown.push(format!("keys.{action}"));
+        }
+        known
+    });
     for (action, specs) in s.keys.iter_mut() {
         specs.retain(|spec| match KeySpec::parse(spec) {
             Ok(_) => true,
@@ -168,7 +190,7 @@ refresh_seconds = 30
 per_page = 50
 mouse = false
 [keys]
-submit = ["ctrl-s", "f2"]
+filter = ["ctrl-s", "f2"]
 [network]
 "#;
         let l = parse(text, "test");
@@ -187,7 +209,7 @@ submit = ["ctrl-s", "f2"]
             (s.ui.per_page, s.ui.refresh_seconds, s.ui.mouse),
             (50, 30, false)
         );
-        assert_eq!(s.keys["submit"], vec!["ctrl-s", "f2"]);
+        assert_eq!(s.keys["filter"], vec!["ctrl-s", "f2"]);
     }
 
     #[test]
@@ -227,6 +249,21 @@ submit = ["ctrl-s", "f2"]
         assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
         assert!(l.warnings.iter().any(|w| w.contains("'colour'")));
         assert!(l.warnings.iter().any(|w| w.contains("'ui.fancy'")));
+    }
+
+    #[test]
+    fn unknown_actions_warn_once_and_thousands_of_keys_are_counted() {
+        let mut text = String::from("[keys]\nfly = [\"x\"]\nfilter = [\"ctrl-f\"]\n[ui]\n");
+        for i in 0..1000 {
+            text.push_str(&format!("k{i} = 1\n"));
+        }
+        let l = parse(&text, "t");
+        assert_eq!(l.warnings.len(), MAX_UNKNOWN_LISTED + 1, "{:?}", l.warnings);
+        assert!(l.warnings[0].contains("'keys.fly'"), "{:?}", l.warnings);
+        assert!(l.warnings[MAX_UNKNOWN_LISTED].contains("981 more unknown keys"));
+        // Dropped: the dashboard's key map has nothing left to warn about.
+        assert!(!l.settings.keys.contains_key("fly"));
+        assert!(l.settings.keys.contains_key("filter"));
     }
 
     #[test]

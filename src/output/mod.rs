@@ -1,17 +1,21 @@
 //! Writers for lists of records, shared by the CLI (`--format table|json|csv`) and the
 //! dashboard's export, so both produce the same bytes.
 
+mod columns;
 mod csv_out;
 mod json_out;
+mod stream;
 mod table;
 mod text;
 
 use std::fmt;
 use std::str::FromStr;
 
-pub use csv_out::write_csv;
-pub use json_out::{write_json, write_json_one};
-pub use table::{Tabular, write_table};
+pub use columns::{ColumnSet, Columns};
+pub use csv_out::{CsvSink, write_csv};
+pub use json_out::{JsonSink, write_json, write_json_one, write_jsonl};
+pub use stream::ListWriter;
+pub use table::{TableShape, TableWriter, Tabular, write_table};
 pub use text::{display_width, sanitize_cell, truncate_to_width};
 
 /// An output format.
@@ -19,8 +23,10 @@ pub use text::{display_width, sanitize_cell, truncate_to_width};
 pub enum Format {
     /// Aligned columns sized to the terminal, values formatted for reading.
     Table,
-    /// The records exactly as the server sent them.
+    /// The records exactly as the server sent them, as one JSON array.
     Json,
+    /// JSON Lines: one record as the server sent it per line.
+    Jsonl,
     /// RFC 4180, a header row then one row per record; nested values as JSON text.
     Csv,
 }
@@ -40,6 +46,7 @@ impl Format {
         match self {
             Format::Table => "txt",
             Format::Json => "json",
+            Format::Jsonl => "jsonl",
             Format::Csv => "csv",
         }
     }
@@ -50,14 +57,15 @@ impl fmt::Display for Format {
         f.write_str(match self {
             Format::Table => "table",
             Format::Json => "json",
+            Format::Jsonl => "jsonl",
             Format::Csv => "csv",
         })
     }
 }
 
-/// A format name other than `table`, `json` or `csv`.
+/// A format name other than `table`, `json`, `jsonl` or `csv`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format {0:?}: choose table, json or csv")]
+#[error("unknown format {0:?}: choose table, json, jsonl or csv")]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {
@@ -67,6 +75,7 @@ impl FromStr for Format {
         match s.trim().to_ascii_lowercase().as_str() {
             "table" => Ok(Format::Table),
             "json" => Ok(Format::Json),
+            "jsonl" => Ok(Format::Jsonl),
             "csv" => Ok(Format::Csv),
             _ => Err(UnknownFormat(s.to_string())),
         }

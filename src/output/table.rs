@@ -2,10 +2,9 @@
 
 use std::io::{self, Write};
 
-use serde_json::{Map, Value};
-
+use super::columns::{date, label_list, related_sep};
 use super::text::{display_width, pad, sanitize_cell, truncate_to_width};
-use crate::api::{AppointmentRef, Contact, Deal, Project, Related, Timestamp, value_to_string};
+use crate::api::{AppointmentRef, Contact, Deal, Project};
 
 /// A record shown as a table row.
 pub trait Tabular {
@@ -34,31 +33,120 @@ const GAP: usize = 2;
 /// A column shrinks no further than this (or its natural width when smaller).
 const MIN_COL: usize = 6;
 
-/// Uppercase headers and one line per record, columns aligned and fitted into `width`
-/// terminal columns: free-text columns give way first (the widest first, cut values end in
-/// `…`), then the least important columns hide. Every cell is sanitised so a value can never
-/// break a line. No trailing spaces.
-pub fn write_table<T: Tabular>(records: &[T], width: u16, w: &mut impl Write) -> io::Result<()> {
-    let width = usize::from(width).max(1);
-    let headers: Vec<String> = T::headers().iter().map(|h| h.to_uppercase()).collect();
-    let rows: Vec<Vec<String>> = records
-        .iter()
-        .map(|r| {
-            let mut cells: Vec<String> = r.cells().iter().map(|c| sanitize_cell(c)).collect();
-            cells.resize(headers.len(), String::new());
-            cells
-        })
-        .collect();
-    let layout = fit::<T>(&headers, &rows, width);
-    let last = layout.last().map(|(i, _)| *i);
-    let mut line = |cells: &[String], is_header: bool| -> io::Result<()> {
+/// How each column of a table behaves when fitted: from a [`Tabular`] type, or uniform for
+/// `--columns`.
+#[derive(Debug, Clone)]
+pub struct TableShape {
+    headers: Vec<String>,
+    right: Vec<bool>,
+    shrink: Vec<bool>,
+    priority: Vec<u8>,
+}
+
+impl TableShape {
+    /// The type's own columns (uppercase headers).
+    pub fn of<T: Tabular>() -> TableShape {
+        let headers: Vec<String> = T::headers().iter().map(|h| h.to_uppercase()).collect();
+        let n = headers.len();
+        TableShape {
+            right: (0..n).map(T::right_aligned).collect(),
+            shrink: (0..n).map(T::shrinkable).collect(),
+            priority: (0..n).map(T::priority).collect(),
+            headers,
+        }
+    }
+
+    /// Named columns (`--columns`): every one may shrink; the leftmost stay longest.
+    pub fn named(names: &[String]) -> TableShape {
+        let n = names.len();
+        TableShape {
+            headers: names.iter().map(|h| h.to_uppercase()).collect(),
+            right: vec![false; n],
+            shrink: vec![true; n],
+            priority: (0..n)
+                .map(|i| u8::try_from(n - i).unwrap_or(u8::MAX))
+                .collect(),
+        }
+    }
+
+    /// These columns keep their full width (dates, ids): they hide rather than shrink.
+    pub fn keep_whole(mut self, cols: &[usize]) -> TableShape {
+        for c in cols {
+            if let Some(s) = self.shrink.get_mut(*c) {
+                *s = false;
+            }
+        }
+        self
+    }
+
+    pub fn len(&self) -> usize {
+        self.headers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.headers.is_empty()
+    }
+}
+
+/// A table written in parts (pages): the column widths are fitted to the first part and
+/// kept, so every later row lines up under the same header (longer values are cut with `…`).
+pub struct TableWriter {
+    shape: TableShape,
+    width: usize,
+    layout: Option<Vec<(usize, usize)>>,
+}
+
+impl TableWriter {
+    pub fn new(shape: TableShape, width: u16) -> TableWriter {
+        TableWriter {
+            shape,
+            width: usize::from(width).max(1),
+            layout: None,
+        }
+    }
+
+    /// Writes `rows` (raw cells, one per column), the header first when this is the first
+    /// part.
+    pub fn rows(&mut self, rows: Vec<Vec<String>>, w: &mut impl Write) -> io::Result<()> {
+        let n = self.shape.len();
+        let rows: Vec<Vec<String>> = rows
+            .into_iter()
+            .map(|r| {
+                let mut cells: Vec<String> = r.iter().map(|c| sanitize_cell(c)).collect();
+                cells.resize(n, String::new());
+                cells
+            })
+            .collect();
+        if self.layout.is_none() {
+            let layout = fit(&self.shape, &rows, self.width);
+            self.layout = Some(layout);
+            let headers = self.shape.headers.clone();
+            self.line(&headers, true, w)?;
+        }
+        for row in &rows {
+            self.line(row, false, w)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the table: the header alone when no row came.
+    pub fn finish(&mut self, w: &mut impl Write) -> io::Result<()> {
+        if self.layout.is_none() {
+            self.rows(Vec::new(), w)?;
+        }
+        Ok(())
+    }
+
+    fn line(&self, cells: &[String], is_header: bool, w: &mut impl Write) -> io::Result<()> {
+        let layout = self.layout.as_deref().unwrap_or_default();
+        let last = layout.last().map(|(i, _)| *i);
         let mut s = String::new();
         for (n, (i, wd)) in layout.iter().enumerate() {
             if n > 0 {
                 s.push_str(&" ".repeat(GAP));
             }
             let cut = truncate_to_width(&cells[*i], *wd);
-            let right = !is_header && T::right_aligned(*i);
+            let right = !is_header && self.shape.right[*i];
             if Some(*i) == last && !right {
                 s.push_str(&cut);
             } else {
@@ -66,21 +154,27 @@ pub fn write_table<T: Tabular>(records: &[T], width: u16, w: &mut impl Write) ->
             }
         }
         // A single column wider than the terminal: cut the line itself.
-        let s = truncate_to_width(s.trim_end(), width);
+        let s = truncate_to_width(s.trim_end(), self.width);
         w.write_all(s.as_bytes())?;
         w.write_all(b"\n")
-    };
-    line(&headers, true)?;
-    for row in &rows {
-        line(row, false)?;
     }
-    Ok(())
+}
+
+/// Uppercase headers and one line per record, columns aligned and fitted into `width`
+/// terminal columns: free-text columns give way first (the widest first, cut values end in
+/// `…`), then the least important columns hide. Every cell is sanitised so a value can never
+/// break a line. No trailing spaces.
+pub fn write_table<T: Tabular>(records: &[T], width: u16, w: &mut impl Write) -> io::Result<()> {
+    let mut t = TableWriter::new(TableShape::of::<T>(), width);
+    t.rows(records.iter().map(Tabular::cells).collect(), w)?;
+    t.finish(w)
 }
 
 /// The visible columns and their widths: natural widths (widest cell or header), the most
 /// important columns that fit at their minimum widths, then the widest shrinkable column
 /// shaved one column at a time until the row fits.
-fn fit<T: Tabular>(headers: &[String], rows: &[Vec<String>], width: usize) -> Vec<(usize, usize)> {
+fn fit(shape: &TableShape, rows: &[Vec<String>], width: usize) -> Vec<(usize, usize)> {
+    let headers = &shape.headers;
     let mut natural: Vec<usize> = headers.iter().map(|h| display_width(h)).collect();
     for row in rows {
         for (wd, cell) in natural.iter_mut().zip(row) {
@@ -89,7 +183,7 @@ fn fit<T: Tabular>(headers: &[String], rows: &[Vec<String>], width: usize) -> Ve
     }
     let natural: Vec<usize> = natural.into_iter().map(|n| n.min(width)).collect();
     let min_of = |i: usize| {
-        if T::shrinkable(i) {
+        if shape.shrink[i] {
             natural[i].min(MIN_COL.max(display_width(&headers[i]).min(12)))
         } else {
             natural[i]
@@ -100,7 +194,7 @@ fn fit<T: Tabular>(headers: &[String], rows: &[Vec<String>], width: usize) -> Ve
     };
     // Most important first (ties: leftmost); a column joins when its minimum still fits.
     let mut by_priority: Vec<usize> = (0..headers.len()).collect();
-    by_priority.sort_by_key(|i| (std::cmp::Reverse(T::priority(*i)), *i));
+    by_priority.sort_by_key(|i| (std::cmp::Reverse(shape.priority[*i]), *i));
     let mut visible: Vec<usize> = Vec::new();
     for i in by_priority {
         let mut with = visible.clone();
@@ -123,39 +217,6 @@ fn fit<T: Tabular>(headers: &[String], rows: &[Vec<String>], width: usize) -> Ve
     visible.into_iter().zip(widths).collect()
 }
 
-fn label_list(items: &Option<Vec<Related>>) -> Option<String> {
-    let items = items.as_ref().filter(|v| !v.is_empty())?;
-    Some(
-        items
-            .iter()
-            .map(Related::label)
-            .collect::<Vec<_>>()
-            .join(", "),
-    )
-}
-
-/// A relation's label; when it was not included, the bare id the record may carry instead.
-fn related(
-    one: Option<&Related>,
-    many: &Option<Vec<Related>>,
-    extra: &Map<String, Value>,
-    id_key: &str,
-) -> String {
-    one.map(Related::label)
-        .or_else(|| label_list(many))
-        .or_else(|| {
-            extra
-                .get(id_key)
-                .and_then(value_to_string)
-                .map(|id| format!("#{id}"))
-        })
-        .unwrap_or_default()
-}
-
-fn date(t: &Option<Timestamp>) -> String {
-    t.as_ref().map(Timestamp::display_local).unwrap_or_default()
-}
-
 fn text(s: &Option<String>) -> String {
     s.clone().unwrap_or_default()
 }
@@ -173,12 +234,13 @@ impl Tabular for Contact {
             self.full_name(),
             text(&self.email),
             text(&self.phone),
-            related(None, &self.accounts, &self.extra, "account_id"),
-            related(
+            related_sep(None, &self.accounts, &self.extra, "account_id", ", "),
+            related_sep(
                 self.assigned_user.as_ref(),
                 &self.assigned_users,
                 &self.extra,
                 "assigned_user_id",
+                ", ",
             ),
             date(&self.created_at),
             date(&self.updated_at),
@@ -207,12 +269,19 @@ impl Tabular for Deal {
             text(&self.name),
             text(&self.status),
             self.value.as_ref().map(|m| m.display()).unwrap_or_default(),
-            related(self.account.as_ref(), &None, &self.extra, "account_id"),
-            related(
+            related_sep(
+                self.account.as_ref(),
+                &None,
+                &self.extra,
+                "account_id",
+                ", ",
+            ),
+            related_sep(
                 self.assigned_user.as_ref(),
                 &self.assigned_users,
                 &self.extra,
                 "assigned_user_id",
+                ", ",
             ),
             date(&self.created_at),
             date(&self.updated_at),
@@ -246,8 +315,8 @@ impl Tabular for Project {
             text(&self.status),
             date(&self.start_date),
             date(&self.end_date),
-            related(self.owner.as_ref(), &None, &self.extra, "owner_id"),
-            label_list(&self.members).unwrap_or_default(),
+            related_sep(self.owner.as_ref(), &None, &self.extra, "owner_id", ", "),
+            label_list(&self.members, ", ").unwrap_or_default(),
             date(&self.updated_at),
         ]
     }

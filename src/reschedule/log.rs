@@ -1,13 +1,18 @@
-//! The local record of reschedules sent (JSON lines in the data dir): API v1 cannot read an
-//! appointment back, so this is how a coordinator sees what was done, also in earlier sessions.
+//! The local record of reschedules sent: one JSON Lines file in the data dir
+//! ([`FILE_NAME`]), written by `crmdash appointments reschedule` and the dashboard's dialog,
+//! shown by `crmdash appointments log` and the dialog. API v1 cannot read an appointment
+//! back, so this is how a coordinator sees what was done, also in earlier sessions. Safe
+//! under concurrent writers (see [`crate::jsonl_store`]).
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::jsonl_store::{self, FileLock};
 
 /// One reschedule that the server accepted. Never holds a token.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,55 +34,73 @@ pub struct RescheduleLogEntry {
     pub at: DateTime<Utc>,
 }
 
-/// Appends one line, creating the file (owner-only on Unix) and its directory. A previous
-/// write cut short (no final newline) is closed first, so it cannot swallow this entry.
-pub fn append_log(path: &Path, entry: &RescheduleLogEntry) -> io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir)?;
-    }
-    let mut options = OpenOptions::new();
-    options.read(true).append(true).create(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    let mut line = String::new();
-    if !ends_with_newline(&mut file)? {
-        line.push('\n');
-    }
-    line.push_str(&serde_json::to_string(entry).map_err(io::Error::other)?);
-    line.push('\n');
-    // One write per entry: concurrent appends from two crmdash processes do not interleave.
-    file.write_all(line.as_bytes())?;
-    file.flush()
+/// The log's file name in the data directory.
+pub const FILE_NAME: &str = "reschedule-history.jsonl";
+
+/// Earlier names of the log (the CLI's and the dashboard's own files): read once into
+/// [`FILE_NAME`] and then renamed `<name>.migrated`, so no reschedule is lost or shown twice.
+pub const LEGACY_NAMES: [&str; 2] = ["reschedule-log.jsonl", "reschedules.jsonl"];
+
+/// The one reschedule log, written and shown by both the CLI and the dashboard.
+pub fn default_path() -> Option<PathBuf> {
+    crate::config::data_dir().map(|d| d.join(FILE_NAME))
 }
 
-fn ends_with_newline(file: &mut File) -> io::Result<bool> {
-    let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(true);
-    }
-    file.seek(SeekFrom::Start(len - 1))?;
-    let mut last = [0u8; 1];
-    file.read_exact(&mut last)?;
-    Ok(last[0] == b'\n')
+/// Appends one entry (one line, one write, under the log's lock), creating the file
+/// (owner-only on Unix) and its directory; earlier logs beside it are migrated first.
+pub fn append_log(path: &Path, entry: &RescheduleLogEntry) -> io::Result<()> {
+    let _lock = FileLock::acquire(path, true)?;
+    migrate_locked(path)?;
+    jsonl_store::append_locked(path, entry)
 }
 
 /// The last `last` entries, oldest first. A missing file is an empty log; lines that do not
 /// decode (a cut-off write, a hand edit) are skipped, not fatal.
 pub fn read_log(path: &Path, last: usize) -> io::Result<Vec<RescheduleLogEntry>> {
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
+    let legacy = legacy_paths(path).iter().any(|p| p.exists());
+    let mut entries: Vec<RescheduleLogEntry> = if legacy {
+        let _lock = FileLock::acquire(path, true)?;
+        migrate_locked(path)?;
+        jsonl_store::read_locked(path)?
+    } else {
+        jsonl_store::read_all(path)?
     };
-    let mut entries: Vec<RescheduleLogEntry> = bytes
-        .split(|b| *b == b'\n')
-        .filter_map(|line| serde_json::from_slice(line).ok())
-        .collect();
     let skip = entries.len().saturating_sub(last);
     entries.drain(..skip);
     Ok(entries)
+}
+
+fn legacy_paths(path: &Path) -> Vec<PathBuf> {
+    if path.file_name().and_then(|n| n.to_str()) != Some(FILE_NAME) {
+        return Vec::new();
+    }
+    LEGACY_NAMES
+        .iter()
+        .map(|n| path.with_file_name(n))
+        .collect()
+}
+
+/// Folds the legacy logs beside `path` into it, in time order, then renames them. Called
+/// with the log's exclusive lock held.
+fn migrate_locked(path: &Path) -> io::Result<()> {
+    let legacy: Vec<PathBuf> = legacy_paths(path)
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect();
+    if legacy.is_empty() {
+        return Ok(());
+    }
+    let mut all: Vec<RescheduleLogEntry> = jsonl_store::read_locked(path)?;
+    for p in &legacy {
+        all.extend(jsonl_store::read_locked::<RescheduleLogEntry>(p)?);
+    }
+    all.sort_by_key(|e| e.at);
+    all.dedup();
+    jsonl_store::rewrite_locked(path, &all)?;
+    for p in &legacy {
+        let mut done = p.file_name().unwrap_or_default().to_os_string();
+        done.push(".migrated");
+        fs::rename(p, p.with_file_name(done))?;
+    }
+    Ok(())
 }

@@ -3,13 +3,13 @@
 //! `crmdash appointments reschedule` and the dashboard's dialog so both send the same bytes.
 
 mod body;
-mod log;
+pub mod log;
 mod summary;
 
 #[cfg(test)]
 mod tests;
 
-use chrono::{DateTime, FixedOffset, TimeDelta};
+use chrono::{DateTime, FixedOffset, TimeDelta, Utc};
 
 use crate::timeparse::Zone;
 
@@ -72,6 +72,24 @@ impl RescheduleTimes {
     pub fn duration(&self) -> Option<TimeDelta> {
         self.end.map(|e| e - self.start)
     }
+}
+
+/// The End of a reschedule, as typed in the dialog's End field or `--end`: empty is no end;
+/// a length (`30m`, `1h`, `90m`, `1h30m`, `1:30`, a bare number of minutes), with or without
+/// a leading `+` (`+1h` is a length too, not "an hour from now"); else a time in the shared
+/// grammar, read in `zone`.
+pub fn parse_end(text: &str, zone: &Zone, now: DateTime<Utc>) -> Result<EndSpec, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(EndSpec::None);
+    }
+    let length = t.strip_prefix('+').unwrap_or(t);
+    if let Ok(d) = parse_duration(length) {
+        return Ok(EndSpec::Duration(d));
+    }
+    crate::timeparse::parse_zoned(t, zone, now)
+        .map(EndSpec::At)
+        .map_err(|e| format!("{e} (or a length like 30m, 1h, 90m)"))
 }
 
 /// The longest duration accepted (a multi-day appointment is possible; a year is a typo).

@@ -36,6 +36,8 @@ pub struct Engine {
     tasks: HashMap<RequestId, AbortHandle>,
     exports: HashMap<RequestId, CancellationToken>,
     state_file: Option<PathBuf>,
+    /// The last failure to save the state file.
+    state_error: Option<String>,
     /// Where a token from the login dialog is checked and kept (no token at start).
     login: Option<super::login::LoginContext>,
     /// The token lookup `start` runs (after the first frame: the keyring may be slow).
@@ -68,6 +70,7 @@ impl Engine {
             tasks: HashMap::new(),
             exports: HashMap::new(),
             state_file,
+            state_error: None,
             login: None,
             lookup: None,
             deferred: Vec::new(),
@@ -401,11 +404,24 @@ impl Engine {
         });
     }
 
-    fn save_state(&self, state: &PersistedState) {
+    fn save_state(&mut self, state: &PersistedState) {
         let Some(path) = &self.state_file else { return };
-        if let Err(e) = write_state(path, state) {
-            tracing::warn!(path = %path.display(), error = %e, "cannot save dashboard state");
+        match write_state(path, state) {
+            Ok(()) => self.state_error = None,
+            Err(e) => {
+                tracing::warn!(path = %path.display(), error = %e, "cannot save dashboard state");
+                self.state_error = Some(format!(
+                    "the dashboard's state (tabs, sorts, page sizes) was not saved to {}: {e}",
+                    path.display()
+                ));
+            }
         }
+    }
+
+    /// Why the last save of the remembered state failed (`None` after a success), to be
+    /// said once the terminal is restored.
+    pub fn state_save_error(&self) -> Option<String> {
+        self.state_error.clone()
     }
 }
 

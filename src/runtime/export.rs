@@ -1,14 +1,18 @@
-//! The export job: every page of a query, in order, written with the CLI's writers
-//! (`output::write_csv` / `write_json`). Cancellable between pages; a cancelled or failed
-//! export leaves no partial file behind.
+//! The export job: every page of a query, in order, written page by page with the CLI's
+//! writers (`output::ListWriter`, so the same columns and bytes as `--format csv|json`) into
+//! a temporary file beside the target, renamed into place at the end. One page is in memory
+//! at a time. Cancellable between pages; a cancelled or failed export leaves no partial file
+//! behind.
 
+use std::fs::File;
 use std::io::BufWriter;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
 use crate::api::{Client, ListQuery, Paging};
 use crate::app::{ExportEvent, ExportFormat};
+use crate::output::{Columns, Format, ListWriter, Tabular};
 
 /// Pages asked for at a time (the service's maximum).
 const EXPORT_PAGE_SIZE: u32 = 100;
@@ -23,10 +27,43 @@ pub(super) struct Job {
     pub cancel: CancellationToken,
 }
 
+type FileWriter = ListWriter<BufWriter<File>>;
+
 impl Job {
-    pub async fn export<Q: ListQuery>(self, mut query: Q) -> Result<ExportEvent, String> {
-        let mut records: Vec<Q::Item> = Vec::new();
+    pub async fn export<Q>(self, query: Q) -> Result<ExportEvent, String>
+    where
+        Q: ListQuery,
+        Q::Item: Columns + Tabular,
+    {
+        let tmp = temp_path_beside(&self.path).map_err(|e| self.fail(&e))?;
+        let result = self.stream(query, &tmp).await;
+        if !matches!(result, Ok(ExportEvent::Done { .. })) {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        let _ = tokio::task::spawn_blocking(give_memory_back).await;
+        result
+    }
+
+    async fn stream<Q>(&self, mut query: Q, tmp: &Path) -> Result<ExportEvent, String>
+    where
+        Q: ListQuery,
+        Q::Item: Columns + Tabular,
+    {
+        let format = match self.format {
+            ExportFormat::Csv => Format::Csv,
+            ExportFormat::Json => Format::Json,
+        };
+        let file = {
+            let tmp = tmp.to_path_buf();
+            tokio::task::spawn_blocking(move || File::create(tmp))
+                .await
+                .map_err(|e| format!("Export failed: {e}"))?
+                .map_err(|e| self.fail(&e))?
+        };
+        let mut writer: FileWriter =
+            ListWriter::new::<Q::Item>(format, None, 0, BufWriter::new(file));
         let mut page = 1u32;
+        let mut records = 0usize;
         loop {
             query.set_paging(Paging {
                 page: Some(page),
@@ -44,9 +81,15 @@ impl Job {
                 .meta
                 .and_then(|m| m.last_page)
                 .map(|l| u32::try_from(l).unwrap_or(u32::MAX));
-            records.extend(got.data);
+            // File I/O off the dashboard's loop thread; the page is dropped once written.
+            let data = got.data;
+            writer = tokio::task::spawn_blocking(move || writer.page(&data).map(|()| writer))
+                .await
+                .map_err(|e| format!("Export failed: {e}"))?
+                .map_err(|e| self.fail(&e))?;
+            records += n;
             (self.progress)(ExportEvent::Progress {
-                records: records.len(),
+                records,
                 page,
                 last_page: last,
             });
@@ -59,53 +102,44 @@ impl Job {
         if self.cancel.is_cancelled() {
             return Ok(ExportEvent::Cancelled);
         }
-        let count = records.len();
-        let path = self.path.clone();
-        let format = self.format;
-        tokio::task::spawn_blocking(move || write_file(&path, format, &records))
-            .await
-            .map_err(|e| format!("Export failed: {e}"))??;
-        Ok(ExportEvent::Done {
-            records: count,
-            path: self.path,
+        let (tmp, path) = (tmp.to_path_buf(), self.path.clone());
+        tokio::task::spawn_blocking(move || -> Result<(), String> {
+            let fail = |e: &dyn std::fmt::Display| format!("Cannot write {}: {e}", path.display());
+            let out = writer.finish().map_err(|e| fail(&e))?;
+            let file = out.into_inner().map_err(|e| fail(&e.into_error()))?;
+            file.sync_all().map_err(|e| fail(&e))?;
+            std::fs::rename(&tmp, &path).map_err(|e| fail(&e))
         })
+        .await
+        .map_err(|e| format!("Export failed: {e}"))??;
+        Ok(ExportEvent::Done {
+            records,
+            path: self.path.clone(),
+        })
+    }
+
+    fn fail(&self, e: &dyn std::fmt::Display) -> String {
+        format!("Cannot write {}: {e}", self.path.display())
     }
 }
 
-/// Writes to a temporary file beside the target, then renames: never a half-written export.
-fn write_file<T: crate::api::ApiRecord>(
-    path: &std::path::Path,
-    format: ExportFormat,
-    records: &[T],
-) -> Result<(), String> {
-    use std::io::Write;
-    let fail = |e: &dyn std::fmt::Display| format!("Cannot write {}: {e}", path.display());
+/// A hidden temporary name in the target's directory (so the final rename stays on one file
+/// system); fails early when that directory does not exist.
+fn temp_path_beside(path: &Path) -> std::io::Result<PathBuf> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let tmp = tempfile_in(dir).map_err(|e| fail(&e))?;
-    let result = (|| -> Result<(), String> {
-        let file = std::fs::File::create(&tmp).map_err(|e| fail(&e))?;
-        let mut w = BufWriter::new(file);
-        match format {
-            ExportFormat::Csv => crate::output::write_csv(records, &mut w).map_err(|e| fail(&e))?,
-            ExportFormat::Json => {
-                crate::output::write_json(records, &mut w).map_err(|e| fail(&e))?
-            }
-        }
-        w.flush().map_err(|e| fail(&e))?;
-        std::fs::rename(&tmp, path).map_err(|e| fail(&e))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+        .unwrap_or(Path::new("."));
+    std::fs::metadata(dir)?;
+    Ok(dir.join(format!(".crmdash-export-{}.tmp", uuid::Uuid::new_v4())))
 }
 
-fn tempfile_in(dir: &std::path::Path) -> std::io::Result<PathBuf> {
-    let name = format!(".crmdash-export-{}.tmp", uuid::Uuid::new_v4());
-    let p = dir.join(name);
-    std::fs::metadata(dir)?;
-    Ok(p)
+/// Hands freed heap pages back to the system after an export, so the dashboard's resident
+/// memory returns to where it was.
+fn give_memory_back() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory held by the allocator.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }

@@ -16,8 +16,3 @@ pub fn reschedule_log(
     }
     read_log(path, last).map_err(|e| format!("could not read the log {}: {e}", path.display()))
 }
-
-/// Where the dashboard keeps the log: `reschedules.jsonl` in the data dir (none without one).
-pub fn default_path() -> Option<std::path::PathBuf> {
-    crate::config::data_dir().map(|d| d.join("reschedules.jsonl"))
-}

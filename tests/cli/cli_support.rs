@@ -51,7 +51,13 @@ impl Env {
 
     /// The binary with a clean environment and no arguments.
     pub fn bare(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_crmdash"));
+        Command::from_std(self.bare_std())
+    }
+
+    /// [`Env::bare`] as a `std::process::Command` (to run it in the background, or to read
+    /// its output as it comes).
+    pub fn bare_std(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_crmdash"));
         let d = self.dir.path();
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

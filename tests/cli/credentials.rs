@@ -230,9 +230,9 @@ fn usage_errors_exit_2_and_no_subcommand_explains() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(err(&o).contains("bad profile name"));
-    // The dashboard needs a base URL first: it says how to give one.
+    // The dashboard needs a base URL first: a configuration error (exit 1) saying how to give one.
     let o = run(root.path(), &[], &[], "");
-    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
     assert!(err(&o).contains("--base-url"), "{}", err(&o));
     let o = run(root.path(), &["login", "--help"], &[], "");
     assert_eq!(o.status.code(), Some(0));
@@ -243,6 +243,6 @@ fn usage_errors_exit_2_and_no_subcommand_explains() {
 fn status_without_any_base_url_says_how_to_set_one() {
     let root = tempfile::tempdir().unwrap();
     let o = run(root.path(), &["auth", "status"], &[], "");
-    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
     assert!(err(&o).contains("--base-url"), "{}", err(&o));
 }

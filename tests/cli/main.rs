@@ -10,6 +10,7 @@ mod lists;
 mod misc;
 mod output;
 mod reliability;
+mod scripting;
 mod setup;
 mod summary;
 mod terminal;

@@ -2,8 +2,8 @@
 
 use crmdash::api::{Contact, Deal, Project, decode_page};
 use crmdash::output::{
-    Format, Tabular, display_width, sanitize_cell, truncate_to_width, write_csv, write_json,
-    write_json_one, write_table,
+    ColumnSet, Format, ListWriter, Tabular, display_width, sanitize_cell, truncate_to_width,
+    write_csv, write_json, write_json_one, write_jsonl, write_table,
 };
 
 const DEALS: &str = r#"{"data": [
@@ -49,6 +49,7 @@ fn csv_quotes_and_flattens() {
     let text = String::from_utf8(out).unwrap();
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    // The fixed columns of deals, whatever the records hold.
     assert_eq!(
         header,
         [
@@ -58,11 +59,10 @@ fn csv_quotes_and_flattens() {
             "name",
             "status",
             "value",
-            "custom",
             "account",
-            "note",
-            "weird",
-            "extra_flag"
+            "contacts",
+            "assigned_user",
+            "assigned_users"
         ]
     );
     let rows: Vec<Vec<String>> = reader
@@ -78,9 +78,8 @@ fn csv_quotes_and_flattens() {
             "Acme, \"big\" one",
             "open",
             "12345678901234567890.125",
-            r#"{"tier":"gold","tags":[1,2]}"#,
-            r#"{"id":3,"name":"Acme GmbH"}"#,
-            "line one\nline two",
+            "Acme GmbH",
+            "",
             "",
             ""
         ]
@@ -88,19 +87,105 @@ fn csv_quotes_and_flattens() {
     assert_eq!(rows[1][0], "8");
     assert_eq!(rows[1][3], "東京の案件 🎉");
     assert_eq!(rows[1][5], "99.5");
-    assert_eq!(rows[1][10], "true");
     // RFC 4180 on the wire: CRLF records, doubled quotes, quoted fields with commas/newlines.
     assert!(text.starts_with("id,created_at,updated_at,name,"));
     assert!(text.contains("\r\n7,2026-11-01T10:00:00Z,,\"Acme, \"\"big\"\" one\",open,"));
-    assert!(text.contains("\"line one\nline two\""));
     assert!(text.ends_with("\r\n"));
+    // Further fields by name, nested values as compact JSON, text with newlines quoted.
+    let pick = ColumnSet::select::<Deal>(&[
+        "id".into(),
+        "custom".into(),
+        "note".into(),
+        "weird".into(),
+        "extra_flag".into(),
+    ])
+    .unwrap();
+    let mut w = ListWriter::new::<Deal>(Format::Csv, Some(pick), 80, Vec::new());
+    w.page(&deals()).unwrap();
+    let text = String::from_utf8(w.finish().unwrap()).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    assert_eq!(
+        rows[0],
+        [
+            "7",
+            r#"{"tier":"gold","tags":[1,2]}"#,
+            "line one\nline two",
+            "",
+            ""
+        ]
+    );
+    assert_eq!(rows[1][4], "true");
+    assert!(text.contains("\"line one\nline two\""));
 }
 
 #[test]
 fn csv_of_nothing_is_the_fixed_header() {
     let mut out = Vec::new();
     write_csv::<Contact>(&[], &mut out).unwrap();
-    assert_eq!(out, b"id,created_at,updated_at\r\n");
+    assert_eq!(
+        out,
+        b"id,created_at,updated_at,first_name,last_name,email,phone,accounts,assigned_user,assigned_users\r\n"
+    );
+}
+
+#[test]
+fn a_list_written_page_by_page_is_the_list_written_at_once() {
+    let all = deals();
+    for format in [Format::Csv, Format::Json, Format::Jsonl, Format::Table] {
+        let mut once = ListWriter::new::<Deal>(format, None, 100, Vec::new());
+        once.page(&all).unwrap();
+        let once = once.finish().unwrap();
+        let mut paged = ListWriter::new::<Deal>(format, None, 100, Vec::new());
+        paged.page(&all[..1]).unwrap();
+        paged.page::<Deal>(&[]).unwrap();
+        paged.page(&all[1..]).unwrap();
+        assert_eq!(paged.records(), 2);
+        let paged = paged.finish().unwrap();
+        if format == Format::Table {
+            // The widths come from the first page: same lines, same header.
+            let (a, b) = (
+                String::from_utf8(once).unwrap(),
+                String::from_utf8(paged).unwrap(),
+            );
+            assert_eq!(a.lines().count(), b.lines().count());
+            assert_eq!(a.lines().next(), b.lines().next());
+        } else {
+            assert_eq!(once, paged, "{format}");
+        }
+    }
+    let mut json = Vec::new();
+    write_json(&all, &mut json).unwrap();
+    let mut streamed = ListWriter::new::<Deal>(Format::Json, None, 80, Vec::new());
+    streamed.page(&all).unwrap();
+    assert_eq!(streamed.finish().unwrap(), json);
+    // JSON Lines: one record a line even when the server spread it over several.
+    let mut lines = Vec::new();
+    write_jsonl(&all, &mut lines).unwrap();
+    let text = String::from_utf8(lines).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    for l in text.lines() {
+        serde_json::from_str::<serde_json::Value>(l).unwrap();
+    }
+    // Empty: the header alone, `[]`, nothing.
+    for (format, want) in [
+        (Format::Json, "[]\n"),
+        (Format::Jsonl, ""),
+        (
+            Format::Table,
+            "ID  NAME  STATUS  VALUE  ACCOUNT  ASSIGNEE  CREATED  UPDATED\n",
+        ),
+    ] {
+        let w = ListWriter::new::<Deal>(format, None, 200, Vec::new());
+        assert_eq!(
+            String::from_utf8(w.finish().unwrap()).unwrap(),
+            want,
+            "{format}"
+        );
+    }
 }
 
 fn contacts() -> Vec<Contact> {
@@ -223,7 +308,7 @@ fn cell_helpers() {
             .parse::<Format>()
             .unwrap_err()
             .to_string()
-            .contains("table, json or csv")
+            .contains("table, json, jsonl or csv")
     );
     assert_eq!(Format::default_for(false), Format::Json);
 }

@@ -32,7 +32,7 @@ fn a_profile_in_the_config_file_supplies_the_base_url() {
 #[test]
 fn without_any_base_url_the_command_says_how_to_set_one() {
     let env = Env::new();
-    let out = run(env.bare().env("CRMDASH_TOKEN", "t").args(["deals", "list"])).code(2);
+    let out = run(env.bare().env("CRMDASH_TOKEN", "t").args(["deals", "list"])).code(1);
     assert!(out.error_line().contains("--base-url"), "{}", out.stderr);
 }
 

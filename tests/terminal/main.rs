@@ -4,6 +4,7 @@
 #[path = "../cli/cli_support.rs"]
 mod cli_support;
 mod e2e;
+mod exit;
 mod reliability_support;
 mod restore;
 mod secrets;

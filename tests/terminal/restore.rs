@@ -66,7 +66,11 @@ fn sigterm_restores_the_terminal_bytes_and_termios() {
     let mut pty = demo(dir.path(), &[]);
     pty.signal(libc::SIGTERM);
     let status = pty.wait_exit();
-    assert!(status.success(), "SIGTERM is a clean exit: {status:?}");
+    assert_eq!(
+        status.exit_code(),
+        128 + 15,
+        "SIGTERM exits 128+15: {status:?}"
+    );
     assert_restored_bytes(&pty.bytes());
     assert!(pty.cooked(), "raw mode is off after SIGTERM");
 }

@@ -189,7 +189,8 @@ pub struct FetchedPage {
 }
 
 /// A record type the generic table can show.
-pub trait TableRecord: ApiRecord {
+/// Every record the dashboard shows is also exportable with the CLI's writers (same columns).
+pub trait TableRecord: ApiRecord + crate::output::Columns + crate::output::Tabular {
     fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell;
     fn status(&self) -> Option<&str> {
         None

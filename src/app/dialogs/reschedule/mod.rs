@@ -152,18 +152,10 @@ impl RescheduleForm {
         crate::timeparse::parse_zoned(self.inputs[1].value(), &self.config.zone, self.now)
     }
 
-    /// The end field: a duration (`1h`, `90m`), a time, or empty (no end).
+    /// The end field: a length (`1h`, `+1h`, `90m`), a time, or empty (no end); the CLI's
+    /// `--end` reads the same grammar.
     pub fn end_spec(&self) -> Result<EndSpec, String> {
-        let t = self.inputs[2].value().trim();
-        if t.is_empty() {
-            return Ok(EndSpec::None);
-        }
-        if let Ok(d) = reschedule::parse_duration(t) {
-            return Ok(EndSpec::Duration(d));
-        }
-        crate::timeparse::parse_zoned(t, &self.config.zone, self.now)
-            .map(EndSpec::At)
-            .map_err(|e| format!("{e} (or a duration like 30m, 1h, 90m)"))
+        reschedule::parse_end(self.inputs[2].value(), &self.config.zone, self.now)
     }
 
     /// The new times and their summary in words.
