@@ -368,8 +368,9 @@ pub fn list_page(store: &Store, cache: &Mutex<OrderCache>, params: &ListParams) 
     let order = ordering(store, cache, params);
     let total = order.len() as u64;
     let last_page = total.div_ceil(params.per_page).max(1);
+    // Saturating: `page` may be as large as u64::MAX (then the page is past the end, empty).
     let start = (params.page - 1).saturating_mul(params.per_page);
-    let end = (start + params.per_page).min(total);
+    let end = start.saturating_add(params.per_page).min(total);
     let data: Vec<Value> = (start..end.max(start))
         .map(|pos| {
             // Descending is the exact reverse of ascending: ties by id descending, nulls first.
