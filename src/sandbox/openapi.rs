@@ -306,7 +306,7 @@ fn list_parameters(resource: Resource) -> Vec<Value> {
         "in": "query",
         "required": false,
         "description": format!("Sort key. {}", sandbox_choice(
-            "default created_at; ties by id; text ignoring case; missing values last ascending; another value gets 422."
+            "default created_at; ties by id; text ignoring case; missing values last ascending; any other value (also with spaces) gets 422."
         )),
         "schema": {"type": "string", "enum": resource.sort_keys(), "default": "created_at"}
     }));
@@ -327,11 +327,11 @@ fn list_parameters(resource: Resource) -> Vec<Value> {
         "description": format!(
             "Comma-separated list of relations to embed in each {}. {}",
             name.trim_end_matches('s'),
-            sandbox_choice("each relation is embedded under its own name; repeats count once; an unknown name gets 422.")
+            sandbox_choice("each relation is embedded under its own name; repeats count once; an unknown name or an empty entry (`include=`, `a,,b`) gets 422.")
         ),
         "style": "form",
         "explode": false,
-        "schema": {"type": "array", "items": {"type": "string", "enum": includes}}
+        "schema": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": includes}}
     }));
     params.push(json!({
         "name": "page",
