@@ -65,7 +65,7 @@ fn is_loopback_host(host: &str) -> bool {
     let Some(authority) = uri.authority() else {
         return false;
     };
-    if authority.as_str() != host {
+    if authority.as_str() != host || host.contains('@') {
         return false;
     }
     let h = authority.host();

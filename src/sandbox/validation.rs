@@ -7,11 +7,11 @@ use super::error::Failure;
 
 pub const MAX_NAME: usize = 100;
 pub const MAX_EMAIL: usize = 254;
-pub const MAX_PHONE: usize = 40;
+pub const MAX_PHONE: usize = 32;
 /// Longest local part of an e-mail address, in characters.
 pub const MAX_EMAIL_LOCAL: usize = 64;
 /// How many digits a phone has after its international prefix.
-pub const PHONE_DIGITS: std::ops::RangeInclusive<usize> = 6..=15;
+pub const PHONE_DIGITS: std::ops::RangeInclusive<usize> = 7..=15;
 /// What may stand between a phone's digits.
 pub const PHONE_SEPARATORS: &str = " -().\u{a0}/";
 /// Relation ids a new contact may carry: (key, a list of ids?).
@@ -95,7 +95,7 @@ pub fn email_ok(email: &str) -> bool {
         && labels.last().is_some_and(|tld| tld.chars().count() >= 2)
 }
 
-/// `+` or `00` first, then digits and the usual separators; 6 to 15 digits after the prefix.
+/// `+` or `00` first, then digits and the usual separators; 7 to 15 digits after the prefix.
 pub fn phone_ok(phone: &str) -> bool {
     let rest = if let Some(r) = phone.strip_prefix('+') {
         r
