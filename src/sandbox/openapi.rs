@@ -191,9 +191,9 @@ fn create_contact() -> Value {
     body_errors(&mut responses);
     responses.insert(
         "409".into(),
-        error_response(&sandbox_choice(concat!(
-            "the Idempotency-Key was used with another body, or a request with it is still being processed."
-        ))),
+        error_response(&sandbox_choice(
+            "the Idempotency-Key was used with another body, or a request with it is still being processed.",
+        )),
     );
     responses.extend(common_error_responses(true));
     json!({
