@@ -76,7 +76,7 @@ fn parse_fault(s: &str) -> Result<FaultRule, String> {
 /// `crmdash sandbox`: run the local fake service in the foreground.
 #[derive(Clone, clap::Args)]
 #[command(
-    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs."
+    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n  crmdash sandbox --openapi > openapi.json\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs; http://127.0.0.1:PORT/openapi.json describes the API (OpenAPI 3.1)."
 )]
 pub struct SandboxArgs {
     /// Port on 127.0.0.1 (0 picks a free one)
@@ -103,6 +103,9 @@ pub struct SandboxArgs {
     /// A fault rule as JSON, active from the start (repeatable)
     #[arg(long = "fault", value_name = "JSON", value_parser = parse_fault)]
     pub faults: Vec<FaultRule>,
+    /// Print the API's OpenAPI 3.1 document (also served at /openapi.json) and exit
+    #[arg(long)]
+    pub openapi: bool,
 }
 
 impl std::fmt::Debug for SandboxArgs {

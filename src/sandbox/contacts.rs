@@ -91,9 +91,13 @@ pub async fn create_contact(State(shared): State<Arc<Shared>>, req: Request) -> 
             m.insert(k.to_string(), v);
         }
         // Relations may be sent (the seed names them, not their shape); default to none.
-        m.entry("account_ids").or_insert_with(|| json!([]));
+        // (`check_new_contact` made sure sent ones are ids; null lists are empty lists.)
+        for list in ["account_ids", "assigned_user_ids"] {
+            if m.get(list).is_none_or(Value::is_null) {
+                m.insert(list.to_string(), json!([]));
+            }
+        }
         m.entry("assigned_user_id").or_insert(Value::Null);
-        m.entry("assigned_user_ids").or_insert_with(|| json!([]));
         store.contacts.push(Row::new(m.clone()));
         let index = store.contacts.rows.len() - 1;
         shared

@@ -155,7 +155,7 @@ impl ListParams {
             p.per_page = positive("per_page", v, Some(MAX_PER_PAGE), &mut errors).unwrap_or(1);
         }
         if let Some(v) = get("sort_by") {
-            match resource.sort_keys().iter().find(|k| **k == v.trim()) {
+            match resource.sort_keys().iter().find(|k| **k == v) {
                 Some(k) => p.sort_by = k,
                 None => errors.field(
                     "sort_by",
@@ -167,7 +167,7 @@ impl ListParams {
             }
         }
         if let Some(v) = get("sort_direction") {
-            match v.trim() {
+            match v {
                 "asc" => p.descending = false,
                 "desc" => p.descending = true,
                 _ => errors.field(
@@ -177,7 +177,9 @@ impl ListParams {
             }
         }
         if let Some(v) = get("include") {
-            for part in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            // Exact names, comma separated, no empty entries (as an OpenAPI `form` array with
+            // at least one item: `include=` would be an empty list or a list of "").
+            for part in v.split(',') {
                 match resource
                     .includes()
                     .iter()
@@ -368,8 +370,9 @@ pub fn list_page(store: &Store, cache: &Mutex<OrderCache>, params: &ListParams) 
     let order = ordering(store, cache, params);
     let total = order.len() as u64;
     let last_page = total.div_ceil(params.per_page).max(1);
+    // Saturating: `page` may be as large as u64::MAX (then the page is past the end, empty).
     let start = (params.page - 1).saturating_mul(params.per_page);
-    let end = (start + params.per_page).min(total);
+    let end = start.saturating_add(params.per_page).min(total);
     let data: Vec<Value> = (start..end.max(start))
         .map(|pos| {
             // Descending is the exact reverse of ascending: ties by id descending, nulls first.

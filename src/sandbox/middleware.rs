@@ -19,10 +19,15 @@ use super::state::Shared;
 pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
 pub const REPLAYED_HEADER: &str = "idempotent-replayed";
 
+/// Longest `Idempotency-Key`, in characters (header bytes).
+pub const MAX_IDEMPOTENCY_KEY: usize = 255;
+
+/// The header's bytes read as ISO-8859-1 (HTTP's historical header charset): one character a
+/// byte, so distinct keys stay distinct and the length is the length on the wire.
 fn idempotency_key(headers: &HeaderMap) -> Option<String> {
     headers
         .get(IDEMPOTENCY_HEADER)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .map(|v| v.as_bytes().iter().map(|&b| char::from(b)).collect())
 }
 
 /// Records the request (never its Authorization header) and buffers its body for later layers.
@@ -105,11 +110,13 @@ pub async fn idempotency(State(shared): State<Arc<Shared>>, req: Request, next: 
     let (Some(key), true) = (key, is_create) else {
         return next.run(req).await;
     };
-    if key.trim().is_empty() || key.len() > 255 {
+    if key.trim().is_empty() || key.chars().count() > MAX_IDEMPOTENCY_KEY {
         let mut f = Failure::validation();
         f.field(
             "Idempotency-Key",
-            "The Idempotency-Key header must be 1 to 255 characters.",
+            format!(
+                "The Idempotency-Key header must be 1 to {MAX_IDEMPOTENCY_KEY} characters, not only spaces."
+            ),
         );
         return f.into_response();
     }

@@ -17,6 +17,7 @@ mod inject;
 mod listing;
 mod middleware;
 mod names;
+mod openapi;
 mod requestlog;
 mod rng;
 mod routes;
@@ -40,6 +41,7 @@ pub use faults::{DEFAULT_REDIRECT, FaultKind, FaultRule, Faults, HUGE_BODY_BYTES
 pub use gen_contacts::SynthContact;
 pub use idempotency::KEY_TTL;
 pub use listing::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
+pub use openapi::{PATH as OPENAPI_PATH, document as openapi_document};
 pub use requestlog::{LOG_CAPACITY, RecordedRequest};
 pub use seed::{DEFAULT_SEED, Dataset, Sizes, generate, generate_compact};
 
@@ -110,6 +112,7 @@ fn app(shared: Arc<Shared>) -> Router {
         .layer(from_fn_with_state(shared.clone(), middleware::auth))
         .layer(from_fn_with_state(shared.clone(), middleware::record));
     Router::new()
+        .route(openapi::PATH, axum::routing::get(openapi::serve))
         .merge(api)
         .merge(control::control_routes(shared.clone()))
         .fallback(routes::not_found)
@@ -221,6 +224,14 @@ impl SandboxHandle {
 /// control endpoint), then serves until Ctrl-C.
 pub async fn run_foreground(args: SandboxArgs) -> anyhow::Result<()> {
     use std::io::Write;
+    if args.openapi {
+        let doc = openapi::document(args.port);
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(());
+    }
     let cfg = args.to_config();
     let contacts = cfg.contacts;
     let handle = Sandbox::start(cfg).await?;
@@ -241,6 +252,11 @@ pub async fn run_foreground(args: SandboxArgs) -> anyhow::Result<()> {
     writeln!(
         out,
         "Control:  {url}/_sandbox (faults, recorded requests, reset)"
+    )?;
+    writeln!(
+        out,
+        "OpenAPI:  {url}{} (import it into an HTTP client)",
+        openapi::PATH
     )?;
     writeln!(out, "Press Ctrl-C to stop.")?;
     out.flush()?;

@@ -8,6 +8,20 @@ use super::error::Failure;
 pub const MAX_NAME: usize = 100;
 pub const MAX_EMAIL: usize = 254;
 pub const MAX_PHONE: usize = 32;
+/// Longest local part of an e-mail address, in characters.
+pub const MAX_EMAIL_LOCAL: usize = 64;
+/// How many digits a phone has after its international prefix.
+pub const PHONE_DIGITS: std::ops::RangeInclusive<usize> = 7..=15;
+/// What may stand between a phone's digits.
+pub const PHONE_SEPARATORS: &str = " -().\u{a0}/";
+/// Relation ids a new contact may carry: (key, a list of ids?).
+const RELATION_IDS: &[(&str, bool)] = &[
+    ("account_ids", true),
+    ("assigned_user_id", false),
+    ("assigned_user_ids", true),
+];
+/// Keys the server fills from `include`; sent ones are ignored.
+const INCLUDE_FIELDS: &[&str] = &["accounts", "assigned_user", "assigned_users"];
 /// Body keys the server sets itself; sent ones are ignored.
 const SERVER_FIELDS: &[&str] = &["id", "created_at", "updated_at", "full_name"];
 
@@ -31,13 +45,14 @@ fn text_field(
     match body.get(field) {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => {
-            let s = s.trim();
+            // The bound is on the value as sent (spaces included), so a schema can state it.
             if s.chars().count() > max {
                 errors.field(
                     field,
                     format!("The {field} may not be greater than {max} characters."),
                 );
             }
+            let s = s.trim();
             (!s.is_empty()).then(|| s.to_string())
         }
         Some(_) => {
@@ -47,6 +62,14 @@ fn text_field(
     }
 }
 
+/// A character of a domain label: an ASCII letter, digit or `-`, or any non-ASCII character
+/// but spaces and controls (internationalised domain names).
+pub fn domain_char_ok(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || c == '-'
+        || (!c.is_ascii() && !c.is_whitespace() && !c.is_control())
+}
+
 /// `local@domain.tld`: one `@`, no spaces or list separators, a dotted domain of non-empty labels.
 pub fn email_ok(email: &str) -> bool {
     let Some((local, domain)) = email.split_once('@') else {
@@ -54,7 +77,7 @@ pub fn email_ok(email: &str) -> bool {
     };
     let bad = |c: char| c.is_whitespace() || c.is_control() || "@,;<>()[]\\\"".contains(c);
     if local.is_empty()
-        || local.len() > 64
+        || local.chars().count() > MAX_EMAIL_LOCAL
         || local.chars().any(bad)
         || local.starts_with('.')
         || local.ends_with('.')
@@ -67,7 +90,7 @@ pub fn email_ok(email: &str) -> bool {
             !l.is_empty()
                 && !l.starts_with('-')
                 && !l.ends_with('-')
-                && l.chars().all(|c| c.is_alphanumeric() || c == '-')
+                && l.chars().all(domain_char_ok)
         })
         && labels.last().is_some_and(|tld| tld.chars().count() >= 2)
 }
@@ -83,8 +106,8 @@ pub fn phone_ok(phone: &str) -> bool {
     };
     let digits = rest.chars().filter(char::is_ascii_digit).count();
     rest.chars()
-        .all(|c| c.is_ascii_digit() || " -().\u{a0}/".contains(c))
-        && (7..=15).contains(&digits)
+        .all(|c| c.is_ascii_digit() || PHONE_SEPARATORS.contains(c))
+        && PHONE_DIGITS.contains(&digits)
 }
 
 /// Checks a create body.
@@ -112,6 +135,24 @@ pub fn check_new_contact(body: &Value) -> Result<CleanContact, Failure> {
             "The phone must start with an international prefix (+ or 00) and have 7 to 15 digits.",
         );
     }
+    for (key, many) in RELATION_IDS {
+        let ok = match map.get(*key) {
+            None | Some(Value::Null) => true,
+            Some(Value::String(_)) => !many,
+            Some(Value::Array(ids)) => *many && ids.iter().all(Value::is_string),
+            Some(_) => false,
+        };
+        if !ok {
+            errors.field(
+                key,
+                if *many {
+                    format!("The {key} must be a list of ids (strings).")
+                } else {
+                    format!("The {key} must be an id (a string) or null.")
+                },
+            );
+        }
+    }
     if first_name.is_none() && last_name.is_none() && email.is_none() && !errors.has_field_errors()
     {
         let msg = "A name (first_name or last_name) or an email is required.";
@@ -126,6 +167,7 @@ pub fn check_new_contact(body: &Value) -> Result<CleanContact, Failure> {
         .filter(|(k, _)| {
             !matches!(k.as_str(), "first_name" | "last_name" | "email" | "phone")
                 && !SERVER_FIELDS.contains(&k.as_str())
+                && !INCLUDE_FIELDS.contains(&k.as_str())
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();

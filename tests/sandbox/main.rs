@@ -1,5 +1,9 @@
-//! The embedded sandbox over real HTTP: lists, writes and every fault kind.
+//! The embedded sandbox over real HTTP: lists, writes, every fault kind, and its OpenAPI
+//! document checked against its own answers and the client's requests.
 
+#[path = "../api/api_wire.rs"]
+mod api_wire;
 mod faults;
 mod lists;
+mod openapi;
 mod writes;
