@@ -536,6 +536,7 @@ impl Decider {
 }
 
 /// What the first pass learnt: how many rows, and the emails the rows to send carry.
+#[derive(Debug)]
 pub struct Checked {
     pub rows: u64,
     pub emails: std::collections::HashSet<u128>,
@@ -666,12 +667,11 @@ mod tests {
 
     #[test]
     fn line_numbers_follow_crlf_blank_lines_and_quoted_newlines() {
-        let rows = planned(
+        let f = file(
             "\u{feff}first_name,email\r\n\r\nAda,ada@example.com\r\n\"Bo\nb\",bob@example.com\r\nCy,cy@example.com\r\n",
-            None,
-            false,
         );
-        let lines: Vec<u64> = rows.iter().map(|r| r.line).collect();
+        let layout = Layout::open(f.path(), None, None, false).unwrap();
+        let lines: Vec<u64> = Rows::open(&layout).unwrap().map(|r| r.line).collect();
         assert_eq!(lines, vec![3, 4, 6]);
     }
 
@@ -685,5 +685,69 @@ mod tests {
             err.field_errors()[0].1.contains("also on line 2"),
             "{err:?}"
         );
+    }
+
+    fn checked_rows(text: &str, key: Option<&str>, only_known: bool) -> Vec<Planned> {
+        let f = file(text);
+        let layout = Layout::open(f.path(), None, key, only_known).unwrap();
+        check_file(&layout, false).unwrap();
+        let mut d = Decider::new(false);
+        Rows::open(&layout)
+            .unwrap()
+            .map(|r| d.decide(r.line, r.parsed.ok().unwrap()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn rows_map_known_columns_and_keep_the_others() {
+        let text = "id,first_name,email,source\n7,Ada,ada@example.com,fair\n";
+        let rows = checked_rows(text, Some("id"), false);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].line, 2);
+        let body = rows[0].contact.to_body();
+        assert_eq!(body["first_name"], "Ada");
+        assert_eq!(body["source"], "fair");
+        assert_eq!(body["id"], "7");
+        let known = checked_rows(text, Some("id"), true);
+        assert!(!known[0].contact.to_body().contains_key("source"));
+    }
+
+    #[test]
+    fn keys_are_stable_across_runs_and_follow_the_key_column() {
+        let text = "id,first_name,email\n7,Ada,ada@example.com\n8,Bob,bob@example.com\n";
+        let a = checked_rows(text, None, false);
+        let b = checked_rows(text, None, false);
+        assert_eq!(a[0].key, b[0].key);
+        assert_ne!(a[0].key, a[1].key);
+        // The first key of a row is the one earlier versions derived from its content.
+        let body = serde_json::to_string(&a[0].contact.to_body()).unwrap();
+        assert_eq!(
+            a[0].key,
+            IdempotencyKey::derived(&["crmdash-import-row", &body])
+        );
+        let by_id_1 = checked_rows(text, Some("id"), false);
+        let by_id_2 = checked_rows("id,first_name,email\n7,Ada,ada@other.example\n", Some("id"), false);
+        assert_eq!(by_id_1[0].key, by_id_2[0].key);
+    }
+
+    #[test]
+    fn every_bad_row_is_reported_with_its_line() {
+        let f = file(
+            "first_name,email,phone\nAda,not-an-email,\n,,\nBob,bob@example.com,12345\nCy,cy@example.com,+1 555 0100\n",
+        );
+        let layout = Layout::open(f.path(), None, None, false).unwrap();
+        let err = check_file(&layout, false).unwrap_err();
+        let lines: Vec<String> = err.field_errors().into_iter().map(|(l, _)| l).collect();
+        assert!(lines.contains(&"line 2".to_string()), "{lines:?}");
+        assert!(lines.contains(&"line 4".to_string()), "{lines:?}");
+        assert!(!lines.contains(&"line 5".to_string()), "{lines:?}");
+        assert_eq!(err.exit() as u8, 5);
+    }
+
+    #[test]
+    fn a_missing_key_column_is_refused() {
+        let f = file("first_name,email\nAda,ada@example.com\n");
+        let err = Layout::open(f.path(), None, Some("external_id"), false).unwrap_err();
+        assert!(err.to_string().contains("no column 'external_id'"), "{err}");
     }
 }
