@@ -227,7 +227,9 @@ fn import_dry_run_then_real_then_rerun_never_duplicates() {
     ]))
     .code(0);
     assert!(
-        forced.stdout.contains("3 already imported by an earlier run"),
+        forced
+            .stdout
+            .contains("3 already imported by an earlier run"),
         "{}",
         forced.stdout
     );
@@ -326,11 +328,19 @@ fn import_skips_a_taken_email_and_counts_failed_rows() {
             .times(1),
     );
     let file2 = env.dir.path().join("q.csv");
-    std::fs::write(&file2, "first_name,email
+    std::fs::write(
+        &file2,
+        "first_name,email
 New,new.two@example.com
-").unwrap();
+",
+    )
+    .unwrap();
     let out = run(env.cmd(&["contacts", "import", file2.to_str().unwrap()])).code(6);
-    assert!(out.stdout.contains("1 row: 0 created, 0 skipped, 1 failed"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("1 row: 0 created, 0 skipped, 1 failed"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("line 2: failed: "), "{}", out.stdout);
     out.error_line();
     run(env.cmd(&["contacts", "import", file2.to_str().unwrap()])).code(0);

@@ -5,7 +5,7 @@
 mod cli_support;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use cli_support::{Env, run};
@@ -63,7 +63,7 @@ fn outcomes(report: &Value) -> HashMap<u64, (String, Option<String>)> {
         .collect()
 }
 
-fn import(env: &Env, file: &PathBuf, extra: &[&str]) -> cli_support::Run {
+fn import(env: &Env, file: &Path, extra: &[&str]) -> cli_support::Run {
     let mut args = vec!["contacts", "import", file.to_str().unwrap()];
     args.extend_from_slice(extra);
     run(env.cmd(&args))
@@ -219,8 +219,16 @@ fn bad_rows_are_all_listed_and_nothing_is_sent() {
         "first_name,email,phone\nAda,not-an-email,\nBob,bob@example.com,12345\nCy,cy@example.com,\n",
     );
     let r = import(&env, &f, &[]).code(5);
-    assert!(r.error_line().contains("2 bad rows; nothing was sent"), "{}", r.stderr);
-    assert!(r.stderr.contains("line 2") && r.stderr.contains("line 3"), "{}", r.stderr);
+    assert!(
+        r.error_line().contains("2 bad rows; nothing was sent"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("line 2") && r.stderr.contains("line 3"),
+        "{}",
+        r.stderr
+    );
     assert!(env.requests_to("POST", "contacts").is_empty());
 }
 
@@ -259,7 +267,10 @@ fn a_taken_email_refused_by_the_service_is_a_skip() {
     let f = write(
         &env,
         "taken.csv",
-        &format!("first_name,email\nKnown,{}\nNew,new@taken.example\n", known[0]),
+        &format!(
+            "first_name,email\nKnown,{}\nNew,new@taken.example\n",
+            known[0]
+        ),
     );
     // --allow-duplicate sends without looking up: the service's 422 "already taken" decides.
     let r = import(&env, &f, &["--allow-duplicate", "--format", "json"]).code(0);
@@ -287,7 +298,15 @@ fn two_imports_of_one_file_at_once_both_finish_without_duplicates() {
         .map(|_| {
             spawn(
                 &env,
-                &["contacts", "import", path, "--existing", "search", "--format", "json"],
+                &[
+                    "contacts",
+                    "import",
+                    path,
+                    "--existing",
+                    "search",
+                    "--format",
+                    "json",
+                ],
             )
         })
         .collect();
@@ -334,7 +353,10 @@ fn a_run_killed_half_way_and_re_run_creates_nobody_twice() {
     child.kill().unwrap();
     child.wait().unwrap();
     let half = env.sb.contact_count() - before;
-    assert!(half < 160, "the first run was stopped before the end ({half} created)");
+    assert!(
+        half < 160,
+        "the first run was stopped before the end ({half} created)"
+    );
 
     let r = import(&env, &f, &["--format", "json"]).code(0);
     let report = r.json();

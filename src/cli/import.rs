@@ -138,7 +138,9 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
     );
     let known = {
         let on_page = |done: u64, total: u64| {
-            reporter.note(format!("scanning the service's contacts: page {done}/{total}"));
+            reporter.note(format!(
+                "scanning the service's contacts: page {done}/{total}"
+            ));
         };
         sender
             .known(
@@ -167,15 +169,12 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
                     .and_then(|p| decider.decide(raw.line, p).map_err(|m| vec![m]))
                 {
                     Ok(p) => Item::Row(p),
-                    Err(problems) => Item::Bad(RowReport::new(raw.line, None).failed(
-                        ApiError::new(
+                    Err(problems) => {
+                        Item::Bad(RowReport::new(raw.line, None).failed(ApiError::new(
                             ErrorKind::InvalidRequest,
-                            format!(
-                                "the file changed while importing: {}",
-                                problems.join("; ")
-                            ),
-                        ),
-                    )),
+                            format!("the file changed while importing: {}", problems.join("; ")),
+                        )))
+                    }
                 };
                 if tx.blocking_send(item).is_err() {
                     break;
@@ -234,7 +233,6 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
             _ => streak = 0,
         }
     }
-    drop(results);
     let read = producer
         .await
         .map_err(|e| CliError::other(format!("reading the file stopped: {e}")))?;
@@ -296,7 +294,10 @@ fn announce(layout: &Layout) {
                 extra.join(", ")
             )
         } else {
-            format!("sent as extra attributes: {}; the others are not sent", extra.join(", "))
+            format!(
+                "sent as extra attributes: {}; the others are not sent",
+                extra.join(", ")
+            )
         };
         let what = if unknown.len() == 1 {
             "1 column is not a contact field".to_string()
@@ -328,4 +329,3 @@ fn observer(gov: Arc<Governor>, verbosity: u8) -> Observer {
         }
     })
 }
-

@@ -93,12 +93,12 @@ impl Sandbox {
                 port: cfg.port,
                 source,
             })?;
-        let server = server::Server::spawn(listener, app(shared.clone(), cfg.rate_limit)).map_err(|source| {
-            SandboxError::Bind {
+        let server = server::Server::spawn(listener, app(shared.clone(), cfg.rate_limit)).map_err(
+            |source| SandboxError::Bind {
                 port: cfg.port,
                 source,
-            }
-        })?;
+            },
+        )?;
         Ok(SandboxHandle { shared, server })
     }
 }

@@ -36,7 +36,9 @@ pub fn separator_name(d: u8) -> String {
 pub fn parse_delimiter(s: &str) -> Result<u8, String> {
     match s {
         "tab" | "TAB" | "\\t" | "\t" => Ok(b'\t'),
-        _ if s.len() == 1 && s.is_ascii() && !matches!(s, "\"" | "\n" | "\r") => Ok(s.as_bytes()[0]),
+        _ if s.len() == 1 && s.is_ascii() && !matches!(s, "\"" | "\n" | "\r") => {
+            Ok(s.as_bytes()[0])
+        }
         _ => Err("give one ASCII character (',' ';' '|') or 'tab'".to_string()),
     }
 }
@@ -99,8 +101,8 @@ impl Layout {
         only_known: bool,
     ) -> Result<Layout, CliError> {
         let shown = path.display();
-        let mut file = File::open(path)
-            .map_err(|e| CliError::other(format!("cannot read {shown}: {e}")))?;
+        let mut file =
+            File::open(path).map_err(|e| CliError::other(format!("cannot read {shown}: {e}")))?;
         let mut head = vec![0u8; 64 * 1024];
         let mut filled = 0;
         while filled < head.len() {
@@ -217,7 +219,10 @@ impl Layout {
 
     /// The body keys sent besides the seed's fields.
     pub fn extra_keys(&self) -> Vec<&str> {
-        self.extra.iter().map(|i| self.headers[*i].as_str()).collect()
+        self.extra
+            .iter()
+            .map(|i| self.headers[*i].as_str())
+            .collect()
     }
 }
 
@@ -305,9 +310,8 @@ pub struct Rows {
 
 impl Rows {
     pub fn open(layout: &Layout) -> Result<Rows, CliError> {
-        let file = File::open(&layout.path).map_err(|e| {
-            CliError::other(format!("cannot read {}: {e}", layout.path.display()))
-        })?;
+        let file = File::open(&layout.path)
+            .map_err(|e| CliError::other(format!("cannot read {}: {e}", layout.path.display())))?;
         let marks = Rc::new(RefCell::new(VecDeque::new()));
         let tracked = Tracked {
             inner: BufReader::with_capacity(64 * 1024, file),
@@ -407,9 +411,7 @@ impl Iterator for Rows {
                     return Some(self.parse(line));
                 }
                 Err(e) => {
-                    let line = e
-                        .position()
-                        .map_or(0, |p| self.lines.line_at(p.byte()));
+                    let line = e.position().map_or(0, |p| self.lines.line_at(p.byte()));
                     let message = format!("not valid CSV: {e}");
                     // An I/O error repeats forever: stop after reporting it.
                     if matches!(e.kind(), csv::ErrorKind::Io(_)) {
@@ -726,7 +728,11 @@ mod tests {
             IdempotencyKey::derived(&["crmdash-import-row", &body])
         );
         let by_id_1 = checked_rows(text, Some("id"), false);
-        let by_id_2 = checked_rows("id,first_name,email\n7,Ada,ada@other.example\n", Some("id"), false);
+        let by_id_2 = checked_rows(
+            "id,first_name,email\n7,Ada,ada@other.example\n",
+            Some("id"),
+            false,
+        );
         assert_eq!(by_id_1[0].key, by_id_2[0].key);
     }
 

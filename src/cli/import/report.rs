@@ -2,7 +2,7 @@
 //! progress line on a terminal.
 
 use std::io::Write;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
@@ -176,11 +176,7 @@ impl Counts {
         if why.is_empty() {
             parts.push(format!("{} {skipped}", self.skipped()));
         } else {
-            parts.push(format!(
-                "{} {skipped} ({})",
-                self.skipped(),
-                why.join(", ")
-            ));
+            parts.push(format!("{} {skipped} ({})", self.skipped(), why.join(", ")));
         }
         if !dry_run {
             parts.push(format!("{} failed", self.failed));
@@ -235,6 +231,8 @@ pub struct Reporter {
     bar: ProgressBar,
     /// Writing failed (a closed pipe): the import goes on, the report stops.
     out_broken: bool,
+    /// When the rows started going out (for the rate).
+    started: Instant,
 }
 
 impl Reporter {
@@ -255,9 +253,9 @@ impl Reporter {
         };
         let bar = if progress {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template(
-                "{bar:24} {pos}/{len} rows  {msg}  {per_sec:.0}  ETA {eta}",
-            ) {
+            if let Ok(style) =
+                ProgressStyle::with_template("{bar:24} {pos}/{len} rows  {msg}  ETA {eta}")
+            {
                 bar.set_style(style);
             }
             bar.enable_steady_tick(Duration::from_millis(200));
@@ -276,6 +274,7 @@ impl Reporter {
             },
             bar,
             out_broken: false,
+            started: Instant::now(),
         }
     }
 
@@ -299,6 +298,7 @@ impl Reporter {
     }
 
     pub fn start(&mut self) {
+        self.started = Instant::now();
         match self.format {
             Format::Json => {
                 let head = format!("{{\"dry_run\":{},\"rows\":[", self.dry_run);
@@ -347,6 +347,10 @@ impl Reporter {
                 c.failed
             )
         };
+        let secs = self.started.elapsed().as_secs_f64();
+        if secs >= 0.5 {
+            msg.push_str(&format!("  {:.0} rows/s", self.rows_written as f64 / secs));
+        }
         if paused {
             msg.push_str("  (rate limited: waiting)");
         }
@@ -360,10 +364,7 @@ impl Reporter {
         let sentence = self.counts.sentence(self.dry_run);
         match self.format {
             Format::Json => {
-                let tail = format!(
-                    "\n],\"summary\":{}}}\n",
-                    self.counts.json(self.dry_run)
-                );
+                let tail = format!("\n],\"summary\":{}}}\n", self.counts.json(self.dry_run));
                 self.write(&tail);
             }
             Format::Csv => {
@@ -389,10 +390,7 @@ mod tests {
             created: 1,
             ..Counts::default()
         };
-        assert_eq!(
-            c.sentence(false),
-            "1 row: 1 created, 0 skipped, 0 failed"
-        );
+        assert_eq!(c.sentence(false), "1 row: 1 created, 0 skipped, 0 failed");
         c = Counts {
             rows: 12,
             created: 9,
@@ -417,7 +415,10 @@ mod tests {
         let mut r = RowReport::new(3, Some("ada@example.com".into()));
         r.outcome = Outcome::Created;
         r.id = Some("1001".into());
-        assert_eq!(r.text(false), "line 3: created contact 1001 (ada@example.com)");
+        assert_eq!(
+            r.text(false),
+            "line 3: created contact 1001 (ada@example.com)"
+        );
         r.outcome = Outcome::Exists;
         assert_eq!(
             r.text(true),

@@ -66,9 +66,15 @@ fn still_in_flight(e: &ApiError) -> bool {
         return false;
     }
     let m = e.message.to_lowercase();
-    ["still", "in progress", "being processed", "in flight", "concurrent"]
-        .iter()
-        .any(|w| m.contains(w))
+    [
+        "still",
+        "in progress",
+        "being processed",
+        "in flight",
+        "concurrent",
+    ]
+    .iter()
+    .any(|w| m.contains(w))
 }
 
 /// A 422 refusing the email because a contact has it.
@@ -176,9 +182,7 @@ impl Sender {
                 if !wanted.contains(&id) {
                     continue;
                 }
-                let slot = found
-                    .entry(id)
-                    .or_insert_with(|| (page, i, c.id.clone()));
+                let slot = found.entry(id).or_insert_with(|| (page, i, c.id.clone()));
                 if (page, i) < (slot.0, slot.1) {
                     *slot = (page, i, c.id.clone());
                 }
