@@ -606,8 +606,14 @@ mod tests {
     }
 
     fn planned(text: &str, key: Option<&str>, allow: bool) -> Vec<Planned> {
+        read_planned(text, key, false, allow)
+    }
+
+    /// The rows of `text` as the second pass plans them, after the first pass accepted them.
+    fn read_planned(text: &str, key: Option<&str>, only_known: bool, allow: bool) -> Vec<Planned> {
         let f = file(text);
-        let layout = Layout::open(f.path(), None, key, false).unwrap();
+        let layout = Layout::open(f.path(), None, key, only_known).unwrap();
+        check_file(&layout, allow).unwrap();
         let mut d = Decider::new(allow);
         Rows::open(&layout)
             .unwrap()
@@ -690,14 +696,7 @@ mod tests {
     }
 
     fn checked_rows(text: &str, key: Option<&str>, only_known: bool) -> Vec<Planned> {
-        let f = file(text);
-        let layout = Layout::open(f.path(), None, key, only_known).unwrap();
-        check_file(&layout, false).unwrap();
-        let mut d = Decider::new(false);
-        Rows::open(&layout)
-            .unwrap()
-            .map(|r| d.decide(r.line, r.parsed.ok().unwrap()).unwrap())
-            .collect()
+        read_planned(text, key, only_known, false)
     }
 
     #[test]
