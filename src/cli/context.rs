@@ -64,6 +64,11 @@ impl Ctx {
         Ok(&self.connection().await?.client)
     }
 
+    /// The `-v` level of the run (for commands that observe their client's requests).
+    pub fn verbosity(&self) -> u8 {
+        self.globals.verbose
+    }
+
     /// The profile the client belongs to (`demo` for `--demo`).
     pub async fn profile(&self) -> Result<&str, CliError> {
         Ok(&self.connection().await?.profile)

@@ -24,6 +24,8 @@ pub struct SandboxConfig {
     pub latency: Option<Duration>,
     /// Fault rules active from the start.
     pub faults: Vec<FaultRule>,
+    /// At most this many API requests a second; beyond it 429 with `Retry-After`.
+    pub rate_limit: Option<u32>,
 }
 
 impl Default for SandboxConfig {
@@ -37,6 +39,7 @@ impl Default for SandboxConfig {
             unique_emails: false,
             latency: None,
             faults: Vec::new(),
+            rate_limit: None,
         }
     }
 }
@@ -55,6 +58,7 @@ impl std::fmt::Debug for SandboxConfig {
             .field("unique_emails", &self.unique_emails)
             .field("latency", &self.latency)
             .field("faults", &self.faults)
+            .field("rate_limit", &self.rate_limit)
             .finish()
     }
 }
@@ -76,7 +80,7 @@ fn parse_fault(s: &str) -> Result<FaultRule, String> {
 /// `crmdash sandbox`: run the local fake service in the foreground.
 #[derive(Clone, clap::Args)]
 #[command(
-    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n  crmdash sandbox --openapi > openapi.json\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs; http://127.0.0.1:PORT/openapi.json describes the API (OpenAPI 3.1)."
+    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --latency-ms 100 --rate-limit 20\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n  crmdash sandbox --openapi > openapi.json\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs; http://127.0.0.1:PORT/openapi.json describes the API (OpenAPI 3.1)."
 )]
 pub struct SandboxArgs {
     /// Port on 127.0.0.1 (0 picks a free one)
@@ -106,6 +110,9 @@ pub struct SandboxArgs {
     /// Print the API's OpenAPI 3.1 document (also served at /openapi.json) and exit
     #[arg(long)]
     pub openapi: bool,
+    /// At most N API requests a second; beyond it 429 with Retry-After
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_limit: Option<u32>,
 }
 
 impl std::fmt::Debug for SandboxArgs {
@@ -125,6 +132,7 @@ impl SandboxArgs {
             unique_emails: self.unique_emails,
             latency: self.latency_ms.map(Duration::from_millis),
             faults: self.faults.clone(),
+            rate_limit: self.rate_limit,
         }
     }
 }
@@ -154,6 +162,8 @@ mod tests {
             "--unique-emails",
             "--latency-ms",
             "20",
+            "--rate-limit",
+            "20",
             "--fault",
             r#"{"kind":"rate_limited","path":"/deals","times":3}"#,
         ])
@@ -165,6 +175,8 @@ mod tests {
         );
         assert_eq!(cfg.token, DEFAULT_TOKEN);
         assert_eq!(cfg.latency, Some(Duration::from_millis(20)));
+        assert_eq!(cfg.rate_limit, Some(20));
+        assert!(Cli::try_parse_from(["crmdash", "--rate-limit", "0"]).is_err());
         assert_eq!(
             cfg.faults[0].kind,
             FaultKind::RateLimited {

@@ -18,6 +18,7 @@ mod listing;
 mod middleware;
 mod names;
 mod openapi;
+mod ratelimit;
 mod requestlog;
 mod rng;
 mod routes;
@@ -94,21 +95,29 @@ impl Sandbox {
                 port: cfg.port,
                 source,
             })?;
-        let server = server::Server::spawn(listener, app(shared.clone())).map_err(|source| {
-            SandboxError::Bind {
+        let server = server::Server::spawn(listener, app(shared.clone(), cfg.rate_limit)).map_err(
+            |source| SandboxError::Bind {
                 port: cfg.port,
                 source,
-            }
-        })?;
+            },
+        )?;
         Ok(SandboxHandle { shared, server })
     }
 }
 
 /// The whole router: the API with its layers, and the control endpoint beside it.
-fn app(shared: Arc<Shared>) -> Router {
-    let api = routes::api_routes()
+fn app(shared: Arc<Shared>, rate_limit: Option<u32>) -> Router {
+    let mut api = routes::api_routes()
         .layer(from_fn_with_state(shared.clone(), middleware::faults))
-        .layer(from_fn_with_state(shared.clone(), middleware::idempotency))
+        .layer(from_fn_with_state(shared.clone(), middleware::idempotency));
+    if let Some(n) = rate_limit {
+        let limit = ratelimit::Limit {
+            shared: shared.clone(),
+            limiter: Arc::new(ratelimit::RateLimiter::new(n)),
+        };
+        api = api.layer(from_fn_with_state(limit, ratelimit::limit));
+    }
+    let api = api
         .layer(from_fn_with_state(shared.clone(), middleware::auth))
         .layer(from_fn_with_state(shared.clone(), middleware::record));
     Router::new()

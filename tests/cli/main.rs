@@ -5,6 +5,7 @@ mod appointments;
 mod cli_support;
 mod contacts;
 mod credentials;
+mod import;
 mod input;
 mod lists;
 mod misc;

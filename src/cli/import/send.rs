@@ -1,0 +1,331 @@
+//! What happens to one row: skipped as a duplicate inside the file, skipped because the service
+//! has its email (found by a look-up, by the scan, or refused as taken), or created once under
+//! its own Idempotency-Key. Every request goes through the [`Governor`]; a rate limit waits and
+//! never fails a row; a 409 "still being processed" (the same key in flight, from another run)
+//! is retried with a bounded backoff.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use futures::StreamExt;
+
+use super::govern::Governor;
+use super::read::{Planned, SameAs, email_id};
+use super::report::{Outcome, RowReport};
+use crate::api::{ApiError, Client, ContactQuery, ContactSort, ErrorKind, Paging, SortDirection};
+use crate::cli::contacts::find_by_email;
+use crate::cli::exit::CliError;
+
+/// Retries of a create the service says is still being processed under its key.
+const IN_FLIGHT_RETRIES: u32 = 8;
+/// First wait before such a retry; doubles, up to [`IN_FLIGHT_MAX_WAIT`].
+const IN_FLIGHT_FIRST_WAIT: Duration = Duration::from_millis(100);
+const IN_FLIGHT_MAX_WAIT: Duration = Duration::from_secs(3);
+/// The wait after a 429 without `Retry-After`.
+const DEFAULT_RATE_WAIT: Duration = Duration::from_secs(1);
+/// Contacts per page of the scan (the seed's maximum).
+const SCAN_PER_PAGE: u32 = 100;
+
+/// How the emails the service already has are found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExistingBy {
+    /// Scan when it takes fewer than half the requests of searching.
+    Auto,
+    /// One look-up by email per row, just before its create.
+    Search,
+    /// List every contact once, first (pages of 100, in parallel).
+    Scan,
+}
+
+/// The outcome of choosing: which emails are known, or "search each".
+pub enum Known {
+    /// `--allow-duplicate`: nothing is looked up.
+    Ignore,
+    Search,
+    /// Email (as [`email_id`]) -> the id of the first contact with it.
+    Scanned(HashMap<u128, String>),
+}
+
+/// The client and the gate every request of one import goes through.
+pub struct Sender {
+    pub client: Client,
+    pub gov: Arc<Governor>,
+    pub jobs: usize,
+    pub dry_run: bool,
+    /// Set when the import stops: requests not yet sent are not sent.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// A 409 saying another request with this key is still being processed (not "used with another
+/// body", which no retry can fix).
+fn still_in_flight(e: &ApiError) -> bool {
+    if e.kind != ErrorKind::Conflict {
+        return false;
+    }
+    let m = e.message.to_lowercase();
+    [
+        "still",
+        "in progress",
+        "being processed",
+        "in flight",
+        "concurrent",
+    ]
+    .iter()
+    .any(|w| m.contains(w))
+}
+
+/// A 422 refusing the email because a contact has it.
+fn email_taken(e: &ApiError) -> bool {
+    e.kind == ErrorKind::Validation
+        && e.field_errors.iter().any(|(field, msgs)| {
+            field.eq_ignore_ascii_case("email")
+                && msgs.iter().any(|m| {
+                    let m = m.to_lowercase();
+                    ["taken", "already", "exists", "unique", "duplicate"]
+                        .iter()
+                        .any(|w| m.contains(w))
+                })
+        })
+}
+
+fn api_error(e: CliError) -> ApiError {
+    match e {
+        CliError::Api(e) => e,
+        other => ApiError::new(ErrorKind::Other, other.to_string()),
+    }
+}
+
+impl Sender {
+    /// One operation under a permit. A rate limit pauses the whole import and tries again (as
+    /// often as it takes: the service said "later", not "no"); a key still in flight is tried
+    /// again a bounded number of times.
+    pub async fn call<T, F, Fut>(&self, op: F) -> Result<T, ApiError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, ApiError>>,
+    {
+        let mut in_flight_retries = 0u32;
+        loop {
+            let permit = self.gov.acquire().await;
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(ApiError::new(ErrorKind::Other, super::STOPPED));
+            }
+            let result = op().await;
+            drop(permit);
+            match result {
+                Ok(v) => {
+                    self.gov.succeeded();
+                    return Ok(v);
+                }
+                Err(e) if e.kind == ErrorKind::RateLimited => {
+                    let wait = e
+                        .retry_after
+                        .unwrap_or(DEFAULT_RATE_WAIT)
+                        .min(self.client.options().max_retry_after);
+                    self.gov.rate_limited(wait);
+                }
+                Err(e) if still_in_flight(&e) && in_flight_retries < IN_FLIGHT_RETRIES => {
+                    let wait = IN_FLIGHT_FIRST_WAIT
+                        .saturating_mul(1 << in_flight_retries)
+                        .min(IN_FLIGHT_MAX_WAIT);
+                    in_flight_retries += 1;
+                    tokio::time::sleep(wait.mul_f64(rand::random_range(0.5..1.0))).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Decides how existing emails are found for `wanted` (the emails of the rows to send).
+    /// `on_page(done, total)` follows a scan.
+    pub async fn known(
+        &self,
+        by: ExistingBy,
+        allow_duplicate: bool,
+        wanted: &HashSet<u128>,
+        on_page: &(dyn Fn(u64, u64) + Sync),
+    ) -> Result<Known, ApiError> {
+        if allow_duplicate || wanted.is_empty() {
+            return Ok(if allow_duplicate {
+                Known::Ignore
+            } else {
+                Known::Search
+            });
+        }
+        if by == ExistingBy::Search {
+            return Ok(Known::Search);
+        }
+        let first_query = scan_query(1);
+        let first = self
+            .call(|| self.client.list_contacts(&first_query))
+            .await?;
+        let last = first
+            .meta
+            .as_ref()
+            .and_then(|m| m.last_page)
+            .unwrap_or(1)
+            .max(1);
+        if by == ExistingBy::Auto && last.saturating_mul(2) > wanted.len() as u64 {
+            return Ok(Known::Search);
+        }
+        // The first contact (in creation order) holding each wanted email.
+        let mut found: HashMap<u128, (u64, usize, String)> = HashMap::new();
+        let mut keep = |page: u64, data: &[crate::api::Contact]| {
+            for (i, c) in data.iter().enumerate() {
+                let Some(email) = c.email.as_deref() else {
+                    continue;
+                };
+                let id = email_id(email);
+                if !wanted.contains(&id) {
+                    continue;
+                }
+                let slot = found.entry(id).or_insert_with(|| (page, i, c.id.clone()));
+                if (page, i) < (slot.0, slot.1) {
+                    *slot = (page, i, c.id.clone());
+                }
+            }
+        };
+        keep(1, &first.data);
+        on_page(1, last);
+        let pages = futures::stream::iter(2..=last)
+            .map(|p| async move {
+                let query = scan_query(u32::try_from(p).unwrap_or(u32::MAX));
+                let page = self.call(|| self.client.list_contacts(&query)).await;
+                (p, page)
+            })
+            .buffer_unordered(self.jobs);
+        let mut pages = std::pin::pin!(pages);
+        let mut done = 1;
+        while let Some((p, page)) = pages.next().await {
+            keep(p, &page?.data);
+            done += 1;
+            on_page(done, last);
+        }
+        Ok(Known::Scanned(
+            found.into_iter().map(|(k, (_, _, id))| (k, id)).collect(),
+        ))
+    }
+
+    /// What happens to one row.
+    pub async fn row(&self, p: Planned, known: &Known) -> RowReport {
+        let mut report = RowReport::new(p.line, p.email.clone());
+        if let Some(same) = &p.duplicate_of {
+            report.outcome = Outcome::Duplicate;
+            report.detail = match same {
+                SameAs::Email(l) => format!("same email as line {l}"),
+                SameAs::Content(l) => format!("same values as line {l}"),
+                SameAs::Key(l) => format!("same key as line {l}"),
+            };
+            return report;
+        }
+        if let Some(email) = &p.email {
+            let existing = match known {
+                Known::Ignore => Ok(None),
+                Known::Search => self.lookup(email).await,
+                Known::Scanned(map) => Ok(map.get(&email_id(email)).cloned()),
+            };
+            match existing {
+                Ok(Some(id)) => {
+                    report.outcome = Outcome::Exists;
+                    report.id = Some(id);
+                    return report;
+                }
+                Ok(None) => {}
+                Err(e) => return report.failed(e),
+            }
+        }
+        if self.dry_run {
+            report.outcome = Outcome::WouldCreate;
+            return report;
+        }
+        match self
+            .call(|| self.client.create_contact(&p.contact, &p.key))
+            .await
+        {
+            Ok(created) => {
+                report.outcome = if created.replayed {
+                    Outcome::Replayed
+                } else {
+                    Outcome::Created
+                };
+                report.id = created.record.map(|c| c.id);
+                report
+            }
+            Err(e) if email_taken(&e) => {
+                report.outcome = Outcome::Exists;
+                // Name the contact when a look-up finds it; the skip stands either way.
+                if let Some(email) = &p.email {
+                    report.id = self.lookup(email).await.ok().flatten();
+                }
+                report
+            }
+            Err(mut e) => {
+                if e.outcome_unknown {
+                    e.message = format!(
+                        "{}; it may have been created: re-running the import finishes it without a duplicate",
+                        e.message
+                    );
+                    e.outcome_unknown = false;
+                }
+                report.failed(e)
+            }
+        }
+    }
+
+    async fn lookup(&self, email: &str) -> Result<Option<String>, ApiError> {
+        self.call(|| async { find_by_email(&self.client, email).await.map_err(api_error) })
+            .await
+    }
+}
+
+fn scan_query(page: u32) -> ContactQuery {
+    ContactQuery {
+        sort_by: Some(ContactSort::CreatedAt),
+        sort_direction: Some(SortDirection::Asc),
+        paging: Paging {
+            page: Some(page),
+            per_page: Some(SCAN_PER_PAGE),
+        },
+        ..ContactQuery::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn err(kind: ErrorKind, message: &str) -> ApiError {
+        ApiError::new(kind, message)
+    }
+
+    #[test]
+    fn only_an_in_flight_conflict_is_retried() {
+        assert!(still_in_flight(&err(
+            ErrorKind::Conflict,
+            "A request with this Idempotency-Key is still being processed; retry later."
+        )));
+        assert!(!still_in_flight(&err(
+            ErrorKind::Conflict,
+            "This Idempotency-Key was already used with a different request body."
+        )));
+    }
+
+    #[test]
+    fn a_taken_email_is_recognised() {
+        let mut e = err(ErrorKind::Validation, "The given data was invalid.");
+        e.field_errors = BTreeMap::from([(
+            "email".to_string(),
+            vec!["The email has already been taken.".to_string()],
+        )]);
+        assert!(email_taken(&e));
+        e.field_errors = BTreeMap::from([(
+            "email".to_string(),
+            vec!["The email must be a valid email address.".to_string()],
+        )]);
+        assert!(!email_taken(&e));
+    }
+}
