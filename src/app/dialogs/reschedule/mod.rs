@@ -92,8 +92,8 @@ impl RescheduleForm {
         RescheduleForm {
             inputs: [
                 TextInput::default().with_max(2048),
-                TextInput::new(start.format("%Y-%m-%d %H:%M").to_string()).with_max(64),
-                TextInput::new("1h").with_max(64),
+                TextInput::suggested(start.format("%Y-%m-%d %H:%M").to_string()).with_max(64),
+                TextInput::suggested("1h").with_max(64),
             ],
             extra: vec![TextInput::default()],
             focus: 0,
@@ -158,7 +158,8 @@ impl RescheduleForm {
         if t.is_empty() {
             return Ok(EndSpec::None);
         }
-        if let Ok(d) = reschedule::parse_duration(t) {
+        // `+1h` is a length too, as `1h` is (not "an hour from now").
+        if let Ok(d) = reschedule::parse_duration(t.strip_prefix('+').unwrap_or(t)) {
             return Ok(EndSpec::Duration(d));
         }
         crate::timeparse::parse_zoned(t, &self.config.zone, self.now)
@@ -227,6 +228,7 @@ impl RescheduleForm {
             Field::End => 2,
             Field::Extra => FIELDS.len(),
         };
+        self.focused_input_mut().focus();
     }
 
     /// The server's field for a dialog field.
