@@ -191,25 +191,6 @@ impl fmt::Display for KeySpec {
     }
 }
 
-impl Action {
-    /// A word or two for the hint line.
-    pub fn short(self) -> &'static str {
-        match self {
-            Action::SortNext => "sort",
-            Action::SortFlip => "direction",
-            Action::NextPage => "next",
-            Action::PrevPage => "prev",
-            Action::Detail => "detail",
-            Action::Refresh => "refresh",
-            Action::Includes => "include",
-            Action::Export => "export",
-            Action::NewContact => "new contact",
-            Action::Reschedule => "reschedule",
-            other => other.description(),
-        }
-    }
-}
-
 /// The active bindings.
 #[derive(Debug, Clone)]
 pub struct KeyMap {
