@@ -197,7 +197,10 @@ fn the_hint_line_follows_the_focus() {
     h.ch('/');
     let bar = hint_of(&h.render());
     assert!(!bar.contains("q quit"), "{bar}");
-    assert!(bar.contains("Enter apply") && bar.contains("Esc close"), "{bar}");
+    assert!(
+        bar.contains("Enter apply") && bar.contains("Esc close"),
+        "{bar}"
+    );
     h.key(KeyCode::Esc);
 
     h.ch('a');

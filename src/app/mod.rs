@@ -2,9 +2,9 @@
 //! state and returns the `Effect`s for the runtime to run; drawing reads `App` and nothing else.
 
 mod dialog_stack;
-pub mod hints;
 pub mod dialogs;
 pub mod effects;
+pub mod hints;
 mod input;
 pub mod keymap;
 pub mod layout;

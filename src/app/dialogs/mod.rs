@@ -125,7 +125,10 @@ impl<'a> DialogCx<'a> {
 pub enum DialogResult {
     SetIncludes(Vec<&'static str>),
     /// Put `json` on the clipboard and say so, as `y` on the table does.
-    CopyJson { json: String, label: String },
+    CopyJson {
+        json: String,
+        label: String,
+    },
     Quit,
     /// A contact was created: note it, refresh Contacts and select it.
     ContactCreated(CreatedContact),

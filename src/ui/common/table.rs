@@ -36,14 +36,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         title.push(Span::styled(format!("{filters} "), theme.key));
     }
     title.extend([Span::styled(
-            format!(
-                "· sort {} {} · {}/page ",
-                tab.sort_by,
-                arrow(tab.direction),
-                tab.per_page
-            ),
-            theme.dim,
-        )]);
+        format!(
+            "· sort {} {} · {}/page ",
+            tab.sort_by,
+            arrow(tab.direction),
+            tab.per_page
+        ),
+        theme.dim,
+    )]);
     if tab.pending.is_some() && tab.shown.is_some() {
         title.push(Span::styled("· loading… ", theme.spinner));
     }
