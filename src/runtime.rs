@@ -248,6 +248,12 @@ fn act(
         match a {
             TermAction::Quit => return Ok(true),
             TermAction::Copy(text) => terminal::copy_to_clipboard(&text)?,
+            TermAction::Redraw => {
+                // `clear` empties the terminal and ratatui's previous buffer, so the next
+                // draw writes every cell.
+                term.clear()?;
+                engine.app.dirty = true;
+            }
             TermAction::Suspend => {
                 terminal::suspend(term, mouse)?;
                 let (w, h) = crossterm::terminal::size().unwrap_or(engine.app.size);

@@ -95,6 +95,7 @@ impl App {
                 self.load(self.active, false)
             }
             DialogResult::Quit => self.quit(),
+            DialogResult::CopyJson { json, label } => self.copy_json(json, &label),
             DialogResult::ContactCreated(c) => self.contact_created(c),
             DialogResult::OpenContact(c) => {
                 let (w, h) = modal_inner(self.size.0, self.size.1);

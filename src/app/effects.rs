@@ -104,5 +104,8 @@ pub enum Effect {
     SaveState(PersistedState),
     /// Stop the process (Ctrl-Z), restoring the terminal first.
     Suspend,
+    /// Clear the terminal and draw the whole screen again (Ctrl-L): repairs whatever another
+    /// program or a misrendered glyph left behind.
+    Redraw,
     Quit,
 }

@@ -40,8 +40,10 @@ impl App {
             if ctrl_c {
                 return self.request_quit();
             }
-            if self.keymap.action(&key) == Some(Action::Suspend) {
-                return vec![Effect::Suspend];
+            match self.keymap.action(&key) {
+                Some(Action::Suspend) => return vec![Effect::Suspend],
+                Some(Action::Redraw) => return vec![Effect::Redraw],
+                _ => {}
             }
             // Quit from a read-only overlay; dialogs with text fields keep `q` for typing.
             if !self.overlays[top].dialog().captures_text()
@@ -81,6 +83,8 @@ impl App {
             Action::First => self.tab_mut().select(0),
             Action::Last => self.tab_mut().select(usize::MAX),
             Action::Filter => {
+                // Always on the tab's first field (full name, name), as a search box opens.
+                self.tab_mut().filter_bar.focused = 0;
                 self.tab_mut().filter_open = true;
                 self.refresh_due_reset();
             }
@@ -148,10 +152,8 @@ impl App {
             }
             Action::CopyJson => {
                 if let Some(r) = self.tab().selected_record() {
-                    let fx = vec![Effect::Copy(r.raw.to_string())];
-                    let msg = format!("Copied {} as JSON", r.label);
-                    self.note(msg);
-                    return fx;
+                    let (json, label) = (r.raw.to_string(), r.label.clone());
+                    return self.copy_json(json, &label);
                 }
                 return Vec::new();
             }
@@ -160,11 +162,17 @@ impl App {
                 self.overlays.push(Overlay::Help(v));
             }
             Action::Back => {
-                if self.status.error.take().is_none() {
+                let had_error = self.status.error.take().is_some();
+                // Filters active: `Esc` clears them (as k9s does); a second press finds none.
+                if self.tab().has_filters() {
+                    return self.clear_filters();
+                }
+                if !had_error {
                     return Vec::new();
                 }
             }
             Action::Suspend => return vec![Effect::Suspend],
+            Action::Redraw => return vec![Effect::Redraw],
             Action::NewContact => return self.open_contact_form(),
             Action::Reschedule => return self.open_reschedule(),
             // `KeyMap::action` never answers with a dialog's action.
@@ -173,6 +181,12 @@ impl App {
         self.tab_mut().scroll_into_view(rows);
         self.dirty = true;
         Vec::new()
+    }
+
+    /// `y`: the record on the clipboard, and a note saying so (table and detail pane alike).
+    pub(crate) fn copy_json(&mut self, json: String, label: &str) -> Vec<Effect> {
+        self.note(format!("Copied {label} as JSON"));
+        vec![Effect::Copy(json)]
     }
 
     fn refresh_due_reset(&mut self) {
@@ -195,12 +209,28 @@ impl App {
             Some(Action::Cancel) => {
                 self.tab_mut().filter_open = false;
                 self.refresh_due_reset();
-                return self.apply_filters_if_pending(self.active);
+                let fx = self.apply_filters_if_pending(self.active);
+                // Closing never hides a refused value: say what was left out.
+                if let Some(i) = self.tab().filter_bar.first_error() {
+                    let f = &self.tab().filter_bar.fields[i];
+                    let msg = format!(
+                        "filter {} not applied: {}",
+                        f.field.label,
+                        f.error.as_deref().unwrap_or_default()
+                    );
+                    self.note(msg);
+                }
+                return fx;
             }
             Some(Action::Confirm) => {
-                self.tab_mut().filter_open = false;
                 self.tab_mut().debounce_until = Some(self.now);
-                return self.apply_filters_if_pending(self.active);
+                let fx = self.apply_filters_if_pending(self.active);
+                // An invalid value keeps the bar open on it, its error beside it.
+                match self.tab().filter_bar.first_error() {
+                    Some(i) => self.tab_mut().filter_bar.focused = i,
+                    None => self.tab_mut().filter_open = false,
+                }
+                return fx;
             }
             Some(Action::NextField) => self.tab_mut().filter_bar.focus_next(),
             Some(Action::PrevField) => self.tab_mut().filter_bar.focus_prev(),
@@ -225,14 +255,28 @@ impl App {
                 }
                 InputOutcome::Moved => {}
                 InputOutcome::Ignored => {
-                    if self.keymap.action(&key) == Some(Action::Suspend) {
-                        return vec![Effect::Suspend];
+                    match self.keymap.action(&key) {
+                        Some(Action::Suspend) => return vec![Effect::Suspend],
+                        Some(Action::Redraw) => return vec![Effect::Redraw],
+                        _ => {}
                     }
                     self.dirty = false;
                 }
             },
         }
         Vec::new()
+    }
+
+    /// `Esc` on the table: empties the filter bar and re-queries without filters.
+    fn clear_filters(&mut self) -> Vec<Effect> {
+        for f in &mut self.tab_mut().filter_bar.fields {
+            f.input.clear();
+            f.error = None;
+        }
+        let fx = self.apply_filters(self.active);
+        let again = self.keymap.first_key(Action::Filter);
+        self.note(format!("Filters cleared ({again} to filter again)"));
+        fx
     }
 
     /// Applies the typed filters now if a debounce is pending (Enter, Esc).

@@ -83,6 +83,7 @@ actions! {
         Help => "help", "help", ["?"];
         Back => "back", "close / back", ["esc"];
         Suspend => "suspend", "suspend", ["ctrl-z"];
+        Redraw => "redraw", "redraw the whole screen", ["ctrl-l"];
         NewContact => "new_contact", "new contact", ["c"];
         Reschedule => "reschedule", "reschedule an appointment", ["a"];
     }
@@ -190,44 +191,46 @@ impl fmt::Display for KeySpec {
     }
 }
 
-impl Action {
-    /// A word or two for the hint line.
-    pub fn short(self) -> &'static str {
-        match self {
-            Action::SortNext => "sort",
-            Action::SortFlip => "direction",
-            Action::NextPage => "next",
-            Action::PrevPage => "prev",
-            Action::Detail => "detail",
-            Action::Refresh => "refresh",
-            Action::Includes => "include",
-            Action::Export => "export",
-            Action::NewContact => "new contact",
-            Action::Reschedule => "reschedule",
-            other => other.description(),
-        }
-    }
-}
-
 /// The active bindings.
 #[derive(Debug, Clone)]
 pub struct KeyMap {
     bindings: Vec<(Action, Vec<KeySpec>)>,
 }
 
-/// Actions shown in the one-line hint, in order.
-const HINT_ACTIONS: &[Action] = &[
-    Action::Quit,
-    Action::Help,
-    Action::Filter,
-    Action::SortNext,
-    Action::SortFlip,
-    Action::NextPage,
-    Action::PrevPage,
-    Action::Detail,
-    Action::Refresh,
-    Action::Includes,
-    Action::Export,
+/// One entry of the hint line: the first key of each action (a pair as `Alt-↑↓` or
+/// `Tab/Shift-Tab`) and a word. When the line is short of room, lower `rank`s stay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hint {
+    pub actions: &'static [Action],
+    pub word: &'static str,
+    pub rank: u8,
+}
+
+impl Hint {
+    pub const fn new(actions: &'static [Action], word: &'static str, rank: u8) -> Hint {
+        Hint {
+            actions,
+            word,
+            rank,
+        }
+    }
+}
+
+/// The table's hints, in order; `c` and `a` are dropped before sorting and paging.
+pub const TABLE_HINTS: &[Hint] = &[
+    Hint::new(&[Action::Quit], "quit", 0),
+    Hint::new(&[Action::Help], "help", 0),
+    Hint::new(&[Action::Filter], "filter", 1),
+    Hint::new(&[Action::SortNext], "sort", 2),
+    Hint::new(&[Action::SortFlip], "direction", 5),
+    Hint::new(&[Action::NextPage], "next", 2),
+    Hint::new(&[Action::PrevPage], "prev", 3),
+    Hint::new(&[Action::Detail], "detail", 1),
+    Hint::new(&[Action::NewContact], "new contact", 3),
+    Hint::new(&[Action::Reschedule], "reschedule", 3),
+    Hint::new(&[Action::Refresh], "refresh", 4),
+    Hint::new(&[Action::Includes], "include", 6),
+    Hint::new(&[Action::Export], "export", 5),
 ];
 
 impl Default for KeyMap {
@@ -323,12 +326,46 @@ impl KeyMap {
             .unwrap_or_else(|| action.name().to_string())
     }
 
-    /// `q quit · ? help · / filter ...`.
+    /// `q quit · ? help · / filter ...`: the table's hints, all of them.
     pub fn hint_line(&self) -> String {
-        HINT_ACTIONS
+        self.hint_text(TABLE_HINTS, u16::MAX)
+    }
+
+    /// `hints` in `width` columns: the lowest ranks first while they fit, shown in their
+    /// order; unbound actions are left out.
+    pub fn hint_text(&self, hints: &[Hint], width: u16) -> String {
+        use unicode_width::UnicodeWidthStr;
+        let items: Vec<(u8, String)> = hints
             .iter()
-            .filter(|a| !self.keys(**a).is_empty())
-            .map(|a| format!("{} {}", self.first_key(*a), a.short()))
+            .filter(|h| h.actions.iter().all(|a| !self.keys(*a).is_empty()))
+            .map(|h| {
+                let keys = match h.actions {
+                    [a, b] => self.pair(*a, *b),
+                    many => many
+                        .iter()
+                        .map(|a| self.first_key(*a))
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                };
+                (h.rank, format!("{keys} {}", h.word))
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by_key(|i| items[*i].0);
+        let mut keep = vec![false; items.len()];
+        let mut used = 0usize;
+        for i in order {
+            let w = items[i].1.width() + if used == 0 { 0 } else { 3 };
+            if used + w <= width as usize {
+                used += w;
+                keep[i] = true;
+            }
+        }
+        items
+            .into_iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|((_, s), _)| s)
             .collect::<Vec<_>>()
             .join(" · ")
     }

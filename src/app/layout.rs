@@ -153,16 +153,26 @@ pub fn column_at(fitted: &[(usize, u16)], x: u16) -> Option<usize> {
     None
 }
 
-/// The centred box of a modal: most of the screen, a little margin.
+/// The centred box of a modal: most of the screen, a little margin. It stays strictly
+/// inside the table's borders (below its top border, above its bottom one), so its own
+/// border never runs into the table's.
 pub fn modal_area(area: Rect) -> Rect {
     let w = area.width.saturating_sub(8).clamp(20.min(area.width), 120);
-    let h = area.height.saturating_sub(4).max(5.min(area.height));
+    let (top, h) = dialog_rows(area);
     Rect {
         x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
+        y: top,
         width: w,
         height: h,
     }
+}
+
+/// The rows a dialog may use on a screen of `area`: between the table's top border (under
+/// the tab bar) and its bottom border (above the status and hint lines).
+pub fn dialog_rows(area: Rect) -> (u16, u16) {
+    let top = area.y + 2.min(area.height);
+    let h = area.height.saturating_sub(5).max(5.min(area.height));
+    (top.min(area.y + area.height - h), h)
 }
 
 /// Width and height of a modal's text area (inside borders, above the footer line).

@@ -4,6 +4,7 @@
 mod dialog_stack;
 pub mod dialogs;
 pub mod effects;
+pub mod hints;
 mod input;
 pub mod keymap;
 pub mod layout;
@@ -115,8 +116,6 @@ pub struct App {
     /// Modal stack; input goes to the last one.
     pub overlays: Vec<Overlay>,
     pub keymap: KeyMap,
-    /// The hint line, built once from the key map.
-    pub hint: String,
     pub config: AppConfig,
     pub status: StatusInfo,
     /// Terminal size.
@@ -159,7 +158,6 @@ impl App {
             active: remembered.active_tab.unwrap_or(TabKind::FIRST_RUN),
             overlays: Vec::new(),
             keymap: config.keymap.clone(),
-            hint: config.keymap.hint_line(),
             status: StatusInfo {
                 note,
                 ..Default::default()

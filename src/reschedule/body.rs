@@ -16,8 +16,8 @@ pub enum RescheduleError {
     SameFields(String),
     #[error(
         "the end ({}) must be after the start ({})",
-        format_time(end),
-        format_time(start)
+        end.format("%Y-%m-%d %H:%M"),
+        start.format("%Y-%m-%d %H:%M")
     )]
     EndNotAfterStart {
         start: DateTime<FixedOffset>,

@@ -23,6 +23,8 @@ pub enum TermAction {
     /// Put text on the clipboard (OSC 52).
     Copy(String),
     Suspend,
+    /// Clear the terminal and redraw every cell.
+    Redraw,
     Quit,
 }
 
@@ -290,6 +292,7 @@ impl Engine {
                 Effect::Copy(text) => out.push(TermAction::Copy(text)),
                 Effect::SaveState(state) => self.save_state(&state),
                 Effect::Suspend => out.push(TermAction::Suspend),
+                Effect::Redraw => out.push(TermAction::Redraw),
                 Effect::Quit => {
                     for (_, h) in self.tasks.drain() {
                         h.abort();

@@ -109,7 +109,8 @@ async fn fails_then_recovers(sb: &SandboxHandle, e: &mut Engine, words: &[&str])
         assert!(!error.contains('<'), "no HTML in the message: {error}");
     }
     let s = screen(e);
-    assert!(s.contains("Press r to retry."), "{s}");
+    // The last good rows stay, marked stale, with the retry key.
+    assert!(s.contains("STALE") && s.contains("r retry"), "{s}");
     assert_eq!(filter_text(e), "a", "the typed filter is kept");
     sb.faults().clear();
     key(e, KeyCode::Char('r'));
@@ -255,7 +256,8 @@ async fn a_server_that_is_down_says_so_and_recovers_when_it_is_back() {
     type_filter(&mut e).await;
     let error = e.app.tab().error.clone().expect("an error is shown");
     assert!(error.contains("Network error: cannot connect"), "{error}");
-    assert!(screen(&e).contains("Press r to retry."));
+    let s = screen(&e);
+    assert!(s.contains("STALE") && s.contains("r retry"), "{s}");
     assert_eq!(filter_text(&e), "a");
     // The service comes back on the same address.
     let back = Sandbox::start(SandboxConfig {

@@ -5,9 +5,8 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use serde_json::Value;
 
 use crate::api::Timestamp;
-use crate::app::dialogs::{Dialog, DialogCx, Outcome};
-use crate::app::effects::Effect;
-use crate::app::keymap::Action;
+use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::keymap::{Action, Hint};
 use crate::app::resources::TabKind;
 use crate::app::table::record::{DisplayZone, Record};
 use crate::app::widgets::scroll::{Entry, ScrollText, Tone};
@@ -32,6 +31,8 @@ const FIRST: &[&str] = &[
 pub struct DetailView {
     pub title: String,
     pub raw: std::sync::Arc<str>,
+    /// The record's label, for the "Copied … as JSON" note.
+    pub label: String,
     pub text: ScrollText,
 }
 
@@ -48,6 +49,7 @@ impl DetailView {
         DetailView {
             title: format!("{noun} {} · {}", record.id, record.label),
             raw: record.raw.clone(),
+            label: record.label.clone(),
             text: ScrollText::new(entries, width, height),
         }
     }
@@ -129,12 +131,25 @@ fn push_value(out: &mut Vec<Entry>, indent: usize, key: &str, v: &Value, zone: &
 }
 
 impl Dialog for DetailView {
+    fn hints(&self) -> &'static [Hint] {
+        const H: &[Hint] = &[
+            Hint::new(&[Action::Down, Action::Up], "scroll", 1),
+            Hint::new(&[Action::CopyJson], "copy JSON", 0),
+            Hint::new(&[Action::Back], "close", 0),
+            Hint::new(&[Action::Quit], "quit", 0),
+        ];
+        H
+    }
+
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         if self.text.on_key(key, cx.keymap) {
             return Outcome::Handled;
         }
         match cx.keymap.action(key) {
-            Some(Action::CopyJson) => Outcome::Effects(vec![Effect::Copy(self.raw.to_string())]),
+            Some(Action::CopyJson) => Outcome::Apply(DialogResult::CopyJson {
+                json: self.raw.to_string(),
+                label: self.label.clone(),
+            }),
             Some(Action::Back) | Some(Action::Detail) => Outcome::Close,
             _ => Outcome::Ignored,
         }

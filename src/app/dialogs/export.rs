@@ -7,7 +7,7 @@ use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::{Effect, ExportFormat, RequestId};
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Hint};
 use crate::app::message::{ExportEvent, Message};
 use crate::app::resources::TabKind;
 use crate::app::table::spec::QuerySpec;
@@ -42,10 +42,13 @@ impl ExportDialog {
     pub fn new(spec: QuerySpec, scope: String, now: chrono::DateTime<chrono::Local>) -> Self {
         let format = ExportFormat::Csv;
         let kind = spec.kind;
+        // The name is a suggestion, selected: typing a name replaces it.
+        let mut path = TextInput::suggested(default_name(kind, format, now));
+        path.focus();
         ExportDialog {
             kind,
             spec: spec.at_page(1),
-            path: TextInput::new(default_name(kind, format, now)),
+            path,
             format,
             stage: ExportStage::Asking,
             scope,
@@ -103,6 +106,21 @@ pub fn default_name(
 }
 
 impl Dialog for ExportDialog {
+    fn hints(&self) -> &'static [Hint] {
+        const ASKING: &[Hint] = &[
+            Hint::new(&[Action::Confirm], "export", 0),
+            Hint::new(&[Action::SwitchFormat], "CSV/JSON", 0),
+            Hint::new(&[Action::Cancel], "cancel", 0),
+        ];
+        const RUNNING: &[Hint] = &[Hint::new(&[Action::Cancel], "stop", 0)];
+        const DONE: &[Hint] = &[Hint::new(&[Action::Cancel], "close", 0)];
+        match self.stage {
+            ExportStage::Asking => ASKING,
+            ExportStage::Running { .. } => RUNNING,
+            _ => DONE,
+        }
+    }
+
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         let keys = cx.keymap;
         match &self.stage {

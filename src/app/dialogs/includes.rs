@@ -3,7 +3,7 @@
 use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Hint};
 
 pub struct IncludesPicker {
     pub items: Vec<(&'static str, bool)>,
@@ -26,6 +26,16 @@ impl IncludesPicker {
 }
 
 impl Dialog for IncludesPicker {
+    fn hints(&self) -> &'static [Hint] {
+        const H: &[Hint] = &[
+            Hint::new(&[Action::Down, Action::Up], "move", 1),
+            Hint::new(&[Action::Toggle], "toggle", 0),
+            Hint::new(&[Action::Confirm], "apply", 0),
+            Hint::new(&[Action::Back], "close", 0),
+        ];
+        H
+    }
+
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         match cx.keymap.pick(key, &[Action::Toggle, Action::Confirm]) {
             Some(Action::Toggle) => {

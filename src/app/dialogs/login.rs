@@ -9,7 +9,7 @@ use secrecy::{ExposeSecret, SecretString};
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::effects::NewClient;
 use crate::app::effects::{Effect, RequestId};
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Hint};
 use crate::app::message::Message;
 use crate::app::widgets::text_input::TextInput;
 
@@ -114,6 +114,14 @@ impl LoginDialog {
 }
 
 impl Dialog for LoginDialog {
+    fn hints(&self) -> &'static [Hint] {
+        const H: &[Hint] = &[
+            Hint::new(&[Action::Confirm], "confirm", 0),
+            Hint::new(&[Action::Cancel], "cancel", 0),
+        ];
+        H
+    }
+
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         if matches!(self.stage, LoginStage::Verifying(_)) {
             return Outcome::Handled;

@@ -41,7 +41,7 @@ use self::includes::IncludesPicker;
 use self::login::LoginDialog;
 use self::reschedule::RescheduleForm;
 use crate::app::effects::{Effect, RequestId};
-use crate::app::keymap::KeyMap;
+use crate::app::keymap::{Action, Hint, KeyMap};
 use crate::app::message::Message;
 use crate::app::table::record::DisplayZone;
 use crate::config::RescheduleSettings;
@@ -99,14 +99,18 @@ impl<'a> DialogCx<'a> {
         }
     }
 
-    /// A key the app keeps whatever the dialog: `Ctrl-C` (quit, asking once) and the
-    /// suspend binding. Dialogs with text fields return `Ignored` for it instead of typing it.
+    /// A key the app keeps whatever the dialog: `Ctrl-C` (quit, asking once), the
+    /// suspend and redraw bindings. Dialogs with text fields return `Ignored` for it instead of typing it.
     pub fn app_key(&self, key: &KeyEvent) -> bool {
         let ctrl_c = key.code == crossterm::event::KeyCode::Char('c')
             && key
                 .modifiers
                 .contains(crossterm::event::KeyModifiers::CONTROL);
-        ctrl_c || self.keymap.action(key) == Some(crate::app::keymap::Action::Suspend)
+        ctrl_c
+            || matches!(
+                self.keymap.action(key),
+                Some(Action::Suspend | Action::Redraw)
+            )
     }
 
     /// A fresh id for a request the dialog starts.
@@ -120,6 +124,11 @@ impl<'a> DialogCx<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DialogResult {
     SetIncludes(Vec<&'static str>),
+    /// Put `json` on the clipboard and say so, as `y` on the table does.
+    CopyJson {
+        json: String,
+        label: String,
+    },
     Quit,
     /// A contact was created: note it, refresh Contacts and select it.
     ContactCreated(CreatedContact),
@@ -198,6 +207,15 @@ pub trait Dialog {
     /// A text field has focus: single-key bindings must not fire.
     fn captures_text(&self) -> bool {
         false
+    }
+
+    /// The keys the hint line shows while this dialog is on top.
+    fn hints(&self) -> &'static [Hint] {
+        if self.captures_text() {
+            crate::app::hints::FORM_HINTS
+        } else {
+            crate::app::hints::VIEW_HINTS
+        }
     }
 
     /// The terminal was resized (re-wrap text).

@@ -64,6 +64,11 @@ impl FilterBar {
         self.focused = (self.focused + n - 1) % n;
     }
 
+    /// The first field whose value was refused (a date that does not parse).
+    pub fn first_error(&self) -> Option<usize> {
+        self.fields.iter().position(|f| f.error.is_some())
+    }
+
     /// Fills the status field with the next (or previous) seen value after the typed one.
     pub fn cycle_status(&mut self, forward: bool) -> bool {
         let seen: Vec<String> = self.seen_statuses.iter().cloned().collect();

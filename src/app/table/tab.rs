@@ -229,6 +229,11 @@ impl TabState {
         self.select(self.selected);
     }
 
+    /// Filters applied, or typed in the bar (even refused ones).
+    pub fn has_filters(&self) -> bool {
+        !self.filters.is_empty() || self.filter_bar.fields.iter().any(|f| !f.input.is_empty())
+    }
+
     /// `status=won`: the filters in words.
     pub fn filter_summary(&self) -> String {
         self.spec().filter_summary()

@@ -24,6 +24,12 @@ pub struct TextInput {
     cursor: usize,
     /// Longest value accepted, in graphemes (0 = no limit).
     max_graphemes: usize,
+    /// The value was put there for the user (a default), not typed: focusing the field
+    /// selects it, so typing replaces it.
+    suggestion: bool,
+    /// The whole value is selected: the next character typed (or pasted) replaces it,
+    /// `Backspace`/`Delete` clear it, arrows, `Home` and `End` keep it for editing.
+    selected: bool,
 }
 
 impl TextInput {
@@ -33,7 +39,27 @@ impl TextInput {
             cursor: value.len(),
             value,
             max_graphemes: 0,
+            suggestion: false,
+            selected: false,
         }
+    }
+
+    /// A field prefilled with a suggestion (a default start, a file name): focusing it
+    /// selects the suggestion, so the first character typed replaces it.
+    pub fn suggested(value: impl Into<String>) -> Self {
+        let mut t = TextInput::new(value);
+        t.suggestion = !t.value.is_empty();
+        t
+    }
+
+    /// The field gets the focus: a suggestion not edited yet is selected whole.
+    pub fn focus(&mut self) {
+        self.selected = self.suggestion && !self.value.is_empty();
+    }
+
+    /// Whether the whole value is selected (typing replaces it).
+    pub fn is_selected(&self) -> bool {
+        self.selected
     }
 
     pub fn with_max(mut self, max_graphemes: usize) -> Self {
@@ -53,19 +79,34 @@ impl TextInput {
         self.value.is_empty()
     }
 
+    /// Replaces the value (a quick shift, a completion); a selected suggestion stays one.
     pub fn set(&mut self, value: impl Into<String>) {
         self.value = flatten(&value.into());
         self.cursor = self.value.len();
+        self.selected &= !self.value.is_empty();
     }
 
     pub fn clear(&mut self) {
         self.value.clear();
         self.cursor = 0;
+        self.selected = false;
+    }
+
+    /// Drops a selection before an edit: the selected text goes, what is typed replaces it.
+    fn take_selection(&mut self) {
+        if self.selected {
+            self.clear();
+        }
+        self.suggestion = false;
     }
 
     /// Inserts text at the cursor; newlines and tabs become spaces (pastes stay one line).
     pub fn insert_str(&mut self, text: &str) -> InputOutcome {
         let mut text = flatten(text);
+        if text.is_empty() {
+            return InputOutcome::Ignored;
+        }
+        self.take_selection();
         if self.max_graphemes > 0 {
             let room = self
                 .max_graphemes
@@ -145,20 +186,58 @@ impl TextInput {
 
     fn delete_range(&mut self, from: usize, to: usize) -> InputOutcome {
         if from == to {
+            self.selected = false;
             return InputOutcome::Moved;
         }
         self.value.replace_range(from..to, "");
         self.cursor = from;
+        self.suggestion = false;
+        self.selected = false;
         InputOutcome::Changed
     }
 
     fn move_to(&mut self, pos: usize) -> InputOutcome {
         self.cursor = pos;
+        self.selected = false;
         InputOutcome::Moved
+    }
+
+    /// A key while the whole value is selected: `Backspace`/`Delete` clear it, `←`/`Home`
+    /// go to its start and `→`/`End` to its end keeping the text; others end the selection.
+    fn key_on_selection(&mut self, key: &KeyEvent) -> Option<InputOutcome> {
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        self.selected = false;
+        match key.code {
+            KeyCode::Backspace | KeyCode::Delete => {
+                self.suggestion = false;
+                let had = !self.value.is_empty();
+                self.clear();
+                Some(if had {
+                    InputOutcome::Changed
+                } else {
+                    InputOutcome::Moved
+                })
+            }
+            KeyCode::Left | KeyCode::Home if plain => Some(self.move_to(0)),
+            KeyCode::Right | KeyCode::End if plain => Some(self.move_to(self.value.len())),
+            // Typed text replaces the selection (`insert_str` sees it); other keys (word
+            // editing, keys the field ignores) act as usual and end it if they edit or move.
+            _ => {
+                self.selected = true;
+                None
+            }
+        }
     }
 
     /// Applies an editing key. Keys it does not know are `Ignored` for the caller to use.
     pub fn handle_key(&mut self, key: &KeyEvent) -> InputOutcome {
+        if self.selected
+            && let Some(done) = self.key_on_selection(key)
+        {
+            return done;
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         match key.code {
@@ -275,6 +354,43 @@ mod tests {
         let mut t = TextInput::default().with_max(5);
         t.insert_str("ab\ncdefgh");
         assert_eq!(t.value(), "ab cd");
+    }
+
+    #[test]
+    fn a_focused_suggestion_is_replaced_by_typing_and_kept_by_arrows() {
+        let mut t = TextInput::suggested("2026-11-22 18:30");
+        t.focus();
+        assert!(t.is_selected());
+        for c in "tomorrow".chars() {
+            t.handle_key(&key(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        assert_eq!(t.value(), "tomorrow");
+        // Edited: focusing again selects nothing.
+        t.focus();
+        assert!(!t.is_selected());
+
+        let mut t = TextInput::suggested("1h");
+        t.focus();
+        t.handle_key(&key(KeyCode::End, KeyModifiers::NONE));
+        t.handle_key(&key(KeyCode::Char('5'), KeyModifiers::NONE));
+        assert_eq!(t.value(), "1h5");
+        let mut t = TextInput::suggested("1h");
+        t.focus();
+        t.handle_key(&key(KeyCode::Home, KeyModifiers::NONE));
+        t.handle_key(&key(KeyCode::Char('2'), KeyModifiers::NONE));
+        assert_eq!(t.value(), "21h");
+        let mut t = TextInput::suggested("1h");
+        t.focus();
+        t.handle_key(&key(KeyCode::Backspace, KeyModifiers::NONE));
+        assert!(t.is_empty());
+        let mut t = TextInput::suggested("deals.csv");
+        t.focus();
+        t.insert_str("out.json");
+        assert_eq!(t.value(), "out.json");
+        // A plain field never selects.
+        let mut t = TextInput::new("typed");
+        t.focus();
+        assert!(!t.is_selected());
     }
 
     #[test]

@@ -57,13 +57,16 @@ fn cut_wide_at_left_edge(f: &mut Frame, area: Rect) {
     }
 }
 
-/// A box of `width` x `height` centred in `area` (clamped to it).
+/// A box of `width` x `height` centred on the screen `area`, kept within the rows a
+/// dialog may use (`layout::dialog_rows`: inside the table's borders).
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let (top, rows) = crate::app::layout::dialog_rows(area);
     let w = width.min(area.width);
-    let h = height.min(area.height);
+    let h = height.min(rows);
+    let y = (area.y + (area.height - h) / 2).clamp(top, top + rows - h);
     Rect {
         x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
+        y,
         width: w,
         height: h,
     }

@@ -99,7 +99,10 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 pub fn draw_hint(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(
-        Paragraph::new(Line::from(Span::styled(app.hint.as_str(), theme.dim))),
+        Paragraph::new(Line::from(Span::styled(
+            app.hint_line(area.width),
+            theme.dim,
+        ))),
         area,
     );
 }

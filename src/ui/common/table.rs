@@ -25,20 +25,38 @@ fn arrow(d: SortDirection) -> &'static str {
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let tab = app.tab();
     let noun = tab.resource.kind.noun();
-    let mut title = vec![
-        Span::styled(format!(" {} ", tab.resource.kind.title()), theme.title),
-        Span::styled(
-            format!(
-                "· sort {} {} · {}/page ",
-                tab.sort_by,
-                arrow(tab.direction),
-                tab.per_page
-            ),
-            theme.dim,
+    let mut title = vec![Span::styled(
+        format!(" {} ", tab.resource.kind.title()),
+        theme.title,
+    )];
+    // Every filter in force, while the bar that shows them is closed.
+    let filters = tab.filter_summary();
+    if !tab.filter_open && !filters.is_empty() {
+        title.push(Span::styled("· filter ", theme.dim));
+        title.push(Span::styled(format!("{filters} "), theme.key));
+    }
+    title.extend([Span::styled(
+        format!(
+            "· sort {} {} · {}/page ",
+            tab.sort_by,
+            arrow(tab.direction),
+            tab.per_page
         ),
-    ];
+        theme.dim,
+    )]);
     if tab.pending.is_some() && tab.shown.is_some() {
         title.push(Span::styled("· loading… ", theme.spinner));
+    }
+    // A failed refresh keeps the last good rows, marked stale with the error and their age.
+    if let (Some(err), Some(_)) = (&tab.error, &tab.shown) {
+        let age = app.age_label().unwrap_or_default();
+        title.push(Span::styled(
+            format!(
+                "· STALE ({age}) · {} retry: {err} ",
+                app.keymap.first_key(Action::Refresh)
+            ),
+            theme.error,
+        ));
     }
     let focused = !tab.filter_open && app.overlays.is_empty();
     let border = if focused {
@@ -48,7 +66,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let inner = frame_box::draw(f.buffer_mut(), area, border, Line::from(title));
 
-    if let Some(err) = &tab.error {
+    if let (Some(err), None) = (&tab.error, &tab.shown) {
         let retry = app.keymap.first_key(Action::Refresh);
         let text = Text::from(vec![
             Line::from(Span::styled(format!("Could not load {noun}"), theme.error)),

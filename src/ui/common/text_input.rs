@@ -15,8 +15,14 @@ pub fn draw(f: &mut Frame, area: Rect, input: &TextInput, focused: bool, theme: 
     // One column stays free for the cursor at the end.
     let (shown, cursor) = input.view(area.width.saturating_sub(1).max(1));
     let style = if focused { theme.input } else { theme.dim };
+    // A selected suggestion shows as selected: typing replaces it.
+    let text_style = if focused && input.is_selected() {
+        theme.selected
+    } else {
+        style
+    };
     f.render_widget(
-        Paragraph::new(Span::styled(shown, style)).style(style),
+        Paragraph::new(Span::styled(shown, text_style)).style(style),
         area,
     );
     if focused {

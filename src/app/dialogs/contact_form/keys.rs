@@ -9,7 +9,7 @@ use crate::api::SortDirection;
 use crate::app::TabKind;
 use crate::app::dialogs::{ContactRef, Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::effects::Effect;
-use crate::app::keymap::{Action, KeyMap};
+use crate::app::keymap::{Action, Hint, KeyMap};
 use crate::app::table::spec::{FilterValue, QuerySpec};
 use crate::app::widgets::form_fields;
 use crate::app::widgets::text_input::InputOutcome;
@@ -98,6 +98,15 @@ impl ContactForm {
 }
 
 impl Dialog for ContactForm {
+    fn hints(&self) -> &'static [Hint] {
+        const H: &[Hint] = &[
+            Hint::new(&[Action::NextField, Action::PrevField], "field", 0),
+            Hint::new(&[Action::Submit], "create", 0),
+            Hint::new(&[Action::Cancel], "discard", 0),
+        ];
+        H
+    }
+
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         match &self.stage {
             Stage::Sending { .. } => return Outcome::Handled,

@@ -9,7 +9,7 @@ use crossterm::event::KeyEvent;
 use super::{FIELDS, Field, RescheduleForm, Stage};
 use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::Effect;
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Hint};
 use crate::app::widgets::form_fields;
 use crate::app::widgets::text_input::InputOutcome;
 use crate::reschedule::{EndSpec, Shift, format_time, shift};
@@ -18,6 +18,7 @@ use crate::timeparse::TimeError;
 impl RescheduleForm {
     fn move_focus(&mut self, forward: bool) {
         self.focus = form_fields::cycle(self.focus, self.field_count(), forward);
+        self.focused_input_mut().focus();
     }
 
     /// Writes a time back into a field: as `YYYY-MM-DD HH:MM` when that names it alone in the
@@ -123,6 +124,39 @@ impl RescheduleForm {
 }
 
 impl Dialog for RescheduleForm {
+    fn hints(&self) -> &'static [Hint] {
+        const EDITING: &[Hint] = &[
+            Hint::new(&[Action::NextField, Action::PrevField], "field", 0),
+            Hint::new(&[Action::Submit], "preview", 0),
+            Hint::new(&[Action::Later, Action::Earlier], "±15 min", 1),
+            Hint::new(&[Action::NextDay, Action::PrevDay], "±1 day", 1),
+            Hint::new(&[Action::Cancel], "cancel", 0),
+        ];
+        const PREVIEW: &[Hint] = &[
+            Hint::new(&[Action::Confirm], "send", 0),
+            Hint::new(&[Action::Cancel], "back to editing", 0),
+        ];
+        const WHICH: &[Hint] = &[
+            Hint::new(&[Action::PickFirst, Action::PickSecond], "pick", 0),
+            Hint::new(&[Action::Cancel], "back", 0),
+        ];
+        const DONE: &[Hint] = &[
+            Hint::new(&[Action::NextAppointment], "another appointment", 0),
+            Hint::new(&[Action::Cancel], "close", 0),
+        ];
+        const ASK: &[Hint] = &[
+            Hint::new(&[Action::Yes], "discard", 0),
+            Hint::new(&[Action::No], "keep editing", 0),
+        ];
+        match self.stage {
+            Stage::Editing | Stage::Sending { .. } => EDITING,
+            Stage::Preview { .. } => PREVIEW,
+            Stage::AskWhich { .. } => WHICH,
+            Stage::Done { .. } => DONE,
+            Stage::AskDiscard => ASK,
+        }
+    }
+
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         self.now = cx.now;
         let keys = cx.keymap;

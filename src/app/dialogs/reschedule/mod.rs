@@ -92,8 +92,8 @@ impl RescheduleForm {
         RescheduleForm {
             inputs: [
                 TextInput::default().with_max(2048),
-                TextInput::new(start.format("%Y-%m-%d %H:%M").to_string()).with_max(64),
-                TextInput::new("1h").with_max(64),
+                TextInput::suggested(start.format("%Y-%m-%d %H:%M").to_string()).with_max(64),
+                TextInput::suggested("1h").with_max(64),
             ],
             extra: vec![TextInput::default()],
             focus: 0,
@@ -219,6 +219,7 @@ impl RescheduleForm {
             Field::End => 2,
             Field::Extra => FIELDS.len(),
         };
+        self.focused_input_mut().focus();
     }
 
     /// The server's field for a dialog field.

@@ -1,0 +1,50 @@
+//! The hint line follows the focus: the top dialog's keys while one is open, the filter
+//! bar's while it is open (never `q quit` while `q` types a letter), else the table's.
+
+use super::App;
+use crate::app::keymap::{Action, Hint, TABLE_HINTS};
+
+/// The filter bar's keys.
+pub const FILTER_HINTS: &[Hint] = &[
+    Hint::new(&[Action::NextField, Action::PrevField], "field", 0),
+    Hint::new(&[Action::Confirm], "apply", 0),
+    Hint::new(&[Action::Cancel], "close", 0),
+    Hint::new(&[Action::NextValue, Action::PrevValue], "status values", 2),
+];
+
+/// A form's keys (a dialog with text fields that does not say more).
+pub const FORM_HINTS: &[Hint] = &[
+    Hint::new(&[Action::NextField, Action::PrevField], "field", 0),
+    Hint::new(&[Action::Submit], "submit", 0),
+    Hint::new(&[Action::Cancel], "cancel", 0),
+];
+
+/// A read-only overlay's keys.
+pub const VIEW_HINTS: &[Hint] = &[
+    Hint::new(&[Action::Down, Action::Up], "scroll", 1),
+    Hint::new(&[Action::Back], "close", 0),
+    Hint::new(&[Action::Quit], "quit", 0),
+];
+
+impl App {
+    /// The hint line for the focus, fitted to `width` columns.
+    pub fn hint_line(&self, width: u16) -> String {
+        if let Some(top) = self.overlays.last() {
+            return self.keymap.hint_text(top.dialog().hints(), width);
+        }
+        let tab = self.tab();
+        if tab.filter_open {
+            return self.keymap.hint_text(FILTER_HINTS, width);
+        }
+        if tab.has_filters() {
+            let mut hints = TABLE_HINTS.to_vec();
+            let at = hints
+                .iter()
+                .position(|h| h.actions == [Action::Filter])
+                .map_or(0, |i| i + 1);
+            hints.insert(at, Hint::new(&[Action::Back], "clear filters", 1));
+            return self.keymap.hint_text(&hints, width);
+        }
+        self.keymap.hint_text(TABLE_HINTS, width)
+    }
+}
