@@ -85,6 +85,7 @@ actions! {
         Suspend => "suspend", "suspend", ["ctrl-z"];
         NewContact => "new_contact", "new contact", ["c"];
         Reschedule => "reschedule", "reschedule an appointment", ["a"];
+        Pipeline => "pipeline", "Deals: pipeline view (totals by status and currency) / table", ["P"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
@@ -204,6 +205,7 @@ impl Action {
             Action::Export => "export",
             Action::NewContact => "new contact",
             Action::Reschedule => "reschedule",
+            Action::Pipeline => "pipeline",
             other => other.description(),
         }
     }
@@ -331,6 +333,20 @@ impl KeyMap {
             .map(|a| format!("{} {}", self.first_key(*a), a.short()))
             .collect::<Vec<_>>()
             .join(" · ")
+    }
+
+    /// The hint line while the pipeline view is shown.
+    pub fn pipeline_hint(&self) -> String {
+        let k = |a| self.first_key(a);
+        format!(
+            "{} table · {} select · {} deals of that status · {} re-read · {} stop/close · {} help",
+            k(Action::Pipeline),
+            self.pair(Action::Up, Action::Down),
+            k(Action::Detail),
+            k(Action::Refresh),
+            k(Action::Back),
+            k(Action::Help),
+        )
     }
 
     /// Every main-screen action with all its keys, for the help overlay.

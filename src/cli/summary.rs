@@ -13,6 +13,7 @@ use crate::api::{Client, DealQuery, DealSort, ListQuery, MAX_PER_PAGE, Paging, S
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format;
+pub use crate::insights::pipeline::Coverage;
 use crate::insights::pipeline::{Bucket, MonthBy, PipelineSummary, SummaryOptions, format_amount};
 use crate::output::{Format, OutputError, display_width, sanitize_cell};
 use crate::timeparse::Zone;
@@ -66,16 +67,6 @@ Examples:
   crmdash deals summary
   crmdash deals summary --status won --by currency --format csv
   crmdash deals summary --by month --month-by expected_close_date --months 6";
-
-/// How much of the matching deals was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Coverage {
-    pub pages: u32,
-    /// The server's total, when it sends one.
-    pub total: Option<u64>,
-    /// The cap stopped the reading before the last page.
-    pub partial: bool,
-}
 
 /// Runs the command.
 pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {

@@ -48,9 +48,19 @@ impl MonthBy {
     }
 }
 
+/// How much of the matching deals was read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Coverage {
+    pub pages: u32,
+    /// The server's total, when it sends one.
+    pub total: Option<u64>,
+    /// The cap stopped the reading before the last page.
+    pub partial: bool,
+}
+
 /// How the summary reads deals: the default currency for deals without one, the zone in which
 /// an instant falls into a month, the date field for months, and today (the last month shown).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SummaryOptions {
     pub default_currency: Option<String>,
     pub zone: Zone,

@@ -98,8 +98,13 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 }
 
 pub fn draw_hint(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let hint = if app.pipeline_visible && app.pipeline_shown().is_some() {
+        app.pipeline_hint.as_str()
+    } else {
+        app.hint.as_str()
+    };
     f.render_widget(
-        Paragraph::new(Line::from(Span::styled(app.hint.as_str(), theme.dim))),
+        Paragraph::new(Line::from(Span::styled(hint, theme.dim))),
         area,
     );
 }
