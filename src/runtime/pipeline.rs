@@ -14,7 +14,7 @@ use super::source::DataSource;
 use crate::api::{ApiRecord, Deal, MAX_PER_PAGE, SortDirection};
 use crate::app::message::SummaryEvent;
 use crate::app::{Message, QuerySpec, RequestId};
-use crate::insights::pipeline::{Coverage, PipelineSummary, SummaryOptions};
+use crate::insights::pipeline::{Coverage, PageStep, PageWalk, PipelineSummary, SummaryOptions};
 
 /// Reads the pages and sends `Progress` after each, then `Done` or `Failed`.
 pub(super) async fn summarize(
@@ -49,9 +49,8 @@ pub(super) async fn summarize(
     send(event);
 }
 
-/// The page loop: stable order (created_at ascending) so pages do not shift while read, no
-/// relations (the totals need none), stopping at the last page, at an empty or repeated page,
-/// or at `max_pages` (then `partial`).
+/// The page loop (`PageWalk`, as `deals summary` reads): stable order (created_at ascending)
+/// so pages do not shift while read, and no relations (the totals need none).
 async fn read(
     source: &dyn DataSource,
     spec: QuerySpec,
@@ -67,21 +66,17 @@ async fn read(
         ..spec
     };
     let mut summary = PipelineSummary::new(opts);
-    let mut coverage = Coverage::default();
-    let mut previous_first: Option<String> = None;
+    let mut walk = PageWalk::new(max_pages);
     loop {
-        let page_no = coverage.pages + 1;
+        let page_no = walk.next_page();
         let page = source
             .fetch(base.at_page(page_no))
             .await
             .map_err(|e| e.summary())?;
-        let first = page.records.first().map(|r| r.id.clone());
-        // A server that ignores `page` sends page 1 again: stop rather than count it twice.
-        if page.records.is_empty() || (page_no > 1 && first == previous_first) {
+        let first = page.records.first().map(|r| r.id.as_str());
+        let PageStep::Take { more } = walk.page(first, page.records.len(), page.meta) else {
             break;
-        }
-        coverage.pages = page_no;
-        coverage.total = page.meta.and_then(|m| m.total).or(coverage.total);
+        };
         for r in &page.records {
             let deal = serde_json::value::RawValue::from_string(r.raw.to_string())
                 .map_err(|e| e.to_string())
@@ -89,20 +84,10 @@ async fn read(
                 .map_err(|e| format!("deal {} cannot be read: {e}", r.id))?;
             summary.add(&deal, opts);
         }
-        let last_page = page.meta.and_then(|m| m.last_page);
-        on_page(page_no, last_page, summary.deals);
-        let done = match last_page {
-            Some(last) => u64::from(page_no) >= last,
-            None => page.records.len() < MAX_PER_PAGE as usize,
-        };
-        if done {
+        on_page(page_no, page.meta.and_then(|m| m.last_page), summary.deals);
+        if !more {
             break;
         }
-        if page_no >= max_pages {
-            coverage.partial = true;
-            break;
-        }
-        previous_first = first;
     }
-    Ok((summary, coverage))
+    Ok((summary, walk.coverage))
 }
