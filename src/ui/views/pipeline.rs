@@ -262,6 +262,22 @@ fn draw_months(f: &mut Frame, area: Rect, s: &PipelineSummary, currency: &str, t
         .flat_map(|w| [w.won.total, w.lost.total])
         .max()
         .unwrap_or_default();
+    if max <= Decimal::ZERO {
+        let note = format!(
+            "No won or lost {currency} deals in these {} months.",
+            months.len()
+        );
+        let y = area.y + 1 + plot_h / 2;
+        f.render_widget(
+            Paragraph::new(Span::styled(note, theme.dim))
+                .alignment(ratatui::layout::Alignment::Center),
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+        );
+    }
     let buf = f.buffer_mut();
     let base_y = area.y + 1 + plot_h; // the label row
     for (i, m) in months.iter().enumerate() {
