@@ -25,7 +25,10 @@ Options:
     --capture FILE   render an existing `capture-pane -e -p` dump instead of
                      running crmdash
     --save-capture FILE   also keep the raw capture
-    --out FILE       output PNG (default: assets/screenshot-deals.png)
+    --view pipeline  press P on the Deals tab, select the EUR bar and capture the
+                     pipeline view
+                     (default: the Deals table sorted by value)
+    --out FILE       output PNG (default: assets/screenshot-<view>.png)
     --bin FILE       crmdash binary (default: target/debug/crmdash)
 """
 
@@ -96,7 +99,7 @@ _wcwidth = pyte.screens.wcwidth
 pyte.screens.wcwidth = cell_width
 
 
-def capture(binary, save=None):
+def capture(binary, save=None, view="deals"):
     sock = "crmdash-shot-%d" % os.getpid()
     tmp = tempfile.mkdtemp(prefix="crmdash-shot-")
     env = "env TERM=xterm-256color XDG_DATA_HOME=%s/data XDG_CONFIG_HOME=%s/config" % (tmp, tmp)
@@ -115,6 +118,29 @@ def capture(binary, save=None):
         time.sleep(2.5)
         keys("2")
         time.sleep(2)
+        if view == "pipeline":
+            keys("P")
+            for _ in range(20):
+                time.sleep(1)
+                if "never summed" in pane():
+                    break
+            else:
+                sys.exit("the pipeline view did not finish reading")
+            keys("j", "j")  # open EUR: the seed's busiest currency, for the monthly chart
+            time.sleep(0.5)
+            # A resize makes the dashboard redraw the whole screen, so no cell of the table
+            # that tmux measured differently (Devanagari) lingers under the chart.
+            subprocess.run(tm + ["resize-window", "-t", "s", "-x", str(COLS - 1)], check=True)
+            time.sleep(0.5)
+            subprocess.run(tm + ["resize-window", "-t", "s", "-x", str(COLS)], check=True)
+            time.sleep(1)
+            out = pane(esc=True)
+            keys("q")
+            time.sleep(0.5)
+            if save:
+                with open(save, "w") as f:
+                    f.write(out)
+            return out
         for _ in range(8):
             if "sort value" in pane().splitlines()[1]:
                 break
@@ -271,15 +297,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--capture")
     ap.add_argument("--save-capture")
-    ap.add_argument("--out", default=os.path.join(HERE, "screenshot-deals.png"))
+    ap.add_argument("--view", choices=["deals", "pipeline"], default="deals")
+    ap.add_argument("--out")
     ap.add_argument("--bin", default=os.path.join(REPO, "target", "debug", "crmdash"))
     a = ap.parse_args()
     if a.capture:
         with open(a.capture) as f:
             ansi = f.read()
     else:
-        ansi = capture(a.bin, a.save_capture)
-    render(ansi, a.out)
+        ansi = capture(a.bin, a.save_capture, a.view)
+    render(ansi, a.out or os.path.join(HERE, "screenshot-%s.png" % a.view))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 mod engine;
 mod export;
 mod login;
+mod pipeline;
 mod reschedule_log;
 mod source;
 mod token_lookup;

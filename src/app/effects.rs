@@ -65,6 +65,14 @@ pub enum Effect {
         format: ExportFormat,
     },
     CancelExport(RequestId),
+    /// Read every page of a deals query (`per_page` 100, at most `max_pages`) into a pipeline
+    /// summary; report progress and the result with `Message::Summary`. `Cancel(id)` stops it.
+    Summarize {
+        id: RequestId,
+        spec: QuerySpec,
+        opts: crate::insights::pipeline::SummaryOptions,
+        max_pages: u32,
+    },
     /// `POST /contacts` with this key (kept across retries); answer with
     /// `Message::ContactCreated` carrying the same id.
     CreateContact {

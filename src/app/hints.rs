@@ -1,5 +1,6 @@
 //! The hint line follows the focus: the top dialog's keys while one is open, the filter
-//! bar's while it is open (never `q quit` while `q` types a letter), else the table's.
+//! bar's while it is open (never `q quit` while `q` types a letter), the pipeline view's while
+//! it is shown, else the table's.
 
 use super::App;
 use crate::app::keymap::{Action, Hint, TABLE_HINTS};
@@ -26,11 +27,24 @@ pub const VIEW_HINTS: &[Hint] = &[
     Hint::new(&[Action::Quit], "quit", 0),
 ];
 
+/// The pipeline view's keys.
+pub const PIPELINE_HINTS: &[Hint] = &[
+    Hint::new(&[Action::Pipeline], "table", 0),
+    Hint::new(&[Action::Up, Action::Down], "select", 1),
+    Hint::new(&[Action::Detail], "deals of that status", 1),
+    Hint::new(&[Action::Refresh], "re-read", 2),
+    Hint::new(&[Action::Back], "stop/close", 0),
+    Hint::new(&[Action::Help], "help", 2),
+];
+
 impl App {
     /// The hint line for the focus, fitted to `width` columns.
     pub fn hint_line(&self, width: u16) -> String {
         if let Some(top) = self.overlays.last() {
             return self.keymap.hint_text(top.dialog().hints(), width);
+        }
+        if self.pipeline_visible && self.pipeline_shown().is_some() {
+            return self.keymap.hint_text(PIPELINE_HINTS, width);
         }
         let tab = self.tab();
         if tab.filter_open {

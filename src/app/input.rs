@@ -60,7 +60,10 @@ impl App {
             return self.on_filter_key(key);
         }
         match self.keymap.action(&key) {
-            Some(a) => self.on_action(a),
+            Some(a) => match self.on_pipeline_action(a) {
+                Some(fx) => fx,
+                None => self.on_action(a),
+            },
             None => Vec::new(),
         }
     }
@@ -300,7 +303,12 @@ impl App {
         }
         tab.filters = filters;
         tab.page = 1;
-        self.load(kind, false)
+        let mut fx = self.load(kind, false);
+        if kind == TabKind::Deals {
+            self.currency_chip = None;
+            fx.extend(self.pipeline_follow_filters());
+        }
+        fx
     }
 
     pub(super) fn on_paste(&mut self, text: &str) -> Vec<Effect> {

@@ -86,6 +86,7 @@ actions! {
         Redraw => "redraw", "redraw the whole screen", ["ctrl-l"];
         NewContact => "new_contact", "new contact", ["c"];
         Reschedule => "reschedule", "reschedule an appointment", ["a"];
+        Pipeline => "pipeline", "Deals: pipeline view (totals by status and currency) / table", ["P"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];

@@ -24,6 +24,34 @@ pub struct Areas {
     pub hint: Rect,
 }
 
+/// The pipeline view inside the table's borders: the bars (status x currency), a one-line
+/// header above them, and the won/lost chart below when there is room (at least 14 rows).
+pub fn pipeline_split(inner: Rect) -> (Rect, Rect, Option<Rect>) {
+    let header = Rect {
+        height: 1.min(inner.height),
+        ..inner
+    };
+    let rest = Rect {
+        y: inner.y + header.height,
+        height: inner.height - header.height,
+        ..inner
+    };
+    if rest.height < 14 {
+        return (rest, header, None);
+    }
+    let chart_h = (rest.height / 2).min(14);
+    let bars = Rect {
+        height: rest.height - chart_h,
+        ..rest
+    };
+    let chart = Rect {
+        y: bars.y + bars.height,
+        height: chart_h,
+        ..rest
+    };
+    (bars, header, Some(chart))
+}
+
 impl Areas {
     /// The areas of a screen showing `tab` (its filter bar open or not): the one computation
     /// drawing (`ui::render`) and the app (`App::areas`, hit-testing) share.

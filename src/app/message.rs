@@ -10,6 +10,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use crate::api::{ApiError, AppointmentRef, Contact, Created};
 use crate::app::effects::RequestId;
 use crate::app::table::record::FetchedPage;
+use crate::insights::pipeline::{Coverage, PipelineSummary};
 
 /// How an export is going.
 #[derive(Debug, Clone)]
@@ -25,6 +26,19 @@ pub enum ExportEvent {
     },
     Failed(String),
     Cancelled,
+}
+
+/// How the pipeline view's reading of the deals is going.
+#[derive(Debug, Clone)]
+pub enum SummaryEvent {
+    /// `pages` pages read of `last_page` (when the server says), `deals` deals so far.
+    Progress {
+        pages: u32,
+        last_page: Option<u64>,
+        deals: u64,
+    },
+    Done(Arc<(PipelineSummary, Coverage)>),
+    Failed(String),
 }
 
 #[derive(Debug, Clone)]
@@ -50,6 +64,11 @@ pub enum Message {
     Export {
         id: RequestId,
         event: ExportEvent,
+    },
+    /// The pipeline view's summary, started by `Effect::Summarize` with the same id.
+    Summary {
+        id: RequestId,
+        event: SummaryEvent,
     },
     /// A create started by a dialog finished (field errors in the `ApiError`). Boxed: large.
     ContactCreated {

@@ -11,6 +11,7 @@ pub mod layout;
 mod loading;
 pub mod message;
 pub mod persist;
+pub mod pipeline;
 pub mod resources;
 pub mod table;
 mod timing;
@@ -137,6 +138,13 @@ pub struct App {
     pub quitting: bool,
     /// The write dialogs' settings and follow-ups.
     pub forms: dialogs::FormsState,
+    /// The Deals tab's pipeline figures (kept while the table is shown, for a quick return).
+    pub pipeline: Option<pipeline::PipelineView>,
+    /// The Deals tab shows the pipeline instead of the table.
+    pub pipeline_visible: bool,
+    /// The currency of the pipeline bar drilled into: shown on the Deals tab's title, not
+    /// sent (the API has no currency filter). Cleared when the tab's filters change.
+    pub currency_chip: Option<String>,
 }
 
 impl App {
@@ -177,6 +185,9 @@ impl App {
             dirty: true,
             quitting: false,
             forms: dialogs::FormsState::default(),
+            pipeline: None,
+            pipeline_visible: false,
+            currency_chip: None,
         }
     }
 
@@ -209,6 +220,7 @@ impl App {
     pub fn busy(&self) -> bool {
         self.in_flight.values().any(|f| !f.prefetch)
             || self.overlays.iter().any(|o| o.dialog().busy())
+            || self.pipeline.as_ref().is_some_and(|p| p.loading())
     }
 
     /// How many requests of any kind are running (tests, the status bar).
@@ -246,6 +258,12 @@ impl App {
                     let short: String = f.chars().take(24).collect();
                     let more = if short.len() < f.len() { "…" } else { "" };
                     s.push_str(&format!(" [{short}{more}]"));
+                }
+                if t.resource.kind == TabKind::Deals
+                    && let Some(c) = &self.currency_chip
+                {
+                    // Marked with `~`: shown, not filtered (the API cannot).
+                    s.push_str(&format!(" ~{c}"));
                 }
                 s
             })
@@ -299,6 +317,7 @@ impl App {
             | Message::Export { .. }
             | Message::Rescheduled { .. }
             | Message::ContactCreated { .. }) => self.dispatch_to_dialogs(&msg),
+            Message::Summary { id, event } => self.on_summary(id, event),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
         };

@@ -13,7 +13,10 @@ use crate::api::{Client, DealQuery, DealSort, ListQuery, MAX_PER_PAGE, Paging, S
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format;
-use crate::insights::pipeline::{Bucket, MonthBy, PipelineSummary, SummaryOptions, format_amount};
+pub use crate::insights::pipeline::Coverage;
+use crate::insights::pipeline::{
+    Bucket, MonthBy, PageStep, PageWalk, PipelineSummary, SummaryOptions, format_amount,
+};
 use crate::output::{Format, OutputError, display_width, sanitize_cell};
 use crate::timeparse::Zone;
 
@@ -66,16 +69,6 @@ Examples:
   crmdash deals summary
   crmdash deals summary --status won --by currency --format csv
   crmdash deals summary --by month --month-by expected_close_date --months 6";
-
-/// How much of the matching deals was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Coverage {
-    pub pages: u32,
-    /// The server's total, when it sends one.
-    pub total: Option<u64>,
-    /// The cap stopped the reading before the last page.
-    pub partial: bool,
-}
 
 /// Runs the command.
 pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
@@ -135,45 +128,27 @@ pub async fn summarize(
     mut on_page: impl FnMut(u32, Option<u64>),
 ) -> Result<(PipelineSummary, Coverage), CliError> {
     let mut summary = PipelineSummary::new(opts);
-    let mut coverage = Coverage {
-        pages: 0,
-        total: None,
-        partial: false,
-    };
-    let mut previous_first: Option<String> = None;
+    let mut walk = PageWalk::new(max_pages);
     loop {
-        let page_no = coverage.pages + 1;
+        let page_no = walk.next_page();
         query.paging = Paging {
             page: Some(page_no),
             per_page: Some(MAX_PER_PAGE),
         };
         let page = client.list(&query).await?;
-        // A server that ignores `page` sends page 1 again: stop rather than count it twice.
-        let first = page.data.first().map(|d| d.id.clone());
-        if page.data.is_empty() || (page_no > 1 && first == previous_first) {
+        let first = page.data.first().map(|d| d.id.as_str());
+        let PageStep::Take { more } = walk.page(first, page.data.len(), page.meta) else {
             break;
-        }
-        coverage.pages = page_no;
-        coverage.total = page.meta.and_then(|m| m.total).or(coverage.total);
+        };
         for deal in &page.data {
             summary.add(deal, opts);
         }
-        let last_page = page.meta.and_then(|m| m.last_page);
-        on_page(page_no, last_page);
-        let done = match last_page {
-            Some(last) => u64::from(page_no) >= last,
-            None => page.data.len() < MAX_PER_PAGE as usize,
-        };
-        if done {
+        on_page(page_no, page.meta.and_then(|m| m.last_page));
+        if !more {
             break;
         }
-        if page_no >= max_pages {
-            coverage.partial = true;
-            break;
-        }
-        previous_first = first;
     }
-    Ok((summary, coverage))
+    Ok((summary, walk.coverage))
 }
 
 /// Writes the summary in the chosen format.

@@ -142,6 +142,11 @@ impl Engine {
             | Message::LoggedIn { id, .. } => {
                 self.tasks.remove(id);
             }
+            Message::Summary { id, event }
+                if !matches!(event, crate::app::message::SummaryEvent::Progress { .. }) =>
+            {
+                self.tasks.remove(id);
+            }
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
                 self.exports.remove(id);
             }
@@ -225,8 +230,10 @@ impl Engine {
                     if let Some(h) = self.tasks.remove(&id) {
                         h.abort();
                     }
-                    self.deferred
-                        .retain(|d| !matches!(d, Effect::Fetch { id: f, .. } if *f == id));
+                    self.deferred.retain(|d| {
+                        !matches!(d, Effect::Fetch { id: f, .. } | Effect::Summarize { id: f, .. }
+                            if *f == id)
+                    });
                 }
                 Effect::Export {
                     id,
@@ -248,6 +255,12 @@ impl Engine {
                         });
                     }
                 }
+                Effect::Summarize {
+                    id,
+                    spec,
+                    opts,
+                    max_pages,
+                } => self.summarize(id, spec, opts, max_pages),
                 Effect::CreateContact { id, contact, key } => self.write(id, move |s| {
                     let fut = s.create_contact(contact, key);
                     async move {
@@ -332,6 +345,26 @@ impl Engine {
             });
         });
         self.tasks.insert(id, handle.abort_handle());
+    }
+
+    /// Reads the pipeline view's deals (`runtime::pipeline`) as a task `Cancel(id)` aborts.
+    fn summarize(
+        &mut self,
+        id: RequestId,
+        spec: crate::app::QuerySpec,
+        opts: crate::insights::pipeline::SummaryOptions,
+        max_pages: u32,
+    ) {
+        let tx = self.tx.clone();
+        let Some(source) = self.source.clone() else {
+            let _ = tx.send(Message::Summary {
+                id,
+                event: crate::app::message::SummaryEvent::Failed(self.no_source_reason.clone()),
+            });
+            return;
+        };
+        let task = super::pipeline::summarize(source, id, spec, opts, max_pages, tx);
+        self.tasks.insert(id, tokio::spawn(task).abort_handle());
     }
 
     /// Runs a write a dialog asked for; its answer comes back as the message `run` makes.
@@ -433,6 +466,7 @@ fn needs_source(e: &Effect) -> bool {
     matches!(
         e,
         Effect::Fetch { .. }
+            | Effect::Summarize { .. }
             | Effect::Export { .. }
             | Effect::CreateContact { .. }
             | Effect::Reschedule { .. }

@@ -19,6 +19,15 @@ pub enum Zone {
     Named(Tz),
 }
 
+impl From<crate::app::DisplayZone> for Zone {
+    fn from(z: crate::app::DisplayZone) -> Self {
+        match z {
+            crate::app::DisplayZone::Local => Zone::Local,
+            crate::app::DisplayZone::Named(tz) => Zone::Named(tz),
+        }
+    }
+}
+
 /// A zone name that is neither `local` nor a known IANA zone.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown time zone {0:?}: use `local` or an IANA name such as Europe/Berlin or UTC")]

@@ -14,15 +14,26 @@ use crate::app::App;
 use crate::app::layout::{Areas, MIN_HEIGHT, MIN_WIDTH};
 use theme::Theme;
 
+/// The smallest screen the pipeline view is drawn on.
+pub const PIPELINE_MIN_WIDTH: u16 = 60;
+pub const PIPELINE_MIN_HEIGHT: u16 = 16;
+
 /// Draws the whole screen.
 pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
     let theme = Theme::new(app.config.colors);
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+    // The pipeline view degrades further than the table (its chart drops first).
+    let pipeline = app.pipeline_visible && app.pipeline_shown().is_some();
+    let (min_w, min_h) = if pipeline {
+        (PIPELINE_MIN_WIDTH, PIPELINE_MIN_HEIGHT)
+    } else {
+        (MIN_WIDTH, MIN_HEIGHT)
+    };
+    if area.width < min_w || area.height < min_h {
         let text = Text::from(vec![
             Line::from("Terminal too small"),
             Line::from(format!(
-                "{}x{} here; crmdash needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
+                "{}x{} here; crmdash needs at least {min_w}x{min_h}.",
                 area.width, area.height
             )),
             Line::from("Enlarge the window, or press q to quit."),
@@ -47,7 +58,10 @@ pub fn render(app: &App, f: &mut Frame) {
     if let Some(fa) = areas.filter {
         views::filter_bar::draw(f, fa, tab, &app.keymap, &theme);
     }
-    common::table::draw(f, areas.table, app, &theme);
+    match app.pipeline_shown().filter(|_| app.pipeline_visible) {
+        Some(p) => views::pipeline::draw(f, areas.table, app, p, &theme),
+        None => common::table::draw(f, areas.table, app, &theme),
+    }
     common::status_bar::draw_status(f, areas.status, app, &theme);
     common::status_bar::draw_hint(f, areas.hint, app, &theme);
     for o in &app.overlays {

@@ -12,6 +12,7 @@ mod forms_sandbox;
 mod keyring_support;
 mod login;
 mod perf_requests;
+mod pipeline;
 mod polish;
 mod reliability;
 mod reschedule;

@@ -1,0 +1,287 @@
+//! The pipeline view of the Deals tab (toggle `pipeline`, `P`): count and exact total per
+//! status and currency for every deal the tab's filter matches, and won/lost per month.
+//! The deals are read by `Effect::Summarize` (pages of 100, at most `MAX_PAGES`), whose
+//! progress and result come back as `Message::Summary`; `Esc` cancels a reading.
+
+use std::sync::Arc;
+
+use crate::app::effects::{Effect, RequestId};
+use crate::app::keymap::Action;
+use crate::app::message::SummaryEvent;
+use crate::app::resources::{FilterKind, TabKind};
+use crate::app::{App, QuerySpec};
+use crate::insights::pipeline::{Coverage, MonthBy, NO_STATUS, PipelineSummary, SummaryOptions};
+
+/// The most pages of 100 deals the view reads; past it the figures are marked partial.
+pub const MAX_PAGES: u32 = 50;
+/// How many months the won/lost chart covers, ending with the current one.
+pub const MONTHS: u32 = 12;
+
+/// Where the reading stands.
+#[derive(Debug, Clone)]
+pub enum PipelineData {
+    Loading {
+        pages: u32,
+        last_page: Option<u64>,
+        deals: u64,
+    },
+    Ready(Arc<(PipelineSummary, Coverage)>),
+    Failed(String),
+    /// Stopped with `Esc` after `pages` pages.
+    Cancelled {
+        pages: u32,
+    },
+}
+
+/// The view's state: the query it summarises, the reading, the selected bar.
+#[derive(Debug, Clone)]
+pub struct PipelineView {
+    /// The Deals tab's query when the view was opened (or last re-read).
+    pub spec: QuerySpec,
+    pub id: RequestId,
+    pub data: PipelineData,
+    /// Index into `PipelineSummary::rows()` (status x currency).
+    pub selected: usize,
+    /// First row drawn (the list scrolls to keep the selection visible).
+    pub offset: usize,
+}
+
+impl PipelineView {
+    pub fn loading(&self) -> bool {
+        matches!(self.data, PipelineData::Loading { .. })
+    }
+
+    pub fn summary(&self) -> Option<&(PipelineSummary, Coverage)> {
+        match &self.data {
+            PipelineData::Ready(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The selected bar: (status, currency).
+    pub fn selected_bar(&self) -> Option<(String, String)> {
+        let (s, _) = self.summary()?;
+        let rows = s.rows();
+        rows.get(self.selected)
+            .map(|(st, cur, _)| (st.to_string(), cur.to_string()))
+    }
+
+    fn rows(&self) -> usize {
+        self.summary().map(|(s, _)| s.by_status.len()).unwrap_or(0)
+    }
+
+    /// Keeps the selection inside `visible` rows from `offset`.
+    pub fn scroll_into_view(&mut self, visible: usize) {
+        let visible = visible.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + visible {
+            self.offset = self.selected + 1 - visible;
+        }
+    }
+}
+
+impl App {
+    /// Whether the Deals tab shows its pipeline instead of the table.
+    pub fn pipeline_shown(&self) -> Option<&PipelineView> {
+        self.pipeline
+            .as_ref()
+            .filter(|_| self.active == TabKind::Deals)
+    }
+
+    /// The summary's options: the display zone, today there, the last 12 months.
+    fn summary_options(&self) -> SummaryOptions {
+        let zone = crate::timeparse::Zone::from(self.config.zone);
+        SummaryOptions {
+            default_currency: None,
+            zone,
+            month_by: MonthBy::UpdatedAt,
+            today: zone.from_utc(self.wall).date_naive(),
+            months: MONTHS,
+        }
+    }
+
+    /// Opens the view on the Deals tab's current query, reading it unless the figures for
+    /// that very query are already here.
+    pub(super) fn open_pipeline(&mut self) -> Vec<Effect> {
+        let mut fx = self.switch_to(TabKind::Deals);
+        let spec = self.tab_of(TabKind::Deals).spec().at_page(1);
+        let fresh = self.pipeline.as_ref().is_some_and(|p| {
+            p.spec == spec
+                && matches!(
+                    p.data,
+                    PipelineData::Ready(_) | PipelineData::Loading { .. }
+                )
+        });
+        if !fresh {
+            fx.extend(self.read_pipeline(spec));
+        }
+        self.pipeline_visible = true;
+        self.dirty = true;
+        fx
+    }
+
+    /// Starts a reading of `spec` (cancelling one running).
+    fn read_pipeline(&mut self, spec: QuerySpec) -> Vec<Effect> {
+        let mut fx = self.cancel_pipeline_reading();
+        let id = self.new_id();
+        fx.push(Effect::Summarize {
+            id,
+            spec: spec.clone(),
+            opts: self.summary_options(),
+            max_pages: MAX_PAGES,
+        });
+        self.pipeline = Some(PipelineView {
+            spec,
+            id,
+            data: PipelineData::Loading {
+                pages: 0,
+                last_page: None,
+                deals: 0,
+            },
+            selected: 0,
+            offset: 0,
+        });
+        self.dirty = true;
+        fx
+    }
+
+    fn cancel_pipeline_reading(&mut self) -> Vec<Effect> {
+        match &mut self.pipeline {
+            Some(p) if p.loading() => {
+                let pages = match p.data {
+                    PipelineData::Loading { pages, .. } => pages,
+                    _ => 0,
+                };
+                p.data = PipelineData::Cancelled { pages };
+                self.dirty = true;
+                vec![Effect::Cancel(p.id)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The Deals tab's filters changed: a shown pipeline follows them.
+    pub(super) fn pipeline_follow_filters(&mut self) -> Vec<Effect> {
+        if !self.pipeline_visible {
+            return Vec::new();
+        }
+        let spec = self.tab_of(TabKind::Deals).spec().at_page(1);
+        match &self.pipeline {
+            Some(p) if p.spec == spec => Vec::new(),
+            _ => self.read_pipeline(spec),
+        }
+    }
+
+    pub(super) fn on_summary(&mut self, id: RequestId, event: SummaryEvent) -> Vec<Effect> {
+        let Some(p) = self.pipeline.as_mut().filter(|p| p.id == id) else {
+            return Vec::new();
+        };
+        if !p.loading() {
+            return Vec::new();
+        }
+        p.data = match event {
+            SummaryEvent::Progress {
+                pages,
+                last_page,
+                deals,
+            } => PipelineData::Loading {
+                pages,
+                last_page,
+                deals,
+            },
+            SummaryEvent::Done(s) => PipelineData::Ready(s),
+            SummaryEvent::Failed(e) => PipelineData::Failed(e),
+        };
+        if self.active == TabKind::Deals && self.pipeline_visible {
+            self.dirty = true;
+        }
+        Vec::new()
+    }
+
+    /// The pipeline's answer to a main-screen action, or `None` to let the table have it.
+    pub(super) fn on_pipeline_action(&mut self, action: Action) -> Option<Vec<Effect>> {
+        if action == Action::Pipeline {
+            if self.pipeline_shown().is_some() && self.pipeline_visible {
+                let fx = self.cancel_pipeline_reading();
+                self.pipeline_visible = false;
+                self.dirty = true;
+                return Some(fx);
+            }
+            return Some(self.open_pipeline());
+        }
+        if self.active != TabKind::Deals || !self.pipeline_visible {
+            return None;
+        }
+        let visible = self.pipeline_rows_visible();
+        let p = self.pipeline.as_mut()?;
+        let rows = p.rows();
+        match action {
+            Action::Down => p.selected = (p.selected + 1).min(rows.saturating_sub(1)),
+            Action::Up => p.selected = p.selected.saturating_sub(1),
+            Action::First => p.selected = 0,
+            Action::Last => p.selected = rows.saturating_sub(1),
+            Action::NextPage => {
+                p.selected = (p.selected + visible.max(1)).min(rows.saturating_sub(1))
+            }
+            Action::PrevPage => p.selected = p.selected.saturating_sub(visible.max(1)),
+            Action::Back => {
+                let fx = self.cancel_pipeline_reading();
+                if fx.is_empty() {
+                    self.pipeline_visible = false;
+                }
+                self.dirty = true;
+                return Some(fx);
+            }
+            Action::Refresh => {
+                let spec = p.spec.clone();
+                return Some(self.read_pipeline(spec));
+            }
+            Action::Detail => return Some(self.drill_down()),
+            // Table-only actions mean nothing here.
+            Action::SortNext
+            | Action::SortFlip
+            | Action::PageSizeUp
+            | Action::PageSizeDown
+            | Action::Includes
+            | Action::CopyJson
+            | Action::Export => return Some(Vec::new()),
+            _ => return None,
+        }
+        p.scroll_into_view(visible);
+        self.dirty = true;
+        Some(Vec::new())
+    }
+
+    /// Rows of bars the view has room for (the drawing uses the same split).
+    pub fn pipeline_rows_visible(&self) -> usize {
+        let inner = self.areas().table_inner();
+        crate::app::layout::pipeline_split(inner).0.height as usize
+    }
+
+    /// Enter on a bar: the Deals table filtered to that status. The API has no currency
+    /// filter, so the currency is shown as a chip on the tab (and said in a note), not applied.
+    fn drill_down(&mut self) -> Vec<Effect> {
+        let Some((status, currency)) = self.pipeline.as_ref().and_then(|p| p.selected_bar()) else {
+            return Vec::new();
+        };
+        if status == NO_STATUS {
+            self.note("Deals without a status cannot be filtered for: the API has no such filter");
+            return Vec::new();
+        }
+        let tab = &mut self.tabs[TabKind::Deals.index()];
+        for f in &mut tab.filter_bar.fields {
+            if f.field.kind == FilterKind::Status {
+                f.input.set(status.clone());
+            }
+        }
+        self.pipeline_visible = false;
+        let fx = self.apply_filters(TabKind::Deals);
+        self.currency_chip = Some(currency.clone());
+        self.note(format!(
+            "Deals with status {status}; currency {currency} is only marked in the title: \
+             the API cannot filter by currency"
+        ));
+        fx
+    }
+}

@@ -1,0 +1,311 @@
+//! The pipeline view: one bar per status and currency with its count and exact total beside
+//! it (bars compare amounts within one currency only: currencies are never summed or
+//! scaled against each other), and, for the selected bar's currency, won and lost per month.
+//! Won bars are `█`, lost bars `▒`, so the chart reads without colour (`NO_COLOR`).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+use unicode_width::UnicodeWidthStr;
+
+use crate::app::App;
+use crate::app::keymap::Action;
+use crate::app::layout::pipeline_split;
+use crate::app::pipeline::{MAX_PAGES, PipelineData, PipelineView};
+use crate::app::table::record::{CellStyle, StatusTone};
+use crate::insights::pipeline::{Coverage, PipelineSummary, format_amount};
+use crate::ui::common::frame_box;
+use crate::ui::theme::Theme;
+
+const WON: &str = "█";
+const LOST: &str = "▒";
+
+pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &Theme) {
+    let filter = view.spec.filter_summary();
+    let mut title = vec![Span::styled(" Pipeline ", theme.title)];
+    let scope = if filter.is_empty() {
+        "· all deals ".to_string()
+    } else {
+        format!("· {filter} ")
+    };
+    title.push(Span::styled(scope, theme.dim));
+    let border = if app.overlays.is_empty() && !app.tab().filter_open {
+        theme.border_focus
+    } else {
+        theme.border
+    };
+    let inner = frame_box::draw(f.buffer_mut(), area, border, Line::from(title));
+    let (bars, header, chart) = pipeline_split(inner);
+    match &view.data {
+        PipelineData::Loading {
+            pages,
+            last_page,
+            deals,
+        } => {
+            let of = last_page
+                .map(|l| format!(" of {}", l.min(u64::from(MAX_PAGES))))
+                .unwrap_or_default();
+            let esc = app.keymap.first_key(Action::Back);
+            let text = vec![
+                Line::from(Span::styled(
+                    format!("Reading deals: page {pages}{of}, {deals} deals so far…"),
+                    theme.spinner,
+                )),
+                Line::from(""),
+                Line::from(format!(
+                    "Pages of 100, at most {MAX_PAGES}. {esc} stops the reading."
+                )),
+            ];
+            message(f, inner, text);
+        }
+        PipelineData::Failed(e) => {
+            let retry = app.keymap.first_key(Action::Refresh);
+            let text = vec![
+                Line::from(Span::styled("Could not read the deals", theme.error)),
+                Line::from(""),
+                Line::from(e.as_str()),
+                Line::from(""),
+                Line::from(format!("{retry} tries again.")),
+            ];
+            message(f, inner, text);
+        }
+        PipelineData::Cancelled { pages } => {
+            let retry = app.keymap.first_key(Action::Refresh);
+            let text = vec![
+                Line::from(Span::styled("Reading stopped", theme.error)),
+                Line::from(""),
+                Line::from(format!(
+                    "Stopped after {pages} pages: no figures shown rather than partial ones."
+                )),
+                Line::from(format!("{retry} reads again.")),
+            ];
+            message(f, inner, text);
+        }
+        PipelineData::Ready(done) => {
+            let (summary, coverage) = done.as_ref();
+            draw_header(f, header, summary, coverage, theme);
+            if summary.by_status.is_empty() {
+                message(f, bars, vec![Line::from("No deals match this filter.")]);
+                return;
+            }
+            draw_bars(f, bars, summary, view, theme);
+            if let Some(chart) = chart {
+                let currency = view.selected_bar().map(|(_, c)| c).unwrap_or_default();
+                draw_months(f, chart, summary, &currency, theme);
+            }
+        }
+    }
+}
+
+fn message(f: &mut Frame, area: Rect, text: Vec<Line>) {
+    let top = area.height.saturating_sub(text.len() as u16) / 2;
+    let a = Rect {
+        y: area.y + top,
+        height: area.height - top,
+        ..area
+    };
+    f.render_widget(
+        Paragraph::new(text)
+            .alignment(ratatui::layout::Alignment::Center)
+            .wrap(Wrap { trim: true }),
+        a,
+    );
+}
+
+fn draw_header(f: &mut Frame, area: Rect, s: &PipelineSummary, cov: &Coverage, theme: &Theme) {
+    let mut spans = Vec::new();
+    if cov.partial {
+        let of = cov.total.map(|t| format!(" of {t}")).unwrap_or_default();
+        spans.push(Span::styled(
+            format!(
+                "PARTIAL: stopped at the {}-page cap, {}{of} deals",
+                cov.pages, s.deals
+            ),
+            theme.error,
+        ));
+    } else {
+        spans.push(Span::raw(format!("{} deals", s.deals)));
+    }
+    spans.push(Span::styled(
+        " · totals per currency, never summed across currencies",
+        theme.dim,
+    ));
+    if s.by_status.values().any(|b| b.without_value > 0) {
+        spans.push(Span::styled(" · * some without a value", theme.dim));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `n * width / max`, at least one cell for a non-zero amount, none for zero or less.
+fn scaled(value: Decimal, max: Decimal, width: u16) -> u16 {
+    if value <= Decimal::ZERO || max <= Decimal::ZERO || width == 0 {
+        return 0;
+    }
+    let cells = (value * Decimal::from(width) / max).ceil();
+    cells.to_u16().unwrap_or(width).clamp(1, width)
+}
+
+fn draw_bars(f: &mut Frame, area: Rect, s: &PipelineSummary, view: &PipelineView, theme: &Theme) {
+    let rows = s.rows();
+    let status_w = rows
+        .iter()
+        .map(|(st, _, _)| st.width())
+        .max()
+        .unwrap_or(0)
+        .min(12);
+    let cur_w = rows
+        .iter()
+        .map(|(_, c, _)| c.width())
+        .max()
+        .unwrap_or(0)
+        .min(6);
+    let count_w = rows
+        .iter()
+        .map(|(_, _, b)| b.count.to_string().len() + usize::from(b.without_value > 0))
+        .max()
+        .unwrap_or(1);
+    let totals: Vec<String> = rows
+        .iter()
+        .map(|(_, _, b)| format_amount(b.total, true))
+        .collect();
+    let total_w = totals.iter().map(|t| t.len()).max().unwrap_or(0);
+    // marker, status, currency, count, total, then the bar.
+    let fixed = 2 + status_w + 1 + cur_w + 1 + count_w + 1 + total_w + 1;
+    let bar_w = (area.width as usize).saturating_sub(fixed) as u16;
+    let max_of = |cur: &str| {
+        s.rows()
+            .iter()
+            .filter(|(_, c, _)| *c == cur)
+            .map(|(_, _, b)| b.total)
+            .max()
+            .unwrap_or_default()
+    };
+    let lines: Vec<Line> = rows
+        .iter()
+        .zip(&totals)
+        .enumerate()
+        .skip(view.offset)
+        .take(area.height as usize)
+        .map(|(i, ((status, cur, b), total))| {
+            let selected = i == view.selected;
+            let tone = theme.cell(CellStyle::Status(StatusTone::of(status)));
+            let base = if selected {
+                theme.selected
+            } else {
+                Style::new()
+            };
+            let marker = if selected { "▶ " } else { "  " };
+            let count = if b.without_value > 0 {
+                format!("{}*", b.count)
+            } else {
+                b.count.to_string()
+            };
+            let status_text: String = status.chars().take(status_w).collect();
+            let cur_text: String = cur.chars().take(cur_w).collect();
+            let cells = scaled(b.total, max_of(cur), bar_w);
+            let bar_symbol = if status.eq_ignore_ascii_case("lost") {
+                LOST
+            } else {
+                WON
+            };
+            Line::from(vec![
+                Span::styled(marker, base),
+                Span::styled(format!("{status_text:<status_w$} "), base.patch(tone)),
+                Span::styled(format!("{cur_text:<cur_w$} "), base),
+                Span::styled(format!("{count:>count_w$} "), base),
+                Span::styled(format!("{total:>total_w$} "), base),
+                Span::styled(bar_symbol.repeat(cells as usize), tone),
+            ])
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+/// Won (`█`) and lost (`▒`) value per month of one currency, scaled to its largest month.
+fn draw_months(f: &mut Frame, area: Rect, s: &PipelineSummary, currency: &str, theme: &Theme) {
+    if area.height < 4 || s.months.is_empty() {
+        return;
+    }
+    let months = &s.months;
+    let of = |m| s.by_month.get(&(m, currency.to_string()));
+    let won_total: Decimal = months
+        .iter()
+        .filter_map(|m| of(*m))
+        .map(|w| w.won.total)
+        .sum();
+    let lost_total: Decimal = months
+        .iter()
+        .filter_map(|m| of(*m))
+        .map(|w| w.lost.total)
+        .sum();
+    let legend = Line::from(vec![
+        Span::styled(
+            format!("Won/lost per month, {currency}, by updated_at: "),
+            theme.heading,
+        ),
+        Span::styled(WON, theme.good),
+        Span::raw(format!(" won {} ", format_amount(won_total, true))),
+        Span::styled(LOST, theme.bad),
+        Span::raw(format!(" lost {}", format_amount(lost_total, true))),
+    ]);
+    f.render_widget(Paragraph::new(legend), Rect { height: 1, ..area });
+    let plot_h = area.height - 2;
+    let group_w = (area.width / months.len() as u16).clamp(2, 8);
+    let bar_w = ((group_w - 1) / 2).max(1);
+    let max = months
+        .iter()
+        .filter_map(|m| of(*m))
+        .flat_map(|w| [w.won.total, w.lost.total])
+        .max()
+        .unwrap_or_default();
+    if max <= Decimal::ZERO {
+        let note = format!(
+            "No won or lost {currency} deals in these {} months.",
+            months.len()
+        );
+        let y = area.y + 1 + plot_h / 2;
+        f.render_widget(
+            Paragraph::new(Span::styled(note, theme.dim))
+                .alignment(ratatui::layout::Alignment::Center),
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+        );
+    }
+    let buf = f.buffer_mut();
+    let base_y = area.y + 1 + plot_h; // the label row
+    for (i, m) in months.iter().enumerate() {
+        let x0 = area.x + i as u16 * group_w;
+        if x0 + group_w > area.x + area.width {
+            break;
+        }
+        let (won, lost) = of(*m)
+            .map(|w| (w.won.total, w.lost.total))
+            .unwrap_or_default();
+        for (k, (value, sym, style)) in [(won, WON, theme.good), (lost, LOST, theme.bad)]
+            .into_iter()
+            .enumerate()
+        {
+            let h = scaled(value, max, plot_h);
+            for dy in 0..h {
+                for dx in 0..bar_w {
+                    let x = x0 + k as u16 * bar_w + dx;
+                    buf[(x, base_y - 1 - dy)].set_symbol(sym).set_style(style);
+                }
+            }
+        }
+        let label = if group_w >= 4 {
+            m.format("%b").to_string()
+        } else {
+            m.format("%b").to_string().chars().take(1).collect()
+        };
+        let label: String = label.chars().take(group_w as usize).collect();
+        buf.set_string(x0, base_y, label, theme.dim);
+    }
+}
