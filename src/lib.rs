@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod credentials;
 pub mod logging;
+pub mod mirror;
 pub mod output;
 pub mod reschedule;
 pub mod runtime;

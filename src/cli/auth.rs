@@ -188,6 +188,7 @@ pub async fn logout(g: &Globals) -> Result<(), Failure> {
     } else {
         eprintln!("No token was stored for profile '{profile}'.");
     }
+    super::cache::remove_on_logout(&settings, &profile)?;
     if std::env::var_os(credentials::TOKEN_ENV).is_some() {
         eprintln!("Note: CRMDASH_TOKEN is still set in this environment.");
     }
@@ -229,6 +230,8 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
         resolved.base_url,
         source_name(resolved.base_url_source)
     );
+    let mirror = super::cache::status_line(&settings, &profile, &resolved.base_url);
+    println!("mirror:    {mirror}");
     let source = credentials::resolve_token(&profile, &resolved.base_url, &settings).await;
     let source = match source {
         Ok(s) => s,

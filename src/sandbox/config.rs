@@ -24,6 +24,8 @@ pub struct SandboxConfig {
     pub latency: Option<Duration>,
     /// Fault rules active from the start.
     pub faults: Vec<FaultRule>,
+    /// Changes a second made by the change generator (updates and deletions); 0 = none.
+    pub churn: u32,
 }
 
 impl Default for SandboxConfig {
@@ -37,6 +39,7 @@ impl Default for SandboxConfig {
             unique_emails: false,
             latency: None,
             faults: Vec::new(),
+            churn: 0,
         }
     }
 }
@@ -55,6 +58,7 @@ impl std::fmt::Debug for SandboxConfig {
             .field("unique_emails", &self.unique_emails)
             .field("latency", &self.latency)
             .field("faults", &self.faults)
+            .field("churn", &self.churn)
             .finish()
     }
 }
@@ -76,7 +80,7 @@ fn parse_fault(s: &str) -> Result<FaultRule, String> {
 /// `crmdash sandbox`: run the local fake service in the foreground.
 #[derive(Clone, clap::Args)]
 #[command(
-    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs."
+    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --churn 20\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs."
 )]
 pub struct SandboxArgs {
     /// Port on 127.0.0.1 (0 picks a free one)
@@ -103,6 +107,9 @@ pub struct SandboxArgs {
     /// A fault rule as JSON, active from the start (repeatable)
     #[arg(long = "fault", value_name = "JSON", value_parser = parse_fault)]
     pub faults: Vec<FaultRule>,
+    /// Change N records a second (updates and deletions of contacts, deals and projects)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub churn: u32,
 }
 
 impl std::fmt::Debug for SandboxArgs {
@@ -122,6 +129,7 @@ impl SandboxArgs {
             unique_emails: self.unique_emails,
             latency: self.latency_ms.map(Duration::from_millis),
             faults: self.faults.clone(),
+            churn: self.churn,
         }
     }
 }
