@@ -18,12 +18,13 @@ pub mod sync;
 
 use serde::{Deserialize, Serialize};
 
+pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::SyncLock;
 pub use paths::{MirrorFiles, MirrorLocation};
 pub use rows::{DealRelations, LinkedRecord, MirrorPage, MirrorQuery};
 pub use search::{SearchGroup, SearchHit, SearchQuery, SearchResults};
-pub use store::{Mirror, MirrorStatus, Opened, ResourceStatus};
+pub use store::{Applied, FullPass, Mirror, MirrorStatus, Opened, ResourceStatus, SyncState};
 pub use sync::{PassKind, ResourceReport, SyncOptions, SyncProgress, SyncReport};
 
 /// The three mirrored resources.
