@@ -179,6 +179,8 @@ pub async fn logout(g: &Globals) -> Result<(), Failure> {
     refuse_demo(g)?;
     let settings = load_settings();
     let (profile, _) = config::resolve_profile(&settings, g.flag_profile.as_deref(), &g.env)?;
+    // The personal data first: it goes even when the keyring cannot be reached.
+    super::cache::remove_on_logout(&settings, &profile)?;
     let keyring = Keyring::platform();
     if keyring.delete(&profile).await? {
         eprintln!(
@@ -188,7 +190,7 @@ pub async fn logout(g: &Globals) -> Result<(), Failure> {
     } else {
         eprintln!("No token was stored for profile '{profile}'.");
     }
-    super::cache::remove_on_logout(&settings, &profile)?;
+
     if std::env::var_os(credentials::TOKEN_ENV).is_some() {
         eprintln!("Note: CRMDASH_TOKEN is still set in this environment.");
     }

@@ -111,7 +111,7 @@ pub fn remove_on_logout(settings: &Settings, profile: &str) -> Result<(), Failur
         Ok(_) | Err(MirrorError::NoLocation) => Ok(()),
         Err(e) => Err(Failure::new(
             OTHER,
-            format!("the token was removed, but the local mirror was not: {e}"),
+            format!("the local mirror could not be deleted (the token was left in place): {e}"),
         )),
     }
 }

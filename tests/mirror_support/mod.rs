@@ -48,28 +48,7 @@ impl Env {
 
     /// Every record of a resource on the server (all includes, as the sync asks), by id.
     pub fn server_records(&self, r: Resource) -> BTreeMap<String, Value> {
-        let include = match r {
-            Resource::Contacts => "accounts,assigned_user,assigned_users",
-            Resource::Deals => "account,assigned_user,assigned_users,contacts",
-            Resource::Projects => "members,owner",
-        };
-        let mut out = BTreeMap::new();
-        for page in 1.. {
-            let url = format!(
-                "{}/public/v1/{r}?per_page=100&page={page}&include={include}",
-                self.sb.base_url()
-            );
-            let body: Value = blocking_get(&url, &self.sb.token());
-            let data = body["data"].as_array().expect("data").clone();
-            for rec in &data {
-                out.insert(rec["id"].as_str().expect("id").to_string(), rec.clone());
-            }
-            if body["meta"]["current_page"] == body["meta"]["last_page"] || data.is_empty() {
-                break;
-            }
-        }
-        // The sandbox's own log should not count these.
-        out
+        ServerView::new(&self.sb.base_url(), &self.sb.token()).records(r)
     }
 
     /// Number of list requests to a resource the sandbox received.
@@ -80,6 +59,46 @@ impl Env {
             .into_iter()
             .filter(|q| q.method == "GET" && q.path == path)
             .count()
+    }
+}
+
+/// The server's records, read straight over HTTP (not through crmdash).
+pub struct ServerView {
+    base_url: String,
+    token: String,
+}
+
+impl ServerView {
+    pub fn new(base_url: &str, token: &str) -> ServerView {
+        ServerView {
+            base_url: base_url.to_string(),
+            token: token.to_string(),
+        }
+    }
+
+    /// Every record of a resource (all includes, as the sync asks), by id.
+    pub fn records(&self, r: Resource) -> BTreeMap<String, Value> {
+        let include = match r {
+            Resource::Contacts => "accounts,assigned_user,assigned_users",
+            Resource::Deals => "account,assigned_user,assigned_users,contacts",
+            Resource::Projects => "members,owner",
+        };
+        let mut out = BTreeMap::new();
+        for page in 1.. {
+            let url = format!(
+                "{}/public/v1/{r}?per_page=100&page={page}&include={include}",
+                self.base_url
+            );
+            let body: Value = blocking_get(&url, &self.token);
+            let data = body["data"].as_array().expect("data").clone();
+            for rec in &data {
+                out.insert(rec["id"].as_str().expect("id").to_string(), rec.clone());
+            }
+            if body["meta"]["current_page"] == body["meta"]["last_page"] || data.is_empty() {
+                break;
+            }
+        }
+        out
     }
 }
 
