@@ -329,3 +329,56 @@ async fn the_mirror_is_private_and_one_sync_runs_at_a_time() {
             .unwrap_err();
     assert!(err.to_string().contains("another sync"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_are_waited_out_and_a_failed_sync_leaves_the_mirror_usable() {
+    let env = Env::new(SandboxConfig::default()).await;
+    let rule = |times| {
+        serde_json::from_value::<crmdash::sandbox::FaultRule>(serde_json::json!({
+            "kind": "rate_limited", "retry_after_secs": 1, "path": "/contacts", "times": times
+        }))
+        .unwrap()
+    };
+    // Two 429s with Retry-After: 1 are waited out by the client's retries.
+    env.sb.faults().add(rule(2));
+    let report = env
+        .sync(SyncOptions {
+            resources: vec![Resource::Contacts],
+            ..SyncOptions::default()
+        })
+        .await;
+    assert_eq!(report.resources[0].inserted, 1000);
+    let throttled = env.sb.requests().len() as u64 - report.resources[0].requests;
+    assert_eq!(throttled, 2, "the two 429s were retried");
+
+    // More than the client retries: the sync fails with the API's error (exit code by its
+    // kind in the CLI) and the next one, with the service back, completes.
+    let state_before = env.mirror().sync_state(Resource::Deals).unwrap();
+    assert!(state_before.pass.is_none());
+    env.sb.faults().add(
+        serde_json::from_value(serde_json::json!({
+            "kind": "server_error", "status": 503, "path": "/deals", "times": 0
+        }))
+        .unwrap(),
+    );
+    let err = crmdash::mirror::sync::sync(
+        &env.client,
+        &env.location,
+        &SyncOptions {
+            resources: vec![Resource::Deals],
+            ..SyncOptions::default()
+        },
+        &|_| {},
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, crmdash::mirror::MirrorError::Api(_)), "{err}");
+    env.sb.faults().clear();
+    let report = env
+        .sync(SyncOptions {
+            resources: vec![Resource::Deals],
+            ..SyncOptions::default()
+        })
+        .await;
+    assert_eq!(report.resources[0].inserted, 500);
+}
