@@ -7,13 +7,12 @@ use serde_json::Value;
 use super::Resource;
 use crate::api::{ApiRecord, Contact, Deal, Project, Related, Timestamp, value_to_string};
 
-/// A related record as stored in `links`.
+/// A relation kept for lookups the other way round (a contact's deals, an account's deals):
+/// `rel` is `account` or `contact`. The related records themselves stay in the raw JSON.
 #[derive(Debug, Clone)]
 pub struct Link {
     pub rel: &'static str,
-    pub target_id: Option<String>,
-    pub label: String,
-    pub fields: String,
+    pub target_id: String,
 }
 
 /// The indexed form of one record.
@@ -60,18 +59,9 @@ fn lc(s: &Option<String>) -> Option<String> {
         .map(str::to_lowercase)
 }
 
-fn link(rel: &'static str, r: &Related) -> Link {
-    Link {
-        rel,
-        target_id: r.id.clone(),
-        label: r.label(),
-        fields: Value::Object(r.fields.clone()).to_string(),
-    }
-}
-
 fn links(out: &mut Vec<Link>, rel: &'static str, one: Option<&Related>, many: Option<&[Related]>) {
-    out.extend(one.map(|r| link(rel, r)));
-    out.extend(many.unwrap_or_default().iter().map(|r| link(rel, r)));
+    let related = one.into_iter().chain(many.unwrap_or_default());
+    out.extend(related.filter_map(|r| r.id.clone().map(|target_id| Link { rel, target_id })));
 }
 
 /// Keys whose values are not worth searching: ids and bookkeeping times.
@@ -138,17 +128,7 @@ impl Mirrored for Contact {
     fn doc(&self) -> Doc {
         let mut links_out = Vec::new();
         links(&mut links_out, "account", None, self.accounts.as_deref());
-        links(
-            &mut links_out,
-            "user",
-            self.assigned_user.as_ref(),
-            self.assigned_users.as_deref(),
-        );
-        let accounts: Vec<&str> = links_out
-            .iter()
-            .filter(|l| l.rel == "account")
-            .map(|l| l.label.as_str())
-            .collect();
+        let accounts: Vec<String> = self.accounts.iter().flatten().map(Related::label).collect();
         let accounts = accounts.join(", ");
         let full = self.full_name();
         let mut body = body_text(self.raw.get());
@@ -195,12 +175,6 @@ impl Mirrored for Deal {
         let mut links_out = Vec::new();
         links(&mut links_out, "account", self.account.as_ref(), None);
         links(&mut links_out, "contact", None, self.contacts.as_deref());
-        links(
-            &mut links_out,
-            "user",
-            self.assigned_user.as_ref(),
-            self.assigned_users.as_deref(),
-        );
         let account = self.account.as_ref().map(Related::label);
         let value = self.value.as_ref().map(|m| m.display());
         let currency = self.extra.get("currency").and_then(value_to_string);
@@ -231,9 +205,6 @@ impl Mirrored for Deal {
 impl Mirrored for Project {
     const RESOURCE: Resource = Resource::Projects;
     fn doc(&self) -> Doc {
-        let mut links_out = Vec::new();
-        links(&mut links_out, "owner", self.owner.as_ref(), None);
-        links(&mut links_out, "member", None, self.members.as_deref());
         let dates = match (&self.start_date, &self.end_date) {
             (Some(s), Some(e)) => Some(format!("{} – {}", s.display_local(), e.display_local())),
             (Some(s), None) => Some(format!("from {}", s.display_local())),
@@ -253,7 +224,6 @@ impl Mirrored for Project {
             end_date: sortable_ts(self.end_date.as_ref()),
             created_at: sortable_ts(self.created_at.as_ref()),
             updated_at: sortable_ts(self.updated_at.as_ref()),
-            links: links_out,
             fts_name: self.name.clone().unwrap_or_default(),
             fts_body: body_text(self.raw.get()),
             ..Doc::default()

@@ -6,7 +6,6 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, params, params_from_iter};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use super::doc::{Mirrored, sortable};
 use super::{Mirror, MirrorError, Resource};
@@ -157,14 +156,6 @@ fn decode<T: Mirrored>(raw: String) -> Option<T> {
     T::from_raw(raw).ok()
 }
 
-fn related(target_id: Option<String>, fields: &str) -> Related {
-    let fields: Map<String, Value> = serde_json::from_str(fields).unwrap_or_default();
-    Related {
-        id: target_id,
-        fields,
-    }
-}
-
 impl Mirror {
     /// A tab's page from the mirror: the same filters, sort (missing values last ascending,
     /// ties by id, `desc` the exact reverse) and paging as the service. Gone records are left out.
@@ -268,53 +259,20 @@ impl Mirror {
     /// A deal's account (as included by the server) and contacts (with their mirrored
     /// records). `None` when the deal is not in the mirror.
     pub fn deal_relations(&self, deal_id: &str) -> Result<Option<DealRelations>, MirrorError> {
-        if self.get::<Deal>(deal_id)?.is_none() {
+        let Some(deal) = self.get::<Deal>(deal_id)? else {
             return Ok(None);
-        }
-        let links = self.links(Resource::Deals, deal_id)?;
-        let mut out = DealRelations {
-            account: None,
-            contacts: Vec::new(),
         };
-        for (rel, related) in links {
-            match rel.as_str() {
-                "account" if out.account.is_none() => out.account = Some(related),
-                "contact" => {
-                    let record = match &related.id {
-                        Some(id) => self.get(id)?,
-                        None => None,
-                    };
-                    out.contacts.push(LinkedRecord { related, record });
-                }
-                _ => {}
-            }
+        let mut contacts = Vec::new();
+        for related in deal.contacts.unwrap_or_default() {
+            let record = match &related.id {
+                Some(id) => self.get(id)?,
+                None => None,
+            };
+            contacts.push(LinkedRecord { related, record });
         }
-        Ok(Some(out))
-    }
-
-    /// A record's included relations, in the server's order: (`account`|`contact`|`user`|
-    /// `owner`|`member`, the related record).
-    pub fn links(&self, r: Resource, id: &str) -> Result<Vec<(String, Related)>, MirrorError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT rel, target_id, fields FROM links WHERE resource = ?1 AND id = ?2 ORDER BY pos",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![r.as_str(), id], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, Option<String>>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            })
-            .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (rel, target, fields) = row.map_err(|e| self.err(e))?;
-            out.push((rel, related(target, &fields)));
-        }
-        Ok(out)
+        Ok(Some(DealRelations {
+            account: deal.account,
+            contacts,
+        }))
     }
 }

@@ -40,9 +40,7 @@ CREATE TABLE links (
     id        TEXT NOT NULL,
     rel       TEXT NOT NULL,
     pos       INTEGER NOT NULL,
-    target_id TEXT,
-    label     TEXT NOT NULL,
-    fields    TEXT NOT NULL,
+    target_id TEXT NOT NULL,
     PRIMARY KEY (resource, id, rel, pos)
 ) WITHOUT ROWID;
 CREATE INDEX links_target ON links (rel, target_id);

@@ -1,7 +1,7 @@
 //! Search across everything mirrored: an FTS5 index per resource over every text field of a
 //! record and its included relations (accent-insensitive: `muller` finds `Müller`), matched by
-//! word prefixes as you type; phone numbers also by any run of 3+ of their digits. When that
-//! finds fewer than asked, a trigram index of the records' names adds near matches (typos).
+//! word prefixes as you type; phone numbers also by any run of 3+ of their digits. Where that
+//! finds nothing, a trigram index of the records' names offers near matches (typos).
 
 use rusqlite::params;
 use serde::Serialize;
@@ -159,11 +159,11 @@ impl Mirror {
                 more = hits.len() > limit;
                 hits.truncate(limit);
             }
-            if hits.len() < limit && !grams.is_empty() {
+            // Near matches only where no word matched: they are for typos, not to pad a list.
+            if hits.is_empty() && !grams.is_empty() {
                 let near = self.near_hits(r, &grams, &hits)?;
-                let room = limit - hits.len();
-                more |= near.len() > room;
-                hits.extend(near.into_iter().take(room));
+                more = near.len() > limit;
+                hits.extend(near.into_iter().take(limit));
             }
             groups.push(SearchGroup {
                 resource: r,

@@ -328,8 +328,8 @@ impl Mirror {
                 .map_err(err)?;
             let mut links_add = tx
                 .prepare_cached(
-                    "INSERT OR REPLACE INTO links (resource, id, rel, pos, target_id, label, fields)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    "INSERT OR REPLACE INTO links (resource, id, rel, pos, target_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
                 .map_err(err)?;
             for rec in records {
@@ -419,9 +419,7 @@ impl Mirror {
                             rec.id(),
                             l.rel,
                             pos as i64,
-                            l.target_id,
-                            l.label,
-                            l.fields
+                            l.target_id
                         ])
                         .map_err(err)?;
                 }
