@@ -288,20 +288,22 @@ impl Mirror {
                     "SELECT rid, raw, gone_at FROM records WHERE resource = ?1 AND id = ?2",
                 )
                 .map_err(err)?;
-            let mut insert = tx
+            // One statement for new and changed records; `seen_pass` is set apart (below).
+            let mut upsert = tx
                 .prepare_cached(
                     "INSERT INTO records (resource, id, raw, label, detail, name_lc, first_lc, last_lc,
                        email_lc, status_lc, value_num, start_date, end_date, created_at, updated_at,
                        seen_pass, synced_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-                )
-                .map_err(err)?;
-            let mut update = tx
-                .prepare_cached(
-                    "UPDATE records SET raw = ?2, label = ?3, detail = ?4, name_lc = ?5, first_lc = ?6,
-                       last_lc = ?7, email_lc = ?8, status_lc = ?9, value_num = ?10, start_date = ?11,
-                       end_date = ?12, created_at = ?13, updated_at = ?14, synced_at = ?15,
-                       gone_at = NULL WHERE rid = ?1",
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                     ON CONFLICT (resource, id) DO UPDATE SET raw = excluded.raw,
+                       label = excluded.label, detail = excluded.detail, name_lc = excluded.name_lc,
+                       first_lc = excluded.first_lc, last_lc = excluded.last_lc,
+                       email_lc = excluded.email_lc, status_lc = excluded.status_lc,
+                       value_num = excluded.value_num, start_date = excluded.start_date,
+                       end_date = excluded.end_date, created_at = excluded.created_at,
+                       updated_at = excluded.updated_at, synced_at = excluded.synced_at,
+                       gone_at = NULL
+                     RETURNING rid",
                 )
                 .map_err(err)?;
             let mut seen = tx
@@ -348,57 +350,40 @@ impl Mirror {
                         }
                         continue;
                     }
-                    Some((rid, _, _)) => {
+                    existing => {
                         let d = rec.doc();
-                        update
-                            .execute(params![
-                                rid,
-                                raw,
-                                d.label,
-                                d.detail,
-                                d.name_lc,
-                                d.first_lc,
-                                d.last_lc,
-                                d.email_lc,
-                                d.status_lc,
-                                d.value_num,
-                                d.start_date,
-                                d.end_date,
-                                d.created_at,
-                                d.updated_at,
-                                now
-                            ])
+                        let rid: i64 = upsert
+                            .query_row(
+                                params![
+                                    r.as_str(),
+                                    rec.id(),
+                                    raw,
+                                    d.label,
+                                    d.detail,
+                                    d.name_lc,
+                                    d.first_lc,
+                                    d.last_lc,
+                                    d.email_lc,
+                                    d.status_lc,
+                                    d.value_num,
+                                    d.start_date,
+                                    d.end_date,
+                                    d.created_at,
+                                    d.updated_at,
+                                    generation.unwrap_or(0),
+                                    now
+                                ],
+                                |row| row.get(0),
+                            )
                             .map_err(err)?;
-                        fts_del.execute([rid]).map_err(err)?;
-                        fuzzy_del.execute([rid]).map_err(err)?;
-                        applied.updated += 1;
+                        if existing.is_some() {
+                            fts_del.execute([rid]).map_err(err)?;
+                            fuzzy_del.execute([rid]).map_err(err)?;
+                            applied.updated += 1;
+                        } else {
+                            applied.inserted += 1;
+                        }
                         (rid, d)
-                    }
-                    None => {
-                        let d = rec.doc();
-                        insert
-                            .execute(params![
-                                r.as_str(),
-                                rec.id(),
-                                raw,
-                                d.label,
-                                d.detail,
-                                d.name_lc,
-                                d.first_lc,
-                                d.last_lc,
-                                d.email_lc,
-                                d.status_lc,
-                                d.value_num,
-                                d.start_date,
-                                d.end_date,
-                                d.created_at,
-                                d.updated_at,
-                                generation.unwrap_or(0),
-                                now
-                            ])
-                            .map_err(err)?;
-                        applied.inserted += 1;
-                        (tx.last_insert_rowid(), d)
                     }
                 };
                 let (rid, d) = rid;
