@@ -79,6 +79,16 @@ pub fn match_expression(text: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
+/// Whether hits are ordered by relevance: not for the first two characters typed (nearly
+/// everything matches them; the order would cost more than a keystroke may), nor for fewer
+/// than five digits of a phone number.
+fn worth_ranking(text: &str) -> bool {
+    if let Some(d) = phone_digits(text) {
+        return d.len() >= 5;
+    }
+    text.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+}
+
 /// Letters without their accents (the common Latin ones), lower-cased: for judging near matches.
 fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -149,13 +159,14 @@ impl Mirror {
         };
         let limit = q.limit.max(1);
         let expr = match_expression(&q.text);
+        let ranked = worth_ranking(&q.text);
         let grams = trigrams(&q.text);
         let mut groups = Vec::new();
         for r in resources {
             let mut hits = Vec::new();
             let mut more = false;
             if let Some(expr) = &expr {
-                hits = self.word_hits(r, expr, limit + 1)?;
+                hits = self.word_hits(r, expr, ranked, limit + 1)?;
                 more = hits.len() > limit;
                 hits.truncate(limit);
             }
@@ -174,10 +185,23 @@ impl Mirror {
         Ok(SearchResults { groups })
     }
 
-    fn word_hits(&self, r: Resource, expr: &str, n: usize) -> Result<Vec<SearchHit>, MirrorError> {
+    fn word_hits(
+        &self,
+        r: Resource,
+        expr: &str,
+        ranked: bool,
+        n: usize,
+    ) -> Result<Vec<SearchHit>, MirrorError> {
+        // Unranked, the index hands over its first matches and stops: a first keystroke
+        // matches most records, and ranking them all costs ~80 ms on 100,000.
+        let order = if ranked {
+            format!("bm25(fts_{r}, 10.0, 1.0)")
+        } else {
+            "f.rowid".to_string()
+        };
         let sql = format!(
             "SELECT r.id, r.label, r.detail, r.raw FROM fts_{r} f JOIN records r ON r.rid = f.rowid
-             WHERE fts_{r} MATCH ?1 ORDER BY bm25(fts_{r}, 10.0, 1.0) LIMIT ?2"
+             WHERE fts_{r} MATCH ?1 ORDER BY {order} LIMIT ?2"
         );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
