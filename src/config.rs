@@ -62,6 +62,7 @@ pub struct Settings {
     /// Key rebinding: action name -> key specs (`"ctrl-s"`, `"alt-up"`, `"q"`).
     pub keys: BTreeMap<String, Vec<String>>,
     pub network: NetworkSettings,
+    pub cache: CacheSettings,
 }
 
 impl Settings {
@@ -143,4 +144,27 @@ impl Default for UiSettings {
 pub struct NetworkSettings {
     /// Extra CA certificate (PEM) for self-hosted instances.
     pub ca_file: Option<PathBuf>,
+}
+
+/// `[cache]`: the local mirror (see `mirror`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CacheSettings {
+    /// False keeps nothing on disk: no mirror, no sync, no search.
+    pub enabled: bool,
+    /// Where mirrors are kept; default the platform's cache dir (`~/.cache/crmdash/mirror`).
+    pub dir: Option<PathBuf>,
+    /// A sync is a full one (which also finds deleted records) when the last full sync is
+    /// older than this many hours.
+    pub full_sync_after_hours: u64,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        CacheSettings {
+            enabled: true,
+            dir: None,
+            full_sync_after_hours: 24,
+        }
+    }
 }

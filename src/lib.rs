@@ -12,6 +12,7 @@ pub mod idempotency_journal;
 pub mod insights;
 pub mod jsonl_store;
 pub mod logging;
+pub mod mirror;
 pub mod output;
 pub mod reschedule;
 pub mod runtime;

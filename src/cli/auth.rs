@@ -179,6 +179,8 @@ pub async fn logout(g: &Globals) -> Result<(), Failure> {
     refuse_demo(g)?;
     let settings = load_settings();
     let (profile, _) = config::resolve_profile(&settings, g.flag_profile.as_deref(), &g.env)?;
+    // The personal data first: it goes even when the keyring cannot be reached.
+    super::cache::remove_on_logout(&settings, &profile)?;
     let keyring = Keyring::platform();
     if keyring.delete(&profile).await? {
         eprintln!(
@@ -188,6 +190,7 @@ pub async fn logout(g: &Globals) -> Result<(), Failure> {
     } else {
         eprintln!("No token was stored for profile '{profile}'.");
     }
+
     if std::env::var_os(credentials::TOKEN_ENV).is_some() {
         eprintln!("Note: CRMDASH_TOKEN is still set in this environment.");
     }
@@ -229,6 +232,8 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
         resolved.base_url,
         source_name(resolved.base_url_source)
     );
+    let mirror = super::cache::status_line(&settings, &profile, &resolved.base_url);
+    println!("mirror:    {mirror}");
     let source = credentials::resolve_token(&profile, &resolved.base_url, &settings).await;
     let source = match source {
         Ok(s) => s,

@@ -3,6 +3,7 @@
 
 pub mod appointments;
 pub mod auth;
+pub mod cache;
 pub mod commands;
 pub mod completions;
 pub mod contacts;
@@ -13,8 +14,10 @@ pub mod format;
 pub mod import;
 pub mod list;
 pub mod paging;
+pub mod search;
 pub mod setup;
 pub mod summary;
+pub mod sync;
 pub mod times;
 pub mod verbose;
 
@@ -90,6 +93,18 @@ pub enum Command {
         after_help = "Example:\n  crmdash auth status --profile work"
     )]
     Auth(AuthCommand),
+    /// Bring the local mirror (contacts, deals, projects on disk) up to date.
+    #[command(after_help = sync::EXAMPLES)]
+    Sync(sync::SyncArgs),
+    /// Search the local mirror: names, emails, phones, accounts, statuses, custom fields.
+    #[command(after_help = search::EXAMPLES)]
+    Search(search::SearchArgs),
+    /// The local mirror's files.
+    #[command(
+        subcommand,
+        after_help = "Example:\n  crmdash cache clear --profile work"
+    )]
+    Cache(cache::CacheCommand),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
     /// Run the embedded sandbox (a local fake of the service) in the foreground.
@@ -201,6 +216,14 @@ pub fn main() -> ExitCode {
                     Command::Login(args) => Ok(auth::login(&globals, &args).await?),
                     Command::Logout => Ok(auth::logout(&globals).await?),
                     Command::Auth(AuthCommand::Status) => Ok(auth::status(&globals).await?),
+                    Command::Sync(args) => {
+                        let ctx = Ctx::new(&globals, setup::load_settings());
+                        sync::run(&ctx, &args).await
+                    }
+                    Command::Search(args) => search::run(&globals, &setup::load_settings(), &args),
+                    Command::Cache(cache::CacheCommand::Clear(args)) => {
+                        cache::clear(&globals, &setup::load_settings(), &args)
+                    }
                     Command::Api(cmd) => {
                         let ctx = Ctx::new(&globals, setup::load_settings());
                         commands::run(&ctx, &cmd).await

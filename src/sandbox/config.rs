@@ -26,6 +26,8 @@ pub struct SandboxConfig {
     pub faults: Vec<FaultRule>,
     /// At most this many API requests a second; beyond it 429 with `Retry-After`.
     pub rate_limit: Option<u32>,
+    /// Changes a second made by the change generator (updates and deletions); 0 = none.
+    pub churn: u32,
 }
 
 impl Default for SandboxConfig {
@@ -40,6 +42,7 @@ impl Default for SandboxConfig {
             latency: None,
             faults: Vec::new(),
             rate_limit: None,
+            churn: 0,
         }
     }
 }
@@ -59,6 +62,7 @@ impl std::fmt::Debug for SandboxConfig {
             .field("latency", &self.latency)
             .field("faults", &self.faults)
             .field("rate_limit", &self.rate_limit)
+            .field("churn", &self.churn)
             .finish()
     }
 }
@@ -80,7 +84,7 @@ fn parse_fault(s: &str) -> Result<FaultRule, String> {
 /// `crmdash sandbox`: run the local fake service in the foreground.
 #[derive(Clone, clap::Args)]
 #[command(
-    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --latency-ms 100 --rate-limit 20\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n  crmdash sandbox --openapi > openapi.json\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs; http://127.0.0.1:PORT/openapi.json describes the API (OpenAPI 3.1)."
+    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --churn 20\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --latency-ms 100 --rate-limit 20\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n  crmdash sandbox --openapi > openapi.json\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs; http://127.0.0.1:PORT/openapi.json describes the API (OpenAPI 3.1)."
 )]
 pub struct SandboxArgs {
     /// Port on 127.0.0.1 (0 picks a free one)
@@ -113,6 +117,9 @@ pub struct SandboxArgs {
     /// At most N API requests a second; beyond it 429 with Retry-After
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub rate_limit: Option<u32>,
+    /// Change N records a second (updates and deletions of contacts, deals and projects)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub churn: u32,
 }
 
 impl std::fmt::Debug for SandboxArgs {
@@ -133,6 +140,7 @@ impl SandboxArgs {
             latency: self.latency_ms.map(Duration::from_millis),
             faults: self.faults.clone(),
             rate_limit: self.rate_limit,
+            churn: self.churn,
         }
     }
 }

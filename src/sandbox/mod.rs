@@ -5,6 +5,7 @@
 //! Its documented choices where the seed says "not shown" are in [`CHOICES`] (`CHOICES.md`).
 
 mod appointments;
+mod churn;
 mod config;
 mod contacts;
 mod control;
@@ -29,13 +30,14 @@ mod store;
 mod timefmt;
 mod validation;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
+pub use churn::Change;
 pub use config::{SandboxArgs, SandboxConfig};
 pub use error::SandboxError;
 pub use faults::{DEFAULT_REDIRECT, FaultKind, FaultRule, Faults, HUGE_BODY_BYTES};
@@ -69,6 +71,8 @@ impl Sandbox {
             rule.check().map_err(SandboxError::Fault)?;
         }
         let data = Dataset::load(cfg.seed, cfg.contacts)?;
+        let churner = Arc::new(Mutex::new(churn::Churner::new(cfg.seed)));
+        let churn_stop = tokio_util::sync::CancellationToken::new();
         let shared = Arc::new(Shared::new(
             Settings {
                 token: cfg.token.clone(),
@@ -101,7 +105,20 @@ impl Sandbox {
                 source,
             },
         )?;
-        Ok(SandboxHandle { shared, server })
+        if cfg.churn > 0 {
+            churn::spawn(
+                Arc::downgrade(&shared),
+                churner.clone(),
+                cfg.churn,
+                churn_stop.clone(),
+            );
+        }
+        Ok(SandboxHandle {
+            shared,
+            server,
+            churner,
+            churn_stop,
+        })
     }
 }
 
@@ -132,6 +149,8 @@ fn app(shared: Arc<Shared>, rate_limit: Option<u32>) -> Router {
 pub struct SandboxHandle {
     shared: Arc<Shared>,
     server: server::Server,
+    churner: Arc<Mutex<churn::Churner>>,
+    churn_stop: tokio_util::sync::CancellationToken,
 }
 
 impl std::fmt::Debug for SandboxHandle {
@@ -216,6 +235,28 @@ impl SandboxHandle {
         table.rows.iter().map(|r| r.id().to_string()).collect()
     }
 
+    /// Makes `n` changes now (as `--churn` does over time) and returns them.
+    pub fn churn(&self, n: usize) -> Vec<Change> {
+        self.churner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .apply(&self.shared, n)
+    }
+
+    /// Stops the background change generator (`--churn`); `churn(n)` still works.
+    pub fn stop_churn(&self) {
+        self.churn_stop.cancel();
+    }
+
+    /// Every change the generator made so far, oldest first.
+    pub fn churned(&self) -> Vec<Change> {
+        self.churner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .log()
+            .to_vec()
+    }
+
     /// Seed data back; faults, the request log and idempotency keys forgotten.
     pub fn reset(&self) -> Result<(), SandboxError> {
         let data = Dataset::load(self.shared.settings.seed, self.shared.settings.contacts)?;
@@ -225,6 +266,7 @@ impl SandboxHandle {
 
     /// Stops accepting, closes every connection and waits for them to end.
     pub async fn shutdown(self) {
+        self.churn_stop.cancel();
         self.server.shutdown().await;
     }
 }

@@ -199,6 +199,19 @@ impl Table {
     pub fn len(&self) -> usize {
         self.rows.len()
     }
+
+    /// Deletes a record (the last row takes its place). False when there was none.
+    pub fn remove(&mut self, id: &str) -> bool {
+        let Some(i) = self.by_id.remove(id) else {
+            return false;
+        };
+        self.rows.swap_remove(i);
+        if let Some(moved) = self.rows.get(i) {
+            self.by_id.insert(moved.id().to_string(), i);
+        }
+        self.version += 1;
+        true
+    }
 }
 
 /// Every table of the sandbox.

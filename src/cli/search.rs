@@ -1,0 +1,237 @@
+//! `crmdash search TEXT`: searches the profile's local mirror (no network), results grouped by
+//! resource, as a table, JSON (with each record as the server sent it) or CSV.
+
+use std::io::{BufWriter, Write};
+
+use chrono::Utc;
+use serde_json::value::RawValue;
+
+use crate::cli::Globals;
+use crate::cli::cache::{self, cli_error};
+use crate::cli::context::Ttys;
+use crate::cli::exit::CliError;
+use crate::cli::format::{resolve, table_width};
+use crate::config::Settings;
+use crate::mirror::{Mirror, MirrorError, Resource, SearchQuery, SearchResults};
+use crate::output::{Format, sanitize_cell, truncate_to_width};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct SearchArgs {
+    /// Words to find (each as a word prefix, accents ignored), or part of a phone number.
+    #[arg(value_name = "TEXT")]
+    pub text: String,
+    /// Only this resource (repeatable).
+    #[arg(long = "type", value_enum, value_name = "RESOURCE")]
+    pub types: Vec<Resource>,
+    /// table, json or csv (default: table on a terminal, JSON otherwise).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// At most this many results per resource.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub limit: u32,
+}
+
+pub const EXAMPLES: &str = "Examples:
+  crmdash search muller
+  crmdash search 'becker gmbh' --type deals
+  crmdash search 1234567 --format json
+
+Searches the local mirror: run `crmdash sync` first, and again to refresh it.";
+
+pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), CliError> {
+    if args.text.trim().is_empty() {
+        return Err(CliError::Usage("give some text to search for".to_string()));
+    }
+    let loc = cache::location(g, settings)?;
+    let opened = Mirror::open_existing(&loc.db_path())
+        .map_err(cli_error)?
+        .ok_or_else(|| {
+            cli_error(MirrorError::NotSynced {
+                profile: loc.profile.clone(),
+            })
+        })?;
+    let mirror = opened.mirror;
+    let results = mirror
+        .search(&SearchQuery {
+            text: args.text.clone(),
+            resources: args.types.clone(),
+            limit: args.limit as usize,
+        })
+        .map_err(cli_error)?;
+    let status = mirror.status().map_err(cli_error)?;
+    let synced = status.resources.iter().filter_map(|r| r.last_sync_at).min();
+    let fmt = resolve(args.format, Ttys::detect());
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let written = match fmt {
+        Format::Table => {
+            if let Some(t) = synced {
+                eprintln!("(local mirror, synced {})", cache::age(Utc::now() - t));
+            }
+            write_table(&results, &mut out)
+        }
+        Format::Json => write_json(&args.text, &results, synced, &mut out),
+        Format::Csv => write_csv(&results, &mut out),
+        Format::Jsonl => write_jsonl(&results, &mut out),
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::other(format!("cannot write the output: {e}"))),
+    }
+}
+
+fn title(r: Resource) -> &'static str {
+    match r {
+        Resource::Contacts => "Contacts",
+        Resource::Deals => "Deals",
+        Resource::Projects => "Projects",
+    }
+}
+
+fn write_table(results: &SearchResults, out: &mut impl Write) -> std::io::Result<()> {
+    if results.is_empty() {
+        writeln!(out, "No matches.")?;
+        return Ok(());
+    }
+    let width = usize::from(table_width());
+    for g in results.groups.iter().filter(|g| !g.hits.is_empty()) {
+        let more = if g.more { ", more not shown" } else { "" };
+        writeln!(out, "{} ({}{more})", title(g.resource), g.hits.len())?;
+        let id_w = g
+            .hits
+            .iter()
+            .map(|h| h.id.chars().count())
+            .max()
+            .unwrap_or(0);
+        let label_w = g
+            .hits
+            .iter()
+            .map(|h| sanitize_cell(&h.label).chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(40);
+        for h in &g.hits {
+            let near = if h.near { " ~" } else { "" };
+            let line = format!(
+                "  {:<id_w$}  {:<label_w$}  {}{near}",
+                sanitize_cell(&h.id),
+                truncate_to_width(&sanitize_cell(&h.label), label_w),
+                sanitize_cell(&h.detail)
+            );
+            writeln!(out, "{}", truncate_to_width(line.trim_end(), width))?;
+        }
+    }
+    Ok(())
+}
+
+fn write_json(
+    text: &str,
+    results: &SearchResults,
+    synced: Option<chrono::DateTime<Utc>>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Hit<'a> {
+        id: &'a str,
+        label: &'a str,
+        detail: &'a str,
+        near: bool,
+        record: Option<&'a RawValue>,
+    }
+    #[derive(serde::Serialize)]
+    struct Group<'a> {
+        resource: Resource,
+        more: bool,
+        hits: Vec<Hit<'a>>,
+    }
+    #[derive(serde::Serialize)]
+    struct Body<'a> {
+        query: &'a str,
+        synced_at: Option<String>,
+        groups: Vec<Group<'a>>,
+    }
+    let raws: Vec<Vec<Option<Box<RawValue>>>> = results
+        .groups
+        .iter()
+        .map(|g| {
+            g.hits
+                .iter()
+                .map(|h| RawValue::from_string(h.raw.clone()).ok())
+                .collect()
+        })
+        .collect();
+    let body = Body {
+        query: text,
+        synced_at: synced.map(|t| t.to_rfc3339()),
+        groups: results
+            .groups
+            .iter()
+            .zip(&raws)
+            .map(|(g, raws)| Group {
+                resource: g.resource,
+                more: g.more,
+                hits: g
+                    .hits
+                    .iter()
+                    .zip(raws)
+                    .map(|(h, raw)| Hit {
+                        id: &h.id,
+                        label: &h.label,
+                        detail: &h.detail,
+                        near: h.near,
+                        record: raw.as_deref(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &body)?;
+    writeln!(out)
+}
+
+/// One hit a line, its resource named in `type`, the record as the server sent it.
+fn write_jsonl(results: &SearchResults, out: &mut impl Write) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        id: &'a str,
+        label: &'a str,
+        detail: &'a str,
+        near: bool,
+        record: Option<&'a RawValue>,
+    }
+    for g in &results.groups {
+        for h in &g.hits {
+            let raw = RawValue::from_string(h.raw.clone()).ok();
+            let line = Line {
+                kind: g.resource.singular(),
+                id: &h.id,
+                label: &h.label,
+                detail: &h.detail,
+                near: h.near,
+                record: raw.as_deref(),
+            };
+            serde_json::to_writer(&mut *out, &line)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_csv(results: &SearchResults, out: &mut impl Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(["type", "id", "label", "detail", "near"])?;
+    for g in &results.groups {
+        for h in &g.hits {
+            w.write_record([
+                g.resource.singular(),
+                &h.id,
+                &h.label,
+                &h.detail,
+                if h.near { "true" } else { "false" },
+            ])?;
+        }
+    }
+    w.flush()
+}

@@ -1,0 +1,251 @@
+//! What the mirror keeps of a record besides its raw JSON: sortable and filterable columns,
+//! its relations, a one-line detail for search results, and the text the search indexes.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::Resource;
+use crate::api::{ApiRecord, Contact, Deal, Project, Related, Timestamp, value_to_string};
+
+/// A relation kept for lookups the other way round (a contact's deals, an account's deals):
+/// `rel` is `account` or `contact`. The related records themselves stay in the raw JSON.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub rel: &'static str,
+    pub target_id: String,
+}
+
+/// The indexed form of one record.
+#[derive(Debug, Clone, Default)]
+pub struct Doc {
+    pub label: String,
+    pub detail: String,
+    pub name_lc: Option<String>,
+    pub first_lc: Option<String>,
+    pub last_lc: Option<String>,
+    pub email_lc: Option<String>,
+    pub status_lc: Option<String>,
+    pub value_num: Option<f64>,
+    pub start_date: Option<String>,
+    pub end_date: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub links: Vec<Link>,
+    /// Indexed with a higher weight: what a person calls the record.
+    pub fts_name: String,
+    /// Every other text of the record and its included relations.
+    pub fts_body: String,
+}
+
+/// A record type the mirror keeps.
+pub trait Mirrored: ApiRecord {
+    const RESOURCE: Resource;
+    fn doc(&self) -> Doc;
+}
+
+/// An instant as sortable text: `2025-03-04T10:11:12.123456Z` (UTC, always six decimals).
+pub fn sortable(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+pub fn sortable_ts(ts: Option<&Timestamp>) -> Option<String> {
+    ts.and_then(Timestamp::instant).map(sortable)
+}
+
+fn lc(s: &Option<String>) -> Option<String> {
+    s.as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_lowercase)
+}
+
+fn links(out: &mut Vec<Link>, rel: &'static str, one: Option<&Related>, many: Option<&[Related]>) {
+    let related = one.into_iter().chain(many.unwrap_or_default());
+    out.extend(related.filter_map(|r| r.id.clone().map(|target_id| Link { rel, target_id })));
+}
+
+/// Keys whose values are not worth searching: ids and bookkeeping times.
+fn skip_key(k: &str) -> bool {
+    k == "id" || k.ends_with("_id") || k.ends_with("_ids") || k == "created_at" || k == "updated_at"
+}
+
+/// Every string and number in a JSON value (object keys skipped), space separated.
+fn collect_text(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push(' ');
+        }
+        Value::Number(n) => {
+            out.push_str(&n.to_string());
+            out.push(' ');
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_text(i, out)),
+        Value::Object(m) => {
+            for (k, v) in m {
+                if !skip_key(k) {
+                    collect_text(v, out);
+                }
+            }
+        }
+        Value::Bool(_) | Value::Null => {}
+    }
+}
+
+/// The whole raw record's text (custom fields, tags, included relations...).
+fn body_text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len() / 2);
+    if let Ok(v) = serde_json::from_str::<Value>(raw) {
+        collect_text(&v, &mut out);
+    }
+    out
+}
+
+/// A phone's digits and their suffixes of 3 digits or more, as words: a prefix search for
+/// `4567` then finds `+49 30 1234567`, and `030 1234` finds it too.
+pub fn phone_words(phone: &str) -> String {
+    let digits: String = phone.chars().filter(char::is_ascii_digit).collect();
+    let mut out = String::new();
+    for start in 0..digits.len().saturating_sub(2) {
+        out.push_str(&digits[start..]);
+        out.push(' ');
+    }
+    out
+}
+
+fn join<'a>(parts: impl IntoIterator<Item = Option<&'a str>>, sep: &str) -> String {
+    parts
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+impl Mirrored for Contact {
+    const RESOURCE: Resource = Resource::Contacts;
+    fn doc(&self) -> Doc {
+        let mut links_out = Vec::new();
+        links(&mut links_out, "account", None, self.accounts.as_deref());
+        let accounts: Vec<String> = self.accounts.iter().flatten().map(Related::label).collect();
+        let accounts = accounts.join(", ");
+        let full = self.full_name();
+        let mut body = body_text(self.raw.get());
+        if let Some(p) = &self.phone {
+            body.push_str(&phone_words(p));
+        }
+        Doc {
+            label: self.label(),
+            detail: join(
+                [
+                    self.email.as_deref(),
+                    self.phone.as_deref(),
+                    Some(accounts.as_str()),
+                ],
+                " · ",
+            ),
+            name_lc: Some(full.to_lowercase()),
+            first_lc: lc(&self.first_name),
+            last_lc: lc(&self.last_name),
+            email_lc: lc(&self.email),
+            status_lc: None,
+            value_num: None,
+            start_date: None,
+            end_date: None,
+            created_at: sortable_ts(self.created_at.as_ref()),
+            updated_at: sortable_ts(self.updated_at.as_ref()),
+            links: links_out,
+            fts_name: join(
+                [
+                    Some(full.as_str()),
+                    self.first_name.as_deref(),
+                    self.last_name.as_deref(),
+                ],
+                " ",
+            ),
+            fts_body: body,
+        }
+    }
+}
+
+impl Mirrored for Deal {
+    const RESOURCE: Resource = Resource::Deals;
+    fn doc(&self) -> Doc {
+        let mut links_out = Vec::new();
+        links(&mut links_out, "account", self.account.as_ref(), None);
+        links(&mut links_out, "contact", None, self.contacts.as_deref());
+        let account = self.account.as_ref().map(Related::label);
+        let value = self.value.as_ref().map(|m| m.display());
+        let currency = self.extra.get("currency").and_then(value_to_string);
+        let value = value.map(|v| join([Some(v.as_str()), currency.as_deref()], " "));
+        Doc {
+            label: self.label(),
+            detail: join(
+                [self.status.as_deref(), value.as_deref(), account.as_deref()],
+                " · ",
+            ),
+            name_lc: lc(&self.name),
+            status_lc: lc(&self.status),
+            value_num: self
+                .value
+                .as_ref()
+                .and_then(|m| m.decimal())
+                .and_then(|d| d.to_string().parse().ok()),
+            created_at: sortable_ts(self.created_at.as_ref()),
+            updated_at: sortable_ts(self.updated_at.as_ref()),
+            links: links_out,
+            fts_name: self.name.clone().unwrap_or_default(),
+            fts_body: body_text(self.raw.get()),
+            ..Doc::default()
+        }
+    }
+}
+
+impl Mirrored for Project {
+    const RESOURCE: Resource = Resource::Projects;
+    fn doc(&self) -> Doc {
+        let dates = match (&self.start_date, &self.end_date) {
+            (Some(s), Some(e)) => Some(format!("{} – {}", s.display_local(), e.display_local())),
+            (Some(s), None) => Some(format!("from {}", s.display_local())),
+            (None, Some(e)) => Some(format!("until {}", e.display_local())),
+            (None, None) => None,
+        };
+        let owner = self.owner.as_ref().map(Related::label);
+        Doc {
+            label: self.label(),
+            detail: join(
+                [self.status.as_deref(), dates.as_deref(), owner.as_deref()],
+                " · ",
+            ),
+            name_lc: lc(&self.name),
+            status_lc: lc(&self.status),
+            start_date: sortable_ts(self.start_date.as_ref()),
+            end_date: sortable_ts(self.end_date.as_ref()),
+            created_at: sortable_ts(self.created_at.as_ref()),
+            updated_at: sortable_ts(self.updated_at.as_ref()),
+            fts_name: self.name.clone().unwrap_or_default(),
+            fts_body: body_text(self.raw.get()),
+            ..Doc::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phone_suffixes_are_words() {
+        assert_eq!(phone_words("+49 301"), "49301 9301 301 ");
+        assert_eq!(phone_words("12"), "");
+    }
+
+    #[test]
+    fn body_skips_ids_and_bookkeeping_times() {
+        let t = body_text(
+            r#"{"id":"con_1","account_ids":["acc_1"],"updated_at":"x","custom_fields":{"shoe":"42","vip":true},"tags":["Köln"]}"#,
+        );
+        assert_eq!(t.split_whitespace().collect::<Vec<_>>(), ["42", "Köln"]);
+    }
+}

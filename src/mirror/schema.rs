@@ -1,0 +1,106 @@
+//! The database's schema, its version (`PRAGMA user_version`) and the migrations between
+//! versions. `PRAGMA application_id` marks a file as a crmdash mirror: a file without it is
+//! foreign and is moved aside, never written into.
+
+use rusqlite::Connection;
+
+/// "crmd" in ASCII.
+pub const APPLICATION_ID: i64 = 0x6372_6d64;
+/// The schema this build writes.
+pub const VERSION: i64 = 2;
+
+/// Version 1: records, relations, sync state and the full-text indexes.
+const V1: &str = "
+CREATE TABLE records (
+    rid        INTEGER PRIMARY KEY,
+    resource   TEXT NOT NULL,
+    id         TEXT NOT NULL,
+    raw        TEXT NOT NULL,
+    label      TEXT NOT NULL,
+    detail     TEXT NOT NULL,
+    name_lc    TEXT,
+    first_lc   TEXT,
+    last_lc    TEXT,
+    email_lc   TEXT,
+    status_lc  TEXT,
+    value_num  REAL,
+    start_date TEXT,
+    end_date   TEXT,
+    created_at TEXT,
+    updated_at TEXT,
+    seen_pass  INTEGER NOT NULL DEFAULT 0,
+    synced_at  TEXT NOT NULL,
+    gone_at    TEXT,
+    UNIQUE (resource, id)
+);
+CREATE INDEX records_created ON records (resource, created_at, id);
+CREATE INDEX records_updated ON records (resource, updated_at, id);
+CREATE TABLE links (
+    resource  TEXT NOT NULL,
+    id        TEXT NOT NULL,
+    rel       TEXT NOT NULL,
+    pos       INTEGER NOT NULL,
+    target_id TEXT NOT NULL,
+    PRIMARY KEY (resource, id, rel, pos)
+) WITHOUT ROWID;
+CREATE INDEX links_target ON links (rel, target_id);
+CREATE TABLE sync_state (
+    resource     TEXT PRIMARY KEY,
+    watermark    TEXT,
+    last_sync_at TEXT,
+    last_full_at TEXT,
+    pass_gen     INTEGER NOT NULL DEFAULT 0,
+    pass         TEXT
+);
+";
+
+/// Full-text tables, one per resource (so results come grouped and ranked per resource).
+fn fts_tables(version: i64) -> String {
+    let mut sql = String::new();
+    for r in ["contacts", "deals", "projects"] {
+        if version == 1 {
+            // Contentless: the text lives in `records`; rows are deleted by rowid.
+            sql.push_str(&format!(
+                "CREATE VIRTUAL TABLE fts_{r} USING fts5(name, body, content='', contentless_delete=1, \
+                 tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');\n"
+            ));
+        } else {
+            // Version 2: a trigram index of labels for the tolerant fallback search.
+            sql.push_str(&format!(
+                "CREATE VIRTUAL TABLE fuzzy_{r} USING fts5(name, content='', contentless_delete=1, \
+                 tokenize='trigram remove_diacritics 1', detail='none');\n"
+            ));
+        }
+    }
+    sql
+}
+
+/// Creates the schema in an empty database.
+pub fn create(conn: &Connection) -> rusqlite::Result<()> {
+    migrate(conn, 0)
+}
+
+/// Brings a database of version `from` to [`VERSION`], one step per version, in one
+/// transaction. Indexes added by a step are filled from the records already there.
+pub fn migrate(conn: &Connection, from: i64) -> rusqlite::Result<()> {
+    let tx = conn.unchecked_transaction()?;
+    if from < 1 {
+        tx.execute_batch(V1)?;
+        tx.execute_batch(&fts_tables(1))?;
+    }
+    if from < 2 {
+        tx.execute_batch(&fts_tables(2))?;
+        for r in ["contacts", "deals", "projects"] {
+            tx.execute(
+                &format!(
+                    "INSERT INTO fuzzy_{r} (rowid, name) SELECT rid, label FROM records \
+                     WHERE resource = ?1 AND gone_at IS NULL"
+                ),
+                [r],
+            )?;
+        }
+    }
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.pragma_update(None, "user_version", VERSION)?;
+    tx.commit()
+}

@@ -1,0 +1,168 @@
+//! The change generator (`--churn N`): N changes a second to contacts, deals and projects, as
+//! a busy CRM would see them: mostly updates (a phone, a status, a value; `updated_at` moves
+//! to now), some deletions. Lets sync be tested and demonstrated against a moving service.
+
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::rng::SeedRng;
+use super::state::Shared;
+use super::store::Table;
+use super::timefmt::format_ts;
+
+/// One change the generator made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// `kind` is `contacts`, `deals` or `projects`.
+    Updated {
+        kind: &'static str,
+        id: String,
+    },
+    Deleted {
+        kind: &'static str,
+        id: String,
+    },
+}
+
+/// Out of 100 changes, how many delete a record (the rest update one).
+const DELETE_PERCENT: u64 = 20;
+/// Changes are made in batches this often.
+const TICK: Duration = Duration::from_millis(50);
+/// Stream id of the generator's random numbers (distinct from the seed data's kinds).
+const RNG_KIND: u64 = 0xC4_0000;
+
+/// The generator's state: its random stream, the last timestamp it wrote and what it did.
+pub struct Churner {
+    rng: SeedRng,
+    last: Option<DateTime<Utc>>,
+    log: Vec<Change>,
+}
+
+impl Churner {
+    pub fn new(seed: u64) -> Churner {
+        Churner {
+            rng: SeedRng::for_record(seed, RNG_KIND, 0),
+            last: None,
+            log: Vec::new(),
+        }
+    }
+
+    /// Every change made so far, oldest first.
+    pub fn log(&self) -> &[Change] {
+        &self.log
+    }
+
+    /// A timestamp after every one this generator wrote before (so `updated_at` orders changes).
+    fn now(&mut self) -> String {
+        let mut t = Utc::now();
+        if let Some(last) = self.last
+            && t <= last
+        {
+            t = last + chrono::Duration::microseconds(1);
+        }
+        self.last = Some(t);
+        format_ts(t)
+    }
+
+    /// Makes `n` changes now; tables left empty are skipped.
+    pub fn apply(&mut self, shared: &Shared, n: usize) -> Vec<Change> {
+        let mut made = Vec::with_capacity(n);
+        let mut store = shared.store_mut();
+        for _ in 0..n {
+            // Contacts are the big table: half the changes; deals and projects share the rest.
+            let kind = match self.rng.below(4) {
+                0 | 1 => "contacts",
+                2 => "deals",
+                _ => "projects",
+            };
+            let table: &mut Table = match kind {
+                "contacts" => &mut store.contacts,
+                "deals" => &mut store.deals,
+                _ => &mut store.projects,
+            };
+            if table.len() == 0 {
+                continue;
+            }
+            let index = self.rng.below(table.len() as u64) as usize;
+            let id = table.rows[index].id().to_string();
+            if self.rng.chance(DELETE_PERCENT) {
+                table.remove(&id);
+                made.push(Change::Deleted { kind, id });
+                continue;
+            }
+            let stamp = self.now();
+            let pick = self.rng.below(3);
+            let digits = self.rng.digits("#######");
+            let Some(row) = table.get_mut(&id) else {
+                continue;
+            };
+            let json = row.json_mut();
+            match (kind, pick) {
+                ("contacts", 0) => json.insert("phone".into(), json!(format!("+49 30 {digits}"))),
+                ("contacts", 1) => json.insert("job_title".into(), json!("Head of Churn")),
+                ("contacts", _) => json.insert("last_name".into(), json!(format!("Neu{digits}"))),
+                ("deals", 0) => json.insert("status".into(), json!("won")),
+                ("deals", 1) => json.insert("value".into(), json!(format!("{digits}.50"))),
+                ("deals", _) => json.insert("probability".into(), json!(pick * 10)),
+                (_, 0) => json.insert("status".into(), json!("active")),
+                _ => json.insert("description".into(), json!(format!("Revised {digits}"))),
+            };
+            if kind == "contacts" && pick == 2 {
+                // Keep full_name consistent with the parts, as the service would.
+                let first = json.get("first_name").and_then(Value::as_str).unwrap_or("");
+                let last = json.get("last_name").and_then(Value::as_str).unwrap_or("");
+                let full = format!("{first} {last}").trim().to_string();
+                json.insert("full_name".into(), json!(full));
+            }
+            json.insert("updated_at".into(), json!(stamp));
+            row.refresh();
+            made.push(Change::Updated { kind, id });
+        }
+        drop(store);
+        self.log.extend(made.iter().cloned());
+        made
+    }
+}
+
+/// Runs the generator at `per_second` changes a second until `stop` is cancelled or the
+/// sandbox is gone.
+pub fn spawn(
+    shared: Weak<Shared>,
+    churner: Arc<Mutex<Churner>>,
+    per_second: u32,
+    stop: CancellationToken,
+) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(TICK);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let per_tick = f64::from(per_second) * TICK.as_secs_f64();
+        let mut owed = 0.0;
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            owed += per_tick;
+            let n = owed.floor();
+            owed -= n;
+            if n >= 1.0 {
+                let Some(shared) = shared.upgrade() else {
+                    return;
+                };
+                let churner = churner.clone();
+                // Touching 100,000 rows' orderings is CPU work: keep it off the server's workers.
+                let _ = tokio::task::spawn_blocking(move || {
+                    churner
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .apply(&shared, n as usize);
+                })
+                .await;
+            }
+        }
+    });
+}

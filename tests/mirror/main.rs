@@ -1,0 +1,10 @@
+//! The local mirror (SQLite) against the sandbox: sync (first, resumed, incremental against a
+//! churning sandbox, deletions), search, privacy, damaged files, and the `sync`/`search`/`cache`
+//! commands of the real binary.
+
+mod cli;
+#[path = "../cli/cli_support.rs"]
+mod cli_support;
+mod mirror_support;
+mod search;
+mod sync;
