@@ -467,3 +467,38 @@ impl DataSource for FakeSource {
         })
     }
 }
+
+/// The dashboard's real engine against a fresh embedded sandbox (HTTP on 127.0.0.1, port 0),
+/// started and settled: the first page is loaded.
+pub async fn sandbox_engine(
+    latency: Option<std::time::Duration>,
+    size: (u16, u16),
+    state_file: Option<std::path::PathBuf>,
+) -> (crmdash::sandbox::SandboxHandle, crmdash::runtime::Engine) {
+    use crmdash::api::Client;
+    use crmdash::config::Settings;
+    use crmdash::runtime::{DashboardOptions, build_engine};
+    use crmdash::sandbox::{Sandbox, SandboxConfig};
+    use secrecy::SecretString;
+
+    let sb = Sandbox::start(SandboxConfig {
+        latency,
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let client = Client::new(&sb.base_url(), SecretString::from(sb.token())).unwrap();
+    let opts = DashboardOptions {
+        profile: "test".into(),
+        base_url: sb.base_url(),
+        client: Some(client),
+        settings: Settings::default(),
+        state_file,
+        log_path: None,
+        demo: true,
+    };
+    let mut e = build_engine(&opts, size);
+    e.start();
+    e.settle(std::time::Duration::from_millis(400)).await;
+    (sb, e)
+}

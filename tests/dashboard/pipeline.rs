@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crmdash::api::{Client, Deal};
+use crmdash::api::Deal;
 use crmdash::app::message::SummaryEvent;
 use crmdash::app::pipeline::{MAX_PAGES, PipelineData};
 use crmdash::app::table::spec::FilterValue;
@@ -326,41 +326,9 @@ fn seed_sums() -> BTreeMap<(String, String), (u64, Decimal)> {
     out
 }
 
-/// The engine on the embedded sandbox, first page loaded.
-async fn sandbox_engine(
-    latency: Option<Duration>,
-    size: (u16, u16),
-) -> (crmdash::sandbox::SandboxHandle, crmdash::runtime::Engine) {
-    use crmdash::config::Settings;
-    use crmdash::runtime::{DashboardOptions, build_engine};
-    use crmdash::sandbox::{Sandbox, SandboxConfig};
-    use secrecy::SecretString;
-
-    let sb = Sandbox::start(SandboxConfig {
-        latency,
-        ..SandboxConfig::default()
-    })
-    .await
-    .unwrap();
-    let client = Client::new(&sb.base_url(), SecretString::from(sb.token())).unwrap();
-    let opts = DashboardOptions {
-        profile: "test".into(),
-        base_url: sb.base_url(),
-        client: Some(client),
-        settings: Settings::default(),
-        state_file: None,
-        log_path: None,
-        demo: true,
-    };
-    let mut e = build_engine(&opts, size);
-    e.start();
-    e.settle(Duration::from_millis(400)).await;
-    (sb, e)
-}
-
 #[tokio::test]
 async fn sandbox_totals_equal_sums_from_the_seed_file() {
-    let (_sb, mut e) = sandbox_engine(None, (160, 45)).await;
+    let (_sb, mut e) = dashboard_support::sandbox_engine(None, (160, 45), None).await;
     let quiet = Duration::from_millis(400);
     e.handle(Message::Key(KeyEvent::new(
         KeyCode::Char('P'),
@@ -382,7 +350,8 @@ async fn sandbox_totals_equal_sums_from_the_seed_file() {
 
 #[tokio::test]
 async fn sandbox_reading_stops_on_esc() {
-    let (_sb, mut e) = sandbox_engine(Some(Duration::from_millis(150)), (80, 24)).await;
+    let (_sb, mut e) =
+        dashboard_support::sandbox_engine(Some(Duration::from_millis(150)), (80, 24), None).await;
     let quiet = Duration::from_millis(400);
     let key = |c| Message::Key(KeyEvent::new(c, KeyModifiers::NONE));
     e.handle(key(KeyCode::Char('P')));

@@ -4,14 +4,13 @@
 
 use std::time::Duration;
 
-use crmdash::api::{Client, SortDirection};
+use crmdash::api::SortDirection;
 use crmdash::app::{Message, TabKind};
 use crmdash::config::Settings;
 use crmdash::runtime::{DashboardOptions, Engine, build_engine};
-use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
+use crmdash::sandbox::SandboxHandle;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use rust_decimal::Decimal;
-use secrecy::SecretString;
 
 const QUIET: Duration = Duration::from_millis(400);
 
@@ -19,26 +18,7 @@ async fn start(
     latency: Option<Duration>,
     state: Option<std::path::PathBuf>,
 ) -> (SandboxHandle, Engine) {
-    let sb = Sandbox::start(SandboxConfig {
-        latency,
-        ..SandboxConfig::default()
-    })
-    .await
-    .unwrap();
-    let client = Client::new(&sb.base_url(), SecretString::from(sb.token())).unwrap();
-    let opts = DashboardOptions {
-        profile: "test".into(),
-        base_url: sb.base_url(),
-        client: Some(client),
-        settings: Settings::default(),
-        state_file: state,
-        log_path: None,
-        demo: true,
-    };
-    let mut engine = build_engine(&opts, (160, 48));
-    engine.start();
-    engine.settle(QUIET).await;
-    (sb, engine)
+    crate::dashboard_support::sandbox_engine(latency, (160, 48), state).await
 }
 
 async fn press(e: &mut Engine, code: KeyCode) {
