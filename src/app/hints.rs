@@ -5,7 +5,7 @@
 use super::App;
 use crate::app::keymap::{Action, Hint, TABLE_HINTS};
 
-/// The filter bar's keys.
+/// The filter bar's keys; the last (status values) only where the tab has a status filter.
 pub const FILTER_HINTS: &[Hint] = &[
     Hint::new(&[Action::NextField, Action::PrevField], "field", 0),
     Hint::new(&[Action::Confirm], "apply", 0),
@@ -48,7 +48,18 @@ impl App {
         }
         let tab = self.tab();
         if tab.filter_open {
-            return self.keymap.hint_text(FILTER_HINTS, width);
+            // Status values exist only where the tab filters by status (not on Contacts).
+            let has_status = tab
+                .filter_bar
+                .fields
+                .iter()
+                .any(|f| f.field.kind == crate::app::resources::FilterKind::Status);
+            let hints = if has_status {
+                FILTER_HINTS
+            } else {
+                &FILTER_HINTS[..FILTER_HINTS.len() - 1]
+            };
+            return self.keymap.hint_text(hints, width);
         }
         if tab.has_filters() {
             let mut hints = TABLE_HINTS.to_vec();

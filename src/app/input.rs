@@ -23,6 +23,16 @@ impl App {
         }
         let ctrl_c =
             key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.too_small() {
+            // Only the notice is on screen: no key may act on what cannot be seen, except
+            // leaving (as the notice says) and redrawing.
+            return match self.keymap.action(&key) {
+                _ if ctrl_c => self.request_quit(),
+                Some(Action::Quit) => self.request_quit(),
+                Some(Action::Redraw) => vec![Effect::Redraw],
+                _ => Vec::new(),
+            };
+        }
         if let Some(top) = self.overlays.len().checked_sub(1) {
             let mut cx = DialogCx::new(
                 &self.keymap,
@@ -66,6 +76,21 @@ impl App {
             },
             None => Vec::new(),
         }
+    }
+
+    /// The smallest screen the current view draws in.
+    pub fn min_size(&self) -> (u16, u16) {
+        if self.pipeline_visible && self.pipeline_shown().is_some() {
+            (layout::PIPELINE_MIN_WIDTH, layout::PIPELINE_MIN_HEIGHT)
+        } else {
+            (layout::MIN_WIDTH, layout::MIN_HEIGHT)
+        }
+    }
+
+    /// The terminal is below `min_size`: the screen shows only a notice.
+    pub fn too_small(&self) -> bool {
+        let (w, h) = self.min_size();
+        self.size.0 < w || self.size.1 < h
     }
 
     fn on_action(&mut self, action: Action) -> Vec<Effect> {

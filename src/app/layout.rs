@@ -10,6 +10,9 @@ use crate::app::table::tab::TabState;
 /// Smallest terminal the dashboard draws in; below it, a notice.
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
+/// The pipeline view degrades further than the table (its chart drops first).
+pub const PIPELINE_MIN_WIDTH: u16 = 60;
+pub const PIPELINE_MIN_HEIGHT: u16 = 16;
 
 /// Gap between table columns.
 pub const COLUMN_GAP: u16 = 1;

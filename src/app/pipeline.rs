@@ -279,8 +279,7 @@ impl App {
         let fx = self.apply_filters(TabKind::Deals);
         self.currency_chip = Some(currency.clone());
         self.note(format!(
-            "Deals with status {status}; currency {currency} is only marked in the title: \
-             the API cannot filter by currency"
+            "status={status}; {currency} marked ~{currency} in the tabs (the API has no currency filter)"
         ));
         fx
     }

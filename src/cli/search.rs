@@ -23,7 +23,7 @@ pub struct SearchArgs {
     /// Only this resource (repeatable).
     #[arg(long = "type", value_enum, value_name = "RESOURCE")]
     pub types: Vec<Resource>,
-    /// table, json or csv (default: table on a terminal, JSON otherwise).
+    /// table, json, jsonl or csv (default: table on a terminal, JSON otherwise).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// At most this many results per resource.

@@ -11,24 +11,16 @@ use ratatui::text::{Line, Text};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::App;
-use crate::app::layout::{Areas, MIN_HEIGHT, MIN_WIDTH};
+use crate::app::layout::Areas;
 use theme::Theme;
 
 /// The smallest screen the pipeline view is drawn on.
-pub const PIPELINE_MIN_WIDTH: u16 = 60;
-pub const PIPELINE_MIN_HEIGHT: u16 = 16;
 
 /// Draws the whole screen.
 pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
     let theme = Theme::new(app.config.colors);
-    // The pipeline view degrades further than the table (its chart drops first).
-    let pipeline = app.pipeline_visible && app.pipeline_shown().is_some();
-    let (min_w, min_h) = if pipeline {
-        (PIPELINE_MIN_WIDTH, PIPELINE_MIN_HEIGHT)
-    } else {
-        (MIN_WIDTH, MIN_HEIGHT)
-    };
+    let (min_w, min_h) = app.min_size();
     if area.width < min_w || area.height < min_h {
         let text = Text::from(vec![
             Line::from("Terminal too small"),

@@ -282,3 +282,23 @@ fn dialogs_do_not_merge_into_the_table_border() {
         insta::assert_snapshot!(format!("detail_over_table_{}x{}", size.0, size.1), screen);
     }
 }
+
+/// Below the smallest size only the "too small" notice is drawn: keys must not act on the
+/// hidden screen (open a form, type into it), and `q` quits as the notice says.
+#[test]
+fn a_too_small_terminal_ignores_keys_but_quit() {
+    let mut h = loaded((60, 16));
+    assert!(h.app.too_small());
+    let active = h.app.active;
+    for c in ['2', 'c', 'J', 'o', '/'] {
+        assert!(h.ch(c).is_empty(), "{c} acted on a hidden screen");
+    }
+    assert!(
+        h.app.overlays.is_empty(),
+        "no dialog opened behind the notice"
+    );
+    assert_eq!(h.app.active, active);
+    assert!(h.render().contains("Terminal too small"));
+    let fx = h.ch('q');
+    assert!(fx.iter().any(|e| matches!(e, Effect::Quit)), "{fx:?}");
+}
