@@ -26,9 +26,15 @@ impl App {
         if self.too_small() {
             // Only the notice is on screen: no key may act on what cannot be seen, except
             // leaving (as the notice says) and redrawing.
+            let pipeline_fits = self.size.0 >= layout::PIPELINE_MIN_WIDTH
+                && self.size.1 >= layout::PIPELINE_MIN_HEIGHT;
             return match self.keymap.action(&key) {
                 _ if ctrl_c => self.request_quit(),
                 Some(Action::Quit) => self.request_quit(),
+                // The pipeline view is drawn smaller than the table: it may open here.
+                Some(Action::Pipeline) if pipeline_fits && self.overlays.is_empty() => self
+                    .on_pipeline_action(Action::Pipeline)
+                    .unwrap_or_default(),
                 Some(Action::Redraw) => vec![Effect::Redraw],
                 _ => Vec::new(),
             };

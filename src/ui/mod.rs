@@ -14,8 +14,6 @@ use crate::app::App;
 use crate::app::layout::Areas;
 use theme::Theme;
 
-/// The smallest screen the pipeline view is drawn on.
-
 /// Draws the whole screen.
 pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
