@@ -60,7 +60,10 @@ impl App {
             return self.on_filter_key(key);
         }
         match self.keymap.action(&key) {
-            Some(a) => match self.on_pipeline_action(a) {
+            Some(a) => match self
+                .on_pipeline_action(a)
+                .or_else(|| self.on_timeline_action(a))
+            {
                 Some(fx) => fx,
                 None => self.on_action(a),
             },

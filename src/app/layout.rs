@@ -52,6 +52,27 @@ pub fn pipeline_split(inner: Rect) -> (Rect, Rect, Option<Rect>) {
     (bars, header, Some(chart))
 }
 
+/// The timeline view inside the table's borders: a date header, one row per project, and a
+/// legend on the last row when there are at least 6 rows.
+pub fn timeline_split(inner: Rect) -> (Rect, Rect, Option<Rect>) {
+    let header = Rect {
+        height: 1.min(inner.height),
+        ..inner
+    };
+    let legend_h = u16::from(inner.height >= 6);
+    let rows = Rect {
+        y: inner.y + header.height,
+        height: inner.height - header.height - legend_h,
+        ..inner
+    };
+    let legend = (legend_h == 1).then_some(Rect {
+        y: rows.y + rows.height,
+        height: 1,
+        ..inner
+    });
+    (header, rows, legend)
+}
+
 impl Areas {
     /// The areas of a screen showing `tab` (its filter bar open or not): the one computation
     /// drawing (`ui::render`) and the app (`App::areas`, hit-testing) share.

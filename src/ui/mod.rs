@@ -14,7 +14,7 @@ use crate::app::App;
 use crate::app::layout::{Areas, MIN_HEIGHT, MIN_WIDTH};
 use theme::Theme;
 
-/// The smallest screen the pipeline view is drawn on.
+/// The smallest screen the pipeline and timeline views are drawn on.
 pub const PIPELINE_MIN_WIDTH: u16 = 60;
 pub const PIPELINE_MIN_HEIGHT: u16 = 16;
 
@@ -23,7 +23,8 @@ pub fn render(app: &App, f: &mut Frame) {
     let area = f.area();
     let theme = Theme::new(app.config.colors);
     // The pipeline view degrades further than the table (its chart drops first).
-    let pipeline = app.pipeline_visible && app.pipeline_shown().is_some();
+    let pipeline =
+        (app.pipeline_visible && app.pipeline_shown().is_some()) || app.timeline_shown().is_some();
     let (min_w, min_h) = if pipeline {
         (PIPELINE_MIN_WIDTH, PIPELINE_MIN_HEIGHT)
     } else {
@@ -60,7 +61,10 @@ pub fn render(app: &App, f: &mut Frame) {
     }
     match app.pipeline_shown().filter(|_| app.pipeline_visible) {
         Some(p) => views::pipeline::draw(f, areas.table, app, p, &theme),
-        None => common::table::draw(f, areas.table, app, &theme),
+        None => match app.timeline_shown() {
+            Some(t) => views::timeline::draw(f, areas.table, app, t, &theme),
+            None => common::table::draw(f, areas.table, app, &theme),
+        },
     }
     common::status_bar::draw_status(f, areas.status, app, &theme);
     common::status_bar::draw_hint(f, areas.hint, app, &theme);
