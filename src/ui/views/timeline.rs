@@ -82,10 +82,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
     draw_header(f, header, chart_x, &window, theme);
     let selected = view.selected.min(bars.len() - 1);
     let today_col = window.column(today);
+    // The page may have changed under a kept offset: keep the selection in sight.
+    let height = (rows.height as usize).max(1);
+    let offset = view
+        .offset
+        .min(selected)
+        .max((selected + 1).saturating_sub(height));
     for (row, (i, bar)) in bars
         .iter()
         .enumerate()
-        .skip(view.offset)
+        .skip(offset)
         .take(rows.height as usize)
         .enumerate()
     {
