@@ -27,6 +27,7 @@ Options:
     --save-capture FILE   also keep the raw capture
     --view pipeline  press P on the Deals tab, select the EUR bar and capture the
                      pipeline view
+    --view timeline  press T (the Projects tab's timeline) and capture it
                      (default: the Deals table sorted by value)
     --out FILE       output PNG (default: assets/screenshot-<view>.png)
     --bin FILE       crmdash binary (default: target/debug/crmdash)
@@ -116,6 +117,26 @@ def capture(binary, save=None, view="deals"):
                          "%s %s --demo" % (env, binary)], check=True)
     try:
         time.sleep(2.5)
+        if view == "timeline":
+            keys("T")
+            for _ in range(20):
+                time.sleep(1)
+                if "on this page" in pane():
+                    break
+            else:
+                sys.exit("the timeline view did not show")
+            time.sleep(1)
+            subprocess.run(tm + ["resize-window", "-t", "s", "-x", str(COLS - 1)], check=True)
+            time.sleep(0.5)
+            subprocess.run(tm + ["resize-window", "-t", "s", "-x", str(COLS)], check=True)
+            time.sleep(1)
+            out = pane(esc=True)
+            keys("q")
+            time.sleep(0.5)
+            if save:
+                with open(save, "w") as f:
+                    f.write(out)
+            return out
         keys("2")
         time.sleep(2)
         if view == "pipeline":
@@ -297,7 +318,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--capture")
     ap.add_argument("--save-capture")
-    ap.add_argument("--view", choices=["deals", "pipeline"], default="deals")
+    ap.add_argument("--view", choices=["deals", "pipeline", "timeline"], default="deals")
     ap.add_argument("--out")
     ap.add_argument("--bin", default=os.path.join(REPO, "target", "debug", "crmdash"))
     a = ap.parse_args()

@@ -37,6 +37,17 @@ pub const PIPELINE_HINTS: &[Hint] = &[
     Hint::new(&[Action::Help], "help", 2),
 ];
 
+/// The timeline view's keys.
+pub const TIMELINE_HINTS: &[Hint] = &[
+    Hint::new(&[Action::Timeline], "table", 0),
+    Hint::new(&[Action::Up, Action::Down], "select", 1),
+    Hint::new(&[Action::ScrollLeft, Action::ScrollRight], "scroll", 1),
+    Hint::new(&[Action::Scale], "scale", 1),
+    Hint::new(&[Action::Detail], "detail", 1),
+    Hint::new(&[Action::Back], "close", 0),
+    Hint::new(&[Action::Help], "help", 2),
+];
+
 impl App {
     /// The hint line for the focus, fitted to `width` columns.
     pub fn hint_line(&self, width: u16) -> String {
@@ -45,6 +56,9 @@ impl App {
         }
         if self.pipeline_visible && self.pipeline_shown().is_some() {
             return self.keymap.hint_text(PIPELINE_HINTS, width);
+        }
+        if self.timeline_shown().is_some() {
+            return self.keymap.hint_text(TIMELINE_HINTS, width);
         }
         let tab = self.tab();
         if tab.filter_open {

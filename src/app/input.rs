@@ -31,10 +31,15 @@ impl App {
             return match self.keymap.action(&key) {
                 _ if ctrl_c => self.request_quit(),
                 Some(Action::Quit) => self.request_quit(),
-                // The pipeline view is drawn smaller than the table: it may open here.
-                Some(Action::Pipeline) if pipeline_fits && self.overlays.is_empty() => self
-                    .on_pipeline_action(Action::Pipeline)
-                    .unwrap_or_default(),
+                // The pipeline and timeline views are drawn smaller than the table: they may
+                // open here.
+                Some(a @ (Action::Pipeline | Action::Timeline))
+                    if pipeline_fits && self.overlays.is_empty() =>
+                {
+                    self.on_pipeline_action(a)
+                        .or_else(|| self.on_timeline_action(a))
+                        .unwrap_or_default()
+                }
                 Some(Action::Redraw) => vec![Effect::Redraw],
                 _ => Vec::new(),
             };
@@ -76,7 +81,10 @@ impl App {
             return self.on_filter_key(key);
         }
         match self.keymap.action(&key) {
-            Some(a) => match self.on_pipeline_action(a) {
+            Some(a) => match self
+                .on_pipeline_action(a)
+                .or_else(|| self.on_timeline_action(a))
+            {
                 Some(fx) => fx,
                 None => self.on_action(a),
             },
@@ -86,7 +94,9 @@ impl App {
 
     /// The smallest screen the current view draws in.
     pub fn min_size(&self) -> (u16, u16) {
-        if self.pipeline_visible && self.pipeline_shown().is_some() {
+        let chart = (self.pipeline_visible && self.pipeline_shown().is_some())
+            || self.timeline_shown().is_some();
+        if chart {
             (layout::PIPELINE_MIN_WIDTH, layout::PIPELINE_MIN_HEIGHT)
         } else {
             (layout::MIN_WIDTH, layout::MIN_HEIGHT)

@@ -87,6 +87,10 @@ actions! {
         NewContact => "new_contact", "new contact", ["c"];
         Reschedule => "reschedule", "reschedule an appointment", ["a"];
         Pipeline => "pipeline", "Deals: pipeline view (totals by status and currency) / table", ["P"];
+        Timeline => "timeline", "Projects: timeline view (this page's projects) / table", ["T"];
+        ScrollLeft => "scroll_left", "timeline: earlier by one column", ["h", "left"];
+        ScrollRight => "scroll_right", "timeline: later by one column", ["l", "right"];
+        Scale => "scale", "timeline: next scale (day, week, month)", ["z"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];

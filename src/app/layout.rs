@@ -10,7 +10,7 @@ use crate::app::table::tab::TabState;
 /// Smallest terminal the dashboard draws in; below it, a notice.
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
-/// The pipeline view degrades further than the table (its chart drops first).
+/// The pipeline and timeline views are drawn smaller than the table (the pipeline's chart drops first).
 pub const PIPELINE_MIN_WIDTH: u16 = 60;
 pub const PIPELINE_MIN_HEIGHT: u16 = 16;
 
@@ -53,6 +53,27 @@ pub fn pipeline_split(inner: Rect) -> (Rect, Rect, Option<Rect>) {
         ..rest
     };
     (bars, header, Some(chart))
+}
+
+/// The timeline view inside the table's borders: a date header, one row per project, and a
+/// legend on the last row when there are at least 6 rows.
+pub fn timeline_split(inner: Rect) -> (Rect, Rect, Option<Rect>) {
+    let header = Rect {
+        height: 1.min(inner.height),
+        ..inner
+    };
+    let legend_h = u16::from(inner.height >= 6);
+    let rows = Rect {
+        y: inner.y + header.height,
+        height: inner.height - header.height - legend_h,
+        ..inner
+    };
+    let legend = (legend_h == 1).then_some(Rect {
+        y: rows.y + rows.height,
+        height: 1,
+        ..inner
+    });
+    (header, rows, legend)
 }
 
 impl Areas {

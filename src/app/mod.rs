@@ -14,6 +14,7 @@ pub mod persist;
 pub mod pipeline;
 pub mod resources;
 pub mod table;
+pub mod timeline;
 mod timing;
 pub mod widgets;
 
@@ -145,6 +146,8 @@ pub struct App {
     /// The currency of the pipeline bar drilled into: shown on the Deals tab's title, not
     /// sent (the API has no currency filter). Cleared when the tab's filters change.
     pub currency_chip: Option<String>,
+    /// The Projects tab's timeline view, while shown instead of the table.
+    pub timeline: Option<timeline::TimelineView>,
 }
 
 impl App {
@@ -188,6 +191,7 @@ impl App {
             pipeline: None,
             pipeline_visible: false,
             currency_chip: None,
+            timeline: None,
         }
     }
 

@@ -96,7 +96,7 @@ impl App {
             default_currency: None,
             zone,
             month_by: MonthBy::UpdatedAt,
-            today: zone.from_utc(self.wall).date_naive(),
+            today: self.today(),
             months: MONTHS,
         }
     }

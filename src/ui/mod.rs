@@ -50,7 +50,10 @@ pub fn render(app: &App, f: &mut Frame) {
     }
     match app.pipeline_shown().filter(|_| app.pipeline_visible) {
         Some(p) => views::pipeline::draw(f, areas.table, app, p, &theme),
-        None => common::table::draw(f, areas.table, app, &theme),
+        None => match app.timeline_shown() {
+            Some(t) => views::timeline::draw(f, areas.table, app, t, &theme),
+            None => common::table::draw(f, areas.table, app, &theme),
+        },
     }
     common::status_bar::draw_status(f, areas.status, app, &theme);
     common::status_bar::draw_hint(f, areas.hint, app, &theme);

@@ -19,5 +19,6 @@ mod reschedule;
 mod sandbox;
 mod screen_snapshots;
 mod table_cells;
+mod timeline;
 mod token_lookup;
 mod update;

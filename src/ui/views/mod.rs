@@ -2,3 +2,4 @@
 
 pub mod filter_bar;
 pub mod pipeline;
+pub mod timeline;
