@@ -331,11 +331,6 @@ impl KeyMap {
             .unwrap_or_else(|| action.name().to_string())
     }
 
-    /// `q quit · ? help · / filter ...`: the table's hints, all of them.
-    pub fn hint_line(&self) -> String {
-        self.hint_text(TABLE_HINTS, u16::MAX)
-    }
-
     /// `hints` in `width` columns: the lowest ranks first while they fit, shown in their
     /// order; unbound actions are left out.
     pub fn hint_text(&self, hints: &[Hint], width: u16) -> String {
@@ -418,7 +413,10 @@ mod tests {
         keys.insert("nope".to_string(), vec!["x".to_string()]);
         let (map, warnings) = KeyMap::from_settings(&keys);
         assert_eq!(warnings, ["keys: unknown action 'nope'"]);
-        assert!(map.hint_line().contains("Ctrl-F filter"));
+        assert!(
+            map.hint_text(TABLE_HINTS, u16::MAX)
+                .contains("Ctrl-F filter")
+        );
         assert_eq!(
             map.action(&KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL)),
             Some(Action::Filter)

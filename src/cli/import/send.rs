@@ -15,6 +15,7 @@ use futures::StreamExt;
 use super::govern::Governor;
 use super::read::{Planned, SameAs, email_id};
 use super::report::{Outcome, RowReport};
+use crate::api::retry::key_in_flight;
 use crate::api::{ApiError, Client, ContactQuery, ContactSort, ErrorKind, Paging, SortDirection};
 use crate::cli::contacts::find_by_email;
 use crate::cli::exit::CliError;
@@ -57,24 +58,6 @@ pub struct Sender {
     pub dry_run: bool,
     /// Set when the import stops: requests not yet sent are not sent.
     pub stop: Arc<AtomicBool>,
-}
-
-/// A 409 saying another request with this key is still being processed (not "used with another
-/// body", which no retry can fix).
-fn still_in_flight(e: &ApiError) -> bool {
-    if e.kind != ErrorKind::Conflict {
-        return false;
-    }
-    let m = e.message.to_lowercase();
-    [
-        "still",
-        "in progress",
-        "being processed",
-        "in flight",
-        "concurrent",
-    ]
-    .iter()
-    .any(|w| m.contains(w))
 }
 
 /// A 422 refusing the email because a contact has it.
@@ -127,7 +110,7 @@ impl Sender {
                         .min(self.client.options().max_retry_after);
                     self.gov.rate_limited(wait);
                 }
-                Err(e) if still_in_flight(&e) && in_flight_retries < IN_FLIGHT_RETRIES => {
+                Err(e) if key_in_flight(&e) && in_flight_retries < IN_FLIGHT_RETRIES => {
                     let wait = IN_FLIGHT_FIRST_WAIT
                         .saturating_mul(1 << in_flight_retries)
                         .min(IN_FLIGHT_MAX_WAIT);
@@ -304,12 +287,15 @@ mod tests {
 
     #[test]
     fn only_an_in_flight_conflict_is_retried() {
-        assert!(still_in_flight(&err(
-            ErrorKind::Conflict,
+        let conflict = |message: &str| {
+            let mut e = err(ErrorKind::Conflict, message);
+            e.status = Some(409);
+            e
+        };
+        assert!(key_in_flight(&conflict(
             "A request with this Idempotency-Key is still being processed; retry later."
         )));
-        assert!(!still_in_flight(&err(
-            ErrorKind::Conflict,
+        assert!(!key_in_flight(&conflict(
             "This Idempotency-Key was already used with a different request body."
         )));
     }
