@@ -73,6 +73,13 @@ pub enum Effect {
         opts: crate::insights::pipeline::SummaryOptions,
         max_pages: u32,
     },
+    /// Read every page of a query (`per_page` 100, at most `max_pages`) as rows; report
+    /// progress and the result with `Message::Collected`. `Cancel(id)` stops it.
+    Collect {
+        id: RequestId,
+        spec: QuerySpec,
+        max_pages: u32,
+    },
     /// `POST /contacts` with this key (kept across retries); answer with
     /// `Message::ContactCreated` carrying the same id.
     CreateContact {

@@ -349,6 +349,9 @@ impl App {
             self.currency_chip = None;
             fx.extend(self.pipeline_follow_filters());
         }
+        if kind == TabKind::Projects {
+            fx.extend(self.timeline_follow_filters());
+        }
         fx
     }
 

@@ -41,6 +41,19 @@ pub enum SummaryEvent {
     Failed(String),
 }
 
+/// How the timeline view's reading of the projects is going.
+#[derive(Debug, Clone)]
+pub enum CollectEvent {
+    /// `pages` pages read of `last_page` (when the server says), `records` rows so far.
+    Progress {
+        pages: u32,
+        last_page: Option<u64>,
+        records: u64,
+    },
+    Done(Arc<(Vec<crate::app::table::record::Record>, Coverage)>),
+    Failed(String),
+}
+
 #[derive(Debug, Clone)]
 pub enum Message {
     Key(KeyEvent),
@@ -66,6 +79,11 @@ pub enum Message {
         event: ExportEvent,
     },
     /// The pipeline view's summary, started by `Effect::Summarize` with the same id.
+    /// The timeline view's projects, read by `Effect::Collect` with the same id.
+    Collected {
+        id: RequestId,
+        event: CollectEvent,
+    },
     Summary {
         id: RequestId,
         event: SummaryEvent,

@@ -225,6 +225,7 @@ impl App {
         self.in_flight.values().any(|f| !f.prefetch)
             || self.overlays.iter().any(|o| o.dialog().busy())
             || self.pipeline.as_ref().is_some_and(|p| p.loading())
+            || self.timeline.as_ref().is_some_and(|t| t.loading())
     }
 
     /// How many requests of any kind are running (tests, the status bar).
@@ -322,6 +323,7 @@ impl App {
             | Message::Rescheduled { .. }
             | Message::ContactCreated { .. }) => self.dispatch_to_dialogs(&msg),
             Message::Summary { id, event } => self.on_summary(id, event),
+            Message::Collected { id, event } => self.on_collected(id, event),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
         };

@@ -1,23 +1,59 @@
-//! The timeline view of the Projects tab (toggle `timeline`, `T`): one bar per project of the
-//! page the tab shows (no reading of its own), a window of days, weeks or months scrolled
+//! The timeline view of the Projects tab (toggle `timeline`, `T`): one bar per project the
+//! tab's filter matches (every page, read by `Effect::Collect` in pages of 100, at most
+//! `MAX_PAGES`; `Esc` cancels, `r` reads again), a window of days, weeks or months scrolled
 //! with `h`/`l`, and `Enter` for the selected project's detail.
+
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 
 use crate::api::{ApiRecord, Project};
-use crate::app::App;
 use crate::app::dialogs::Overlay;
 use crate::app::dialogs::detail::DetailView;
-use crate::app::effects::Effect;
+use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::Action;
+use crate::app::message::CollectEvent;
 use crate::app::resources::TabKind;
+use crate::app::table::record::Record;
+use crate::app::{App, QuerySpec};
+use crate::insights::pipeline::Coverage;
 use crate::insights::timeline::{Bar, Scale, Window, bars};
 use crate::timeparse::Zone;
 
-/// The view's state: the selected bar, the first row drawn, the scale and how far the window
-/// was scrolled from its place around today.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The most pages of 100 projects the view reads; past it the view says it is partial.
+pub const MAX_PAGES: u32 = 50;
+
+/// Where the reading of the projects stands.
+#[derive(Debug, Clone)]
+pub enum TimelineData {
+    Loading {
+        pages: u32,
+        last_page: Option<u64>,
+        records: u64,
+    },
+    /// The rows read, their bars (sorted by start, made once: drawing reads them every frame)
+    /// and how much of the query they cover.
+    Ready {
+        rows: Arc<(Vec<Record>, Coverage)>,
+        bars: Arc<Vec<Bar>>,
+        /// The day the bars were made for (overdue marks change at midnight).
+        today: NaiveDate,
+    },
+    Failed(String),
+    /// Stopped with `Esc` after `pages` pages.
+    Cancelled {
+        pages: u32,
+    },
+}
+
+/// The view's state: the query it shows, its reading, the selected bar, the first row drawn,
+/// the scale and how far the window was scrolled from its place around today.
+#[derive(Debug, Clone)]
 pub struct TimelineView {
+    /// The Projects tab's query (at page 1) when the view was opened or last read.
+    pub spec: QuerySpec,
+    pub id: RequestId,
+    pub data: TimelineData,
     /// Index into `App::timeline_bars()`.
     pub selected: usize,
     pub offset: usize,
@@ -26,18 +62,19 @@ pub struct TimelineView {
     pub shift: i32,
 }
 
-impl Default for TimelineView {
-    fn default() -> Self {
-        TimelineView {
-            selected: 0,
-            offset: 0,
-            scale: Scale::Week,
-            shift: 0,
+impl TimelineView {
+    pub fn loading(&self) -> bool {
+        matches!(self.data, TimelineData::Loading { .. })
+    }
+
+    /// The coverage of the rows read, once ready.
+    pub fn coverage(&self) -> Option<Coverage> {
+        match &self.data {
+            TimelineData::Ready { rows, .. } => Some(rows.1),
+            _ => None,
         }
     }
-}
 
-impl TimelineView {
     /// The window `cells` columns wide this state shows.
     pub fn window(&self, today: NaiveDate, cells: u16) -> Window {
         Window::around(today, self.scale, cells).scrolled(self.shift)
@@ -59,11 +96,16 @@ impl App {
             .date_naive()
     }
 
-    /// The bars of the projects on the Projects tab's current page, sorted by start.
-    pub fn timeline_bars(&self) -> Vec<Bar> {
-        let projects: Vec<Project> = self
-            .tab_of(TabKind::Projects)
-            .records()
+    /// The bars of every project read, sorted by start (none while reading).
+    pub fn timeline_bars(&self) -> Arc<Vec<Bar>> {
+        match self.timeline.as_ref().map(|t| &t.data) {
+            Some(TimelineData::Ready { bars, .. }) => bars.clone(),
+            _ => Arc::new(Vec::new()),
+        }
+    }
+
+    fn bars_of(&self, rows: &[Record]) -> Vec<Bar> {
+        let projects: Vec<Project> = rows
             .iter()
             .filter_map(|r| {
                 let raw = serde_json::value::RawValue::from_string(r.raw.to_string()).ok()?;
@@ -71,6 +113,114 @@ impl App {
             })
             .collect();
         bars(&projects, Zone::from(self.config.zone), self.today())
+    }
+
+    /// Starts a reading of `spec` (cancelling one running), keeping the scale and scroll.
+    fn read_timeline(&mut self, spec: QuerySpec) -> Vec<Effect> {
+        let mut fx = self.cancel_timeline_reading();
+        let id = self.new_id();
+        fx.push(Effect::Collect {
+            id,
+            spec: spec.clone(),
+            max_pages: MAX_PAGES,
+        });
+        let (scale, shift) = self
+            .timeline
+            .as_ref()
+            .map_or((Scale::Week, 0), |t| (t.scale, t.shift));
+        self.timeline = Some(TimelineView {
+            spec,
+            id,
+            data: TimelineData::Loading {
+                pages: 0,
+                last_page: None,
+                records: 0,
+            },
+            selected: 0,
+            offset: 0,
+            scale,
+            shift,
+        });
+        self.dirty = true;
+        fx
+    }
+
+    fn cancel_timeline_reading(&mut self) -> Vec<Effect> {
+        match &mut self.timeline {
+            Some(t) if t.loading() => {
+                let pages = match t.data {
+                    TimelineData::Loading { pages, .. } => pages,
+                    _ => 0,
+                };
+                t.data = TimelineData::Cancelled { pages };
+                self.dirty = true;
+                vec![Effect::Cancel(t.id)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The Projects tab's filters changed: a shown timeline follows them.
+    pub(super) fn timeline_follow_filters(&mut self) -> Vec<Effect> {
+        let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
+        match &self.timeline {
+            Some(t) if t.spec != spec => self.read_timeline(spec),
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn on_collected(&mut self, id: RequestId, event: CollectEvent) -> Vec<Effect> {
+        if !self
+            .timeline
+            .as_ref()
+            .is_some_and(|t| t.id == id && t.loading())
+        {
+            return Vec::new();
+        }
+        let data = match event {
+            CollectEvent::Progress {
+                pages,
+                last_page,
+                records,
+            } => TimelineData::Loading {
+                pages,
+                last_page,
+                records,
+            },
+            CollectEvent::Done(rows) => TimelineData::Ready {
+                bars: Arc::new(self.bars_of(&rows.0)),
+                rows,
+                today: self.today(),
+            },
+            CollectEvent::Failed(e) => TimelineData::Failed(e),
+        };
+        if let Some(t) = self.timeline.as_mut() {
+            t.data = data;
+        }
+        if self.active == TabKind::Projects {
+            self.dirty = true;
+        }
+        Vec::new()
+    }
+
+    /// Remakes the bars when the day changed since they were made (overdue marks).
+    pub(super) fn timeline_new_day(&mut self) {
+        let today = self.today();
+        let Some(TimelineData::Ready {
+            rows, today: made, ..
+        }) = self.timeline.as_ref().map(|t| &t.data)
+        else {
+            return;
+        };
+        if *made == today {
+            return;
+        }
+        let rows = rows.clone();
+        let bars = Arc::new(self.bars_of(&rows.0));
+        if let Some(t) = self.timeline.as_mut() {
+            t.data = TimelineData::Ready { rows, bars, today };
+            self.dirty = true;
+        }
     }
 
     /// Rows of bars the view has room for (the drawing uses the same split).
@@ -83,16 +233,37 @@ impl App {
     pub(super) fn on_timeline_action(&mut self, action: Action) -> Option<Vec<Effect>> {
         if action == Action::Timeline {
             if self.timeline_shown().is_some() {
+                let fx = self.cancel_timeline_reading();
                 self.timeline = None;
                 self.dirty = true;
-                return Some(Vec::new());
+                return Some(fx);
             }
-            let fx = self.switch_to(TabKind::Projects);
-            self.timeline = Some(TimelineView::default());
-            self.dirty = true;
+            let mut fx = self.switch_to(TabKind::Projects);
+            let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
+            fx.extend(self.read_timeline(spec));
             return Some(fx);
         }
         self.timeline_shown()?;
+        match action {
+            Action::Back => {
+                // Esc stops a reading first; a second Esc leaves the view.
+                let fx = self.cancel_timeline_reading();
+                if fx.is_empty() {
+                    self.timeline = None;
+                }
+                self.dirty = true;
+                return Some(fx);
+            }
+            Action::Refresh => {
+                let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
+                return Some(self.read_timeline(spec));
+            }
+            // Paging belongs to the table: the timeline shows every page.
+            Action::NextPage | Action::PrevPage | Action::PageSizeUp | Action::PageSizeDown => {
+                return Some(Vec::new());
+            }
+            _ => {}
+        }
         let rows = self.timeline_bars().len();
         let visible = self.timeline_rows_visible().max(1);
         let last = rows.saturating_sub(1);
@@ -108,7 +279,6 @@ impl App {
                 t.scale = t.scale.next();
                 t.shift = 0;
             }
-            Action::Back => self.timeline = None,
             Action::Detail => return Some(self.timeline_detail()),
             // Table-only actions mean nothing here; paging, filters and tabs still apply.
             Action::SortNext
@@ -139,8 +309,10 @@ impl App {
             return Vec::new();
         };
         let (w, h) = crate::app::layout::modal_inner(self.size.0, self.size.1);
-        let tab = self.tab_of(TabKind::Projects);
-        if let Some(r) = tab.records().iter().find(|r| r.id == bar.id) {
+        let Some(TimelineData::Ready { rows, .. }) = self.timeline.as_ref().map(|t| &t.data) else {
+            return Vec::new();
+        };
+        if let Some(r) = rows.0.iter().find(|r| r.id == bar.id) {
             let v = DetailView::new(TabKind::Projects, r, &self.config.zone, w, h);
             self.overlays.push(Overlay::Detail(v));
             self.dirty = true;

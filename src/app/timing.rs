@@ -91,6 +91,7 @@ impl App {
             self.status.note = None;
             self.dirty = true;
         }
+        self.timeline_new_day();
         let label = self.age_label();
         if label != self.age_seen {
             self.age_seen = label;

@@ -147,6 +147,11 @@ impl Engine {
             {
                 self.tasks.remove(id);
             }
+            Message::Collected { id, event }
+                if !matches!(event, crate::app::message::CollectEvent::Progress { .. }) =>
+            {
+                self.tasks.remove(id);
+            }
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
                 self.exports.remove(id);
             }
@@ -231,7 +236,9 @@ impl Engine {
                         h.abort();
                     }
                     self.deferred.retain(|d| {
-                        !matches!(d, Effect::Fetch { id: f, .. } | Effect::Summarize { id: f, .. }
+                        !matches!(d, Effect::Fetch { id: f, .. }
+                            | Effect::Summarize { id: f, .. }
+                            | Effect::Collect { id: f, .. }
                             if *f == id)
                     });
                 }
@@ -261,6 +268,11 @@ impl Engine {
                     opts,
                     max_pages,
                 } => self.summarize(id, spec, opts, max_pages),
+                Effect::Collect {
+                    id,
+                    spec,
+                    max_pages,
+                } => self.collect(id, spec, max_pages),
                 Effect::CreateContact { id, contact, key } => self.write(id, move |s| {
                     let fut = s.create_contact(contact, key);
                     async move {
@@ -367,6 +379,21 @@ impl Engine {
         self.tasks.insert(id, tokio::spawn(task).abort_handle());
     }
 
+    /// Reads the timeline view's projects (`runtime::pipeline::collect`) as a task
+    /// `Cancel(id)` aborts.
+    fn collect(&mut self, id: RequestId, spec: crate::app::QuerySpec, max_pages: u32) {
+        let tx = self.tx.clone();
+        let Some(source) = self.source.clone() else {
+            let _ = tx.send(Message::Collected {
+                id,
+                event: crate::app::message::CollectEvent::Failed(self.no_source_reason.clone()),
+            });
+            return;
+        };
+        let task = super::pipeline::collect(source, id, spec, max_pages, tx);
+        self.tasks.insert(id, tokio::spawn(task).abort_handle());
+    }
+
     /// Runs a write a dialog asked for; its answer comes back as the message `run` makes.
     /// Without a source, the answer is the not-logged-in error.
     fn write<F, Fut>(&mut self, id: RequestId, run: F)
@@ -467,6 +494,7 @@ fn needs_source(e: &Effect) -> bool {
         e,
         Effect::Fetch { .. }
             | Effect::Summarize { .. }
+            | Effect::Collect { .. }
             | Effect::Export { .. }
             | Effect::CreateContact { .. }
             | Effect::Reschedule { .. }

@@ -1,6 +1,6 @@
-//! The pipeline view's reading: every page of the Deals tab's query (`per_page` 100, oldest
+//! The pipeline and timeline views' reading: every page of the tab's query (`per_page` 100, oldest
 //! first) through the `DataSource`, added to an `insights::pipeline` summary as it arrives,
-//! with a progress message per page. Running as a task of its own, the loop never waits on it;
+//! (or, for the timeline, kept as rows), with a progress message per page. Running as a task of its own, the loop never waits on it;
 //! aborting the task (`Effect::Cancel`) stops it between two requests.
 //!
 //! It asks the `DataSource`, not the client: the local mirror, once it exists, answers the
@@ -12,7 +12,8 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::source::DataSource;
 use crate::api::{ApiRecord, Deal, MAX_PER_PAGE, SortDirection};
-use crate::app::message::SummaryEvent;
+use crate::app::message::{CollectEvent, SummaryEvent};
+use crate::app::table::record::Record;
 use crate::app::{Message, QuerySpec, RequestId};
 use crate::insights::pipeline::{Coverage, PageStep, PageWalk, PipelineSummary, SummaryOptions};
 
@@ -59,13 +60,75 @@ async fn read(
     mut on_page: impl FnMut(u32, Option<u64>, u64),
 ) -> Result<(PipelineSummary, Coverage), String> {
     let base = QuerySpec {
-        sort_by: "created_at",
-        direction: SortDirection::Asc,
         includes: Vec::new(),
-        per_page: MAX_PER_PAGE,
         ..spec
     };
     let mut summary = PipelineSummary::new(opts);
+    let coverage = walk(source, base, max_pages, |page_no, last, records| {
+        for r in records {
+            let deal = serde_json::value::RawValue::from_string(r.raw.to_string())
+                .map_err(|e| e.to_string())
+                .and_then(|raw| Deal::from_raw(raw).map_err(|e| e.to_string()))
+                .map_err(|e| format!("deal {} cannot be read: {e}", r.id))?;
+            summary.add(&deal, opts);
+        }
+        on_page(page_no, last, summary.deals);
+        Ok(())
+    })
+    .await?;
+    Ok((summary, coverage))
+}
+
+/// Reads every page of the timeline's projects query (with the tab's relations, for the
+/// detail pane) and sends `Progress` after each page, then `Done` or `Failed`.
+pub(super) async fn collect(
+    source: Arc<dyn DataSource>,
+    id: RequestId,
+    spec: QuerySpec,
+    max_pages: u32,
+    tx: UnboundedSender<Message>,
+) {
+    let send = |event| {
+        let _ = tx.send(Message::Collected { id, event });
+    };
+    let mut all: Vec<Record> = Vec::new();
+    let event = match walk(
+        source.as_ref(),
+        spec,
+        max_pages,
+        |pages, last_page, records| {
+            all.extend_from_slice(records);
+            send(CollectEvent::Progress {
+                pages,
+                last_page,
+                records: all.len() as u64,
+            });
+            Ok(())
+        },
+    )
+    .await
+    {
+        Ok(coverage) => CollectEvent::Done(Arc::new((std::mem::take(&mut all), coverage))),
+        Err(e) => CollectEvent::Failed(e),
+    };
+    send(event);
+}
+
+/// Every page of `spec` in a stable order (created_at ascending, `per_page` 100, so pages do
+/// not shift while read), handed to `take` with the page number and the server's last page,
+/// up to `max_pages`.
+async fn walk(
+    source: &dyn DataSource,
+    spec: QuerySpec,
+    max_pages: u32,
+    mut take: impl FnMut(u32, Option<u64>, &[Record]) -> Result<(), String>,
+) -> Result<Coverage, String> {
+    let base = QuerySpec {
+        sort_by: "created_at",
+        direction: SortDirection::Asc,
+        per_page: MAX_PER_PAGE,
+        ..spec
+    };
     let mut walk = PageWalk::new(max_pages);
     loop {
         let page_no = walk.next_page();
@@ -77,17 +140,10 @@ async fn read(
         let PageStep::Take { more } = walk.page(first, page.records.len(), page.meta) else {
             break;
         };
-        for r in &page.records {
-            let deal = serde_json::value::RawValue::from_string(r.raw.to_string())
-                .map_err(|e| e.to_string())
-                .and_then(|raw| Deal::from_raw(raw).map_err(|e| e.to_string()))
-                .map_err(|e| format!("deal {} cannot be read: {e}", r.id))?;
-            summary.add(&deal, opts);
-        }
-        on_page(page_no, page.meta.and_then(|m| m.last_page), summary.deals);
+        take(page_no, page.meta.and_then(|m| m.last_page), &page.records)?;
         if !more {
             break;
         }
     }
-    Ok((summary, walk.coverage))
+    Ok(walk.coverage)
 }

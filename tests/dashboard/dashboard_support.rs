@@ -334,6 +334,49 @@ impl Harness {
         })
     }
 
+    /// Answers every `Effect::Collect` so far (the timeline's reading of every page) from
+    /// the fake data, page by page as the engine reads: pages of 100 by created_at.
+    pub fn answer_collects(&mut self) {
+        let collects: Vec<(RequestId, QuerySpec, u32)> = self
+            .effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Collect {
+                    id,
+                    spec,
+                    max_pages,
+                } => Some((*id, spec.clone(), *max_pages)),
+                _ => None,
+            })
+            .collect();
+        for (id, spec, max_pages) in collects {
+            let base = QuerySpec {
+                sort_by: "created_at",
+                direction: SortDirection::Asc,
+                per_page: 100,
+                ..spec
+            };
+            let mut walk = crmdash::insights::pipeline::PageWalk::new(max_pages);
+            let mut rows = Vec::new();
+            loop {
+                let page = self.data.page(&base.at_page(walk.next_page()));
+                let first = page.records.first().map(|r| r.id.clone());
+                let step = walk.page(first.as_deref(), page.records.len(), page.meta);
+                let crmdash::insights::pipeline::PageStep::Take { more } = step else {
+                    break;
+                };
+                rows.extend(page.records);
+                if !more {
+                    break;
+                }
+            }
+            self.send(Message::Collected {
+                id,
+                event: crmdash::app::message::CollectEvent::Done(Arc::new((rows, walk.coverage))),
+            });
+        }
+    }
+
     /// Answers every pending fetch, including those the answers cause (prefetches).
     pub fn answer_all(&mut self) {
         while !self.pending.is_empty() {

@@ -1,12 +1,18 @@
-//! The Projects tab's timeline view (`T`): update() of toggling, selection, scrolling, scale
-//! and Enter for the detail; snapshots at 80x24 and 160x45 (and 60x16) with fixed projects
+//! The Projects tab's timeline view (`T`): update() of toggling, reading every page,
+//! selection, scrolling, scale and Enter for the detail; the reading against the sandbox; snapshots at 80x24 and 160x45 (and 60x16) with fixed projects
 //! and today fixed at `wall0()` (2026-11-22).
 
 use crate::dashboard_support;
 
-use crmdash::app::TabKind;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crmdash::app::message::CollectEvent;
+use crmdash::app::timeline::MAX_PAGES;
+use crmdash::app::{Effect, Message, TabKind};
+use crmdash::insights::pipeline::Coverage;
 use crmdash::insights::timeline::Scale;
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use dashboard_support::{FakeData, Harness, test_config};
 use serde_json::{Value, json};
 
@@ -45,26 +51,47 @@ fn harness(size: (u16, u16)) -> Harness {
     h
 }
 
+/// The harness with the timeline open and its projects read.
+fn opened(size: (u16, u16)) -> Harness {
+    let mut h = harness(size);
+    h.ch('T');
+    h.answer_all();
+    h.answer_collects();
+    h
+}
+
 fn snap(name: &str, size: (u16, u16), screen: String) {
     insta::assert_snapshot!(format!("{name}_{}x{}", size.0, size.1), screen);
 }
 
 #[test]
-fn t_toggles_the_timeline_on_the_projects_tab_without_fetching() {
+fn t_toggles_the_timeline_and_reads_every_project_of_the_filter() {
     let mut h = Harness::with((80, 24), data(), test_config());
     h.answer_all();
     assert_ne!(h.app.active, TabKind::Projects);
-    let fetched = h.fetches().len();
-    h.ch('T');
-    // From another tab, T switches to Projects (loading its page as a tab switch does).
+    let fx = h.ch('T');
+    // From another tab, T switches to Projects (loading its page as a tab switch does) and
+    // reads every project of the tab's query, in pages of 100, at most MAX_PAGES.
     assert_eq!(h.app.active, TabKind::Projects);
     assert!(h.app.timeline_shown().is_some());
+    let (spec, max_pages) = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Collect {
+                spec, max_pages, ..
+            } => Some((spec.clone(), *max_pages)),
+            _ => None,
+        })
+        .expect("T reads the projects");
+    assert_eq!(spec.kind, TabKind::Projects);
+    assert_eq!(spec.page, 1);
+    assert_eq!(max_pages, MAX_PAGES);
     h.answer_all();
-    let after_switch = h.fetches().len();
-    assert!(after_switch > fetched);
+    assert!(h.render().contains("Reading projects"), "{}", h.render());
+    h.answer_collects();
     let screen = h.render();
     assert!(screen.contains("Timeline"), "{screen}");
-    assert!(screen.contains("this page"), "{screen}");
+    assert!(screen.contains("all projects · 12 projects"), "{screen}");
     assert!(h.app.hint_line(160).starts_with("T table"));
     h.ch('T');
     assert!(h.app.timeline_shown().is_none());
@@ -72,15 +99,110 @@ fn t_toggles_the_timeline_on_the_projects_tab_without_fetching() {
     h.ch('T');
     assert!(h.app.timeline_shown().is_some());
     h.key(KeyCode::Esc);
+    // The first Esc stops the reading; the second leaves.
+    assert!(h.app.timeline_shown().is_some());
+    assert!(h.render().contains("Reading stopped"), "{}", h.render());
+    h.key(KeyCode::Esc);
     assert!(h.app.timeline_shown().is_none());
-    // Toggling never reads anything of its own.
-    assert_eq!(h.fetches().len(), after_switch);
+}
+
+#[test]
+fn every_page_is_shown_not_only_the_tabs_page() {
+    // 230 projects: the table shows a page of 25, the timeline all of them.
+    let mut h = Harness::with((160, 45), FakeData::new(230), test_config());
+    h.answer_all();
+    h.ch('3');
+    h.answer_all();
+    assert!(h.app.tab().records().len() < 230);
+    h.ch('T');
+    h.answer_all();
+    h.answer_collects();
+    assert_eq!(h.app.timeline_bars().len(), 230);
+    let cov = h.app.timeline_shown().unwrap().coverage().unwrap();
+    assert_eq!((cov.pages, cov.partial), (3, false));
+    assert!(h.render().contains("230 projects"), "{}", h.render());
+    // Paging keys belong to the table: the timeline already shows every page.
+    let before = h.fetches().len();
+    h.key(KeyCode::PageDown);
+    h.ch(']');
+    assert_eq!(h.fetches().len(), before);
+    // The last project can be selected and opened.
+    h.ch('G');
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.overlays.len(), 1);
+}
+
+#[test]
+fn a_capped_reading_says_it_is_partial() {
+    let mut h = harness((80, 24));
+    let fx = h.ch('T');
+    let id = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Collect { id, .. } => Some(*id),
+            _ => None,
+        })
+        .unwrap();
+    let page = h.data.page(&h.app.tab().spec().at_page(1));
+    h.send(Message::Collected {
+        id,
+        event: CollectEvent::Done(Arc::new((
+            page.records,
+            Coverage {
+                pages: MAX_PAGES,
+                total: Some(9000),
+                partial: true,
+            },
+        ))),
+    });
+    let screen = h.render();
+    assert!(screen.contains("(partial: first 50 pages)"), "{screen}");
+}
+
+#[test]
+fn a_failed_reading_says_why_and_r_reads_again() {
+    let mut h = harness((80, 24));
+    let fx = h.ch('T');
+    let id = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Collect { id, .. } => Some(*id),
+            _ => None,
+        })
+        .unwrap();
+    h.send(Message::Collected {
+        id,
+        event: CollectEvent::Failed("server error 502".into()),
+    });
+    let screen = h.render();
+    assert!(screen.contains("Could not read the projects"), "{screen}");
+    assert!(screen.contains("server error 502"), "{screen}");
+    let fx = h.ch('r');
+    assert!(fx.iter().any(|e| matches!(e, Effect::Collect { .. })));
+}
+
+#[test]
+fn a_filter_change_while_shown_rereads_with_the_new_filter() {
+    let mut h = opened((80, 24));
+    h.ch('/');
+    h.type_str("Acme");
+    let fx = h.key(KeyCode::Enter);
+    let spec = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Collect { spec, .. } => Some(spec.clone()),
+            _ => None,
+        })
+        .expect("the timeline follows the filter");
+    assert_eq!(spec.filter_summary(), "name=Acme");
+    h.answer_all();
+    h.answer_collects();
+    assert!(h.render().contains("name=Acme"), "{}", h.render());
 }
 
 #[test]
 fn selection_moves_over_the_bars_and_stays_in_range() {
-    let mut h = harness((80, 24));
-    h.ch('T');
+    let mut h = opened((80, 24));
     let n = h.app.timeline_bars().len();
     assert_eq!(n, 12);
     h.ch('j');
@@ -102,8 +224,7 @@ fn selection_moves_over_the_bars_and_stays_in_range() {
 
 #[test]
 fn left_right_scroll_one_column_and_z_cycles_the_scale() {
-    let mut h = harness((80, 24));
-    h.ch('T');
+    let mut h = opened((80, 24));
     assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Week);
     h.key(KeyCode::Right);
     h.ch('l');
@@ -126,8 +247,7 @@ fn left_right_scroll_one_column_and_z_cycles_the_scale() {
 
 #[test]
 fn enter_opens_the_detail_of_the_selected_project() {
-    let mut h = harness((80, 24));
-    h.ch('T');
+    let mut h = opened((80, 24));
     for _ in 0..3 {
         h.ch('j');
     }
@@ -144,7 +264,7 @@ fn enter_opens_the_detail_of_the_selected_project() {
 
 #[test]
 fn overdue_and_date_only_values_are_as_sent() {
-    let h = harness((80, 24));
+    let h = opened((80, 24));
     let bars = h.app.timeline_bars();
     let overdue: Vec<&str> = bars
         .iter()
@@ -159,17 +279,14 @@ fn overdue_and_date_only_values_are_as_sent() {
 #[test]
 fn snapshots_of_the_timeline() {
     for size in SIZES {
-        let mut h = harness(size);
-        h.ch('T');
+        let h = opened(size);
         snap("timeline", size, h.render());
     }
-    let mut h = harness((160, 45));
-    h.ch('T');
+    let mut h = opened((160, 45));
     h.ch('z');
     h.ch('j');
     snap("timeline_month", (160, 45), h.render());
-    let mut h = harness((80, 24));
-    h.ch('T');
+    let mut h = opened((80, 24));
     h.ch('z');
     h.ch('z');
     snap("timeline_day", (80, 24), h.render());
@@ -178,5 +295,24 @@ fn snapshots_of_the_timeline() {
     let mut h = harness((60, 16));
     h.ch('T');
     h.answer_all();
+    h.answer_collects();
     snap("timeline", (60, 16), h.render());
+}
+
+#[tokio::test]
+async fn sandbox_timeline_shows_every_project_of_the_service() {
+    let (sb, mut e) = dashboard_support::sandbox_engine(None, (160, 45), None).await;
+    let quiet = Duration::from_millis(400);
+    e.handle(Message::Key(KeyEvent::new(
+        KeyCode::Char('T'),
+        KeyModifiers::NONE,
+    )));
+    e.settle(quiet).await;
+    let mut ids: Vec<String> = e.app.timeline_bars().iter().map(|b| b.id.clone()).collect();
+    ids.sort();
+    let mut want = sb.ids("projects");
+    want.sort();
+    assert!(want.len() > 25, "the seed has more projects than a page");
+    assert_eq!(ids, want);
+    assert!(!e.app.timeline_shown().unwrap().coverage().unwrap().partial);
 }

@@ -101,7 +101,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
     }
 }
 
-fn message(f: &mut Frame, area: Rect, text: Vec<Line>) {
+pub(super) fn message(f: &mut Frame, area: Rect, text: Vec<Line>) {
     let top = area.height.saturating_sub(text.len() as u16) / 2;
     let a = Rect {
         y: area.y + top,

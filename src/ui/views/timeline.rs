@@ -1,4 +1,4 @@
-//! The timeline view: one row per project of the Projects tab's page, its name, then a bar
+//! The timeline view: one row per project the Projects tab's filter matches, its name, then a bar
 //! from start to end in a window of days, weeks or months, a `│` column for today and a date
 //! header. Bar glyphs differ by status class (`█` running, `░` planned or on hold, `▓`
 //! finished, `▒` cancelled), overdue projects carry `!` in the error style, and open-ended
@@ -12,9 +12,10 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::App;
+use crate::app::keymap::Action;
 use crate::app::layout::timeline_split;
 use crate::app::table::record::{CellStyle, StatusTone};
-use crate::app::timeline::TimelineView;
+use crate::app::timeline::{MAX_PAGES, TimelineData, TimelineView};
 use crate::insights::timeline::{Bar, Scale, Window};
 use crate::ui::common::frame_box;
 use crate::ui::theme::Theme;
@@ -39,12 +40,24 @@ fn glyph(status: Option<&str>) -> &'static str {
 pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &Theme) {
     let today = app.today();
     let bars = app.timeline_bars();
+    let filter = view.spec.filter_summary();
+    let scope = if filter.is_empty() {
+        "all projects".to_string()
+    } else {
+        filter
+    };
+    let count = match view.coverage() {
+        Some(c) if c.partial => {
+            format!("{} projects (partial: first {} pages)", bars.len(), c.pages)
+        }
+        Some(_) => format!("{} projects", bars.len()),
+        None => "reading…".to_string(),
+    };
     let title = Line::from(vec![
         Span::styled(" Timeline ", theme.title),
         Span::styled(
             format!(
-                "· {} on this page · {}s · today {today} ",
-                bars.len(),
+                "· {scope} · {count} · {}s · today {today} ",
                 view.scale.name()
             ),
             theme.dim,
@@ -57,9 +70,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
     };
     let inner = frame_box::draw(f.buffer_mut(), area, border, Line::from(title.spans));
     let (header, rows, legend) = timeline_split(inner);
+    if let Some(text) = reading_state(app, view, theme) {
+        super::pipeline::message(f, inner, text);
+        return;
+    }
     if bars.is_empty() {
         f.render_widget(
-            Paragraph::new(Span::styled("No projects on this page.", theme.dim))
+            Paragraph::new(Span::styled("No projects match this filter.", theme.dim))
                 .alignment(ratatui::layout::Alignment::Center),
             rows,
         );
@@ -121,6 +138,50 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
     if let Some(l) = legend {
         draw_legend(f, l, theme);
     }
+}
+
+/// What the view says instead of bars while reading, after a failure or a cancel.
+fn reading_state(app: &App, view: &TimelineView, theme: &Theme) -> Option<Vec<Line<'static>>> {
+    let retry = app.keymap.first_key(Action::Refresh);
+    let lines = match &view.data {
+        TimelineData::Ready { .. } => return None,
+        TimelineData::Loading {
+            pages,
+            last_page,
+            records,
+        } => {
+            let of = last_page
+                .map(|l| format!(" of {}", l.min(u64::from(MAX_PAGES))))
+                .unwrap_or_default();
+            let esc = app.keymap.first_key(Action::Back);
+            vec![
+                Line::from(Span::styled(
+                    format!("Reading projects: page {pages}{of}, {records} so far…"),
+                    theme.spinner,
+                )),
+                Line::from(""),
+                Line::from(format!(
+                    "Pages of 100, at most {MAX_PAGES}. {esc} stops the reading."
+                )),
+            ]
+        }
+        TimelineData::Failed(e) => vec![
+            Line::from(Span::styled("Could not read the projects", theme.error)),
+            Line::from(""),
+            Line::from(e.clone()),
+            Line::from(""),
+            Line::from(format!("{retry} tries again.")),
+        ],
+        TimelineData::Cancelled { pages } => vec![
+            Line::from(Span::styled("Reading stopped", theme.error)),
+            Line::from(""),
+            Line::from(format!(
+                "Stopped after {pages} pages: no bars shown rather than some."
+            )),
+            Line::from(format!("{retry} reads again.")),
+        ],
+    };
+    Some(lines)
 }
 
 fn truncate(s: &str, w: usize) -> String {
