@@ -95,7 +95,7 @@ impl App {
         SummaryOptions {
             default_currency: None,
             zone,
-            month_by: MonthBy::UpdatedAt,
+            month_by: MonthBy::Auto,
             today: self.today(),
             months: MONTHS,
         }

@@ -44,9 +44,11 @@ pub struct DealSummaryArgs {
     /// Rows by status (and currency), by currency, or won/lost by month.
     #[arg(long, value_enum, default_value = "status", value_name = "BY")]
     pub by: SummaryBy,
-    /// The date that puts a won or lost deal into a month: `updated_at`, or a field the service
-    /// sends such as `expected_close_date` (deals without it fall back to updated_at).
-    #[arg(long, default_value = "updated_at", value_name = "FIELD")]
+    /// The date that puts a won or lost deal into a month: `auto` (the first of
+    /// expected_close_date, close_date, closed_at, expected_close the deal carries, else
+    /// updated_at), `updated_at`, or any field the service sends (deals without it fall back
+    /// to updated_at).
+    #[arg(long, default_value = "auto", value_name = "FIELD")]
     pub month_by: String,
     /// How many months `--by month` covers, ending with the current one.
     #[arg(long, default_value_t = 12, value_name = "N",
@@ -187,6 +189,7 @@ pub fn write(
                 "partial": cov.partial,
                 "month_by": opts.month_by.name(),
                 "month_fallbacks": s.month_fallbacks,
+                "month_fields": s.month_fields,
                 "currencies": s.currencies,
                 "rows": objects.collect::<Vec<_>>(),
             });
@@ -214,7 +217,7 @@ pub fn write(
                 if s.currencies.len() == 1 { "y" } else { "ies" },
             );
             if by == SummaryBy::Month {
-                foot.push_str(&format!("; months by {}", opts.month_by.name()));
+                foot.push_str(&format!("; months by {}", s.month_basis()));
                 if s.month_fallbacks > 0 {
                     foot.push_str(&format!(
                         " ({} without it by updated_at)",

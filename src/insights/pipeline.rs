@@ -25,6 +25,9 @@ const STATUS_ORDER: [&str; 4] = ["open", "on_hold", "won", "lost"];
 /// Which date puts a won or lost deal into a month.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MonthBy {
+    /// The first close-date field a deal carries (`CLOSE_FIELDS`), else its `updated_at`: the
+    /// default, since API v1 does not say whether the service sends one.
+    Auto,
     /// The record's `updated_at`: when it last changed, usually when it was closed.
     UpdatedAt,
     /// Another field of the record (e.g. `expected_close_date`); a deal without it falls back
@@ -32,16 +35,27 @@ pub enum MonthBy {
     Field(String),
 }
 
+/// Fields a service may send for when a deal closed (or is expected to), in the order `Auto`
+/// tries them.
+pub const CLOSE_FIELDS: [&str; 4] = [
+    "expected_close_date",
+    "close_date",
+    "closed_at",
+    "expected_close",
+];
+
 impl MonthBy {
     pub fn parse(s: &str) -> Self {
         match s.trim() {
-            "" | "updated_at" => MonthBy::UpdatedAt,
+            "" | "auto" => MonthBy::Auto,
+            "updated_at" => MonthBy::UpdatedAt,
             other => MonthBy::Field(other.to_string()),
         }
     }
 
     pub fn name(&self) -> &str {
         match self {
+            MonthBy::Auto => "auto",
             MonthBy::UpdatedAt => "updated_at",
             MonthBy::Field(f) => f,
         }
@@ -177,6 +191,8 @@ pub struct PipelineSummary {
     pub month_fallbacks: u64,
     /// Won or lost deals with no usable date at all (not in `by_month`).
     pub undated: u64,
+    /// Won or lost deals by the field that dated them (`updated_at`, `expected_close_date`…).
+    pub month_fields: BTreeMap<String, u64>,
 }
 
 impl PipelineSummary {
@@ -226,14 +242,43 @@ impl PipelineSummary {
     }
 
     fn month_of(&mut self, deal: &Deal, opts: &SummaryOptions) -> Option<NaiveDate> {
-        if let MonthBy::Field(field) = &opts.month_by {
-            if let Some(d) = field_date(deal, field, opts.zone) {
-                return Some(first_of_month(d));
+        let mut dated = |field: &str, d: NaiveDate| {
+            *self.month_fields.entry(field.to_string()).or_default() += 1;
+            Some(first_of_month(d))
+        };
+        match &opts.month_by {
+            MonthBy::Field(field) => {
+                if let Some(d) = field_date(deal, field, opts.zone) {
+                    return dated(field, d);
+                }
+                self.month_fallbacks += 1;
             }
-            self.month_fallbacks += 1;
+            MonthBy::Auto => {
+                for field in CLOSE_FIELDS {
+                    if let Some(d) = field_date(deal, field, opts.zone) {
+                        return dated(field, d);
+                    }
+                }
+            }
+            MonthBy::UpdatedAt => {}
         }
         let when = deal.updated_at.as_ref()?.when()?;
-        Some(first_of_month(date_in_zone(when, opts.zone)))
+        dated("updated_at", date_in_zone(when, opts.zone))
+    }
+
+    /// What dated the won and lost deals: `updated_at`, or `expected_close_date 12,
+    /// updated_at 3` when several fields did.
+    pub fn month_basis(&self) -> String {
+        match self.month_fields.len() {
+            0 => "updated_at".to_string(),
+            1 => self.month_fields.keys().next().cloned().unwrap_or_default(),
+            _ => self
+                .month_fields
+                .iter()
+                .map(|(f, n)| format!("{f} {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
     }
 
     /// The statuses present, in pipeline order.
@@ -500,6 +545,35 @@ mod tests {
         assert_eq!(s.by_month[&(sep, "EUR".into())].won.count, 1);
         assert_eq!(s.by_month[&(aug, "EUR".into())].won.count, 1);
         assert_eq!(s.month_fallbacks, 1);
+    }
+
+    #[test]
+    fn auto_uses_a_close_date_when_the_deal_has_one_and_names_what_dated_the_months() {
+        let mut o = opts();
+        o.month_by = MonthBy::parse("auto");
+        assert_eq!(o.month_by, MonthBy::Auto);
+        let s = summarize(
+            r#"[{"id":"1","status":"won","value":"1","currency":"EUR","expected_close_date":"2026-09-30","updated_at":"2026-01-01T00:00:00Z"},
+                {"id":"2","status":"lost","value":"2","currency":"EUR","close_date":"2026-07-02","updated_at":"2026-01-01T00:00:00Z"},
+                {"id":"3","status":"won","value":"4","currency":"EUR","updated_at":"2026-08-10T00:00:00Z"},
+                {"id":"4","status":"open","value":"8","currency":"EUR","expected_close_date":"2026-08-10"}]"#,
+            &o,
+        );
+        let month = |m| NaiveDate::from_ymd_opt(2026, m, 1).unwrap();
+        assert_eq!(s.by_month[&(month(9), "EUR".into())].won.count, 1);
+        assert_eq!(s.by_month[&(month(7), "EUR".into())].lost.count, 1);
+        assert_eq!(s.by_month[&(month(8), "EUR".into())].won.count, 1);
+        // Auto has nothing to fall back from: a deal without a close date is dated as usual.
+        assert_eq!(s.month_fallbacks, 0);
+        assert_eq!(
+            s.month_basis(),
+            "close_date 1, expected_close_date 1, updated_at 1"
+        );
+        let only_updated = summarize(
+            r#"[{"id":"3","status":"won","value":"4","currency":"EUR","updated_at":"2026-08-10T00:00:00Z"}]"#,
+            &o,
+        );
+        assert_eq!(only_updated.month_basis(), "updated_at");
     }
 
     #[test]

@@ -141,11 +141,25 @@ fn won_and_lost_per_month_by_updated_at() {
     }
     assert!(expected.len() > 20, "the seed spreads over many months");
     let out = run(env.cmd(&[
-        "deals", "summary", "--by", "month", "--months", "120", "--format", "json",
+        "deals",
+        "summary",
+        "--by",
+        "month",
+        "--month-by",
+        "updated_at",
+        "--months",
+        "120",
+        "--format",
+        "json",
     ]))
     .code(0);
     let doc = out.json();
     assert_eq!(doc["month_by"], "updated_at");
+    let dated: u64 = expected.values().map(|e| e.0 + e.2).sum();
+    assert_eq!(
+        doc["month_fields"],
+        serde_json::json!({ "updated_at": dated })
+    );
     let got: BTreeMap<(String, String), (u64, Decimal, u64, Decimal)> = doc["rows"]
         .as_array()
         .unwrap()
@@ -163,6 +177,103 @@ fn won_and_lost_per_month_by_updated_at() {
         })
         .collect();
     assert_eq!(got, expected);
+}
+
+/// Month rows of a `--by month` JSON document: (month, currency) -> (won, won total, lost,
+/// lost total).
+fn month_rows(doc: &Value) -> BTreeMap<(String, String), (u64, Decimal, u64, Decimal)> {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                (s(&r["month"]), s(&r["currency"])),
+                (
+                    r["won_count"].as_u64().unwrap(),
+                    dec(&r["won_total"]),
+                    r["lost_count"].as_u64().unwrap(),
+                    dec(&r["lost_total"]),
+                ),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn by_default_months_come_from_the_close_date_the_service_sends() {
+    let env = Env::new();
+    env.write_config("[reschedule]\ntimezone = \"UTC\"\n");
+    // The deals as served (the sandbox adds `expected_close_date` to about half of them),
+    // read here page by page over raw HTTP.
+    let mut served: Vec<Value> = Vec::new();
+    for page in 1.. {
+        let body: Value =
+            serde_json::from_str(&env.raw_get(&format!("deals?per_page=100&page={page}"))).unwrap();
+        let data = body["data"].as_array().unwrap().clone();
+        if data.is_empty() {
+            break;
+        }
+        served.extend(data);
+    }
+    let today = Utc::now().date_naive();
+    let first = NaiveDate::from_ymd_opt(today.year(), today.month(), 1).unwrap() - Months::new(119);
+    let mut expected: BTreeMap<(String, String), (u64, Decimal, u64, Decimal)> = BTreeMap::new();
+    let mut by_field: BTreeMap<&str, u64> = BTreeMap::new();
+    for d in &served {
+        let won = d["status"] == "won";
+        if !won && d["status"] != "lost" {
+            continue;
+        }
+        let (field, day) = match d["expected_close_date"].as_str() {
+            Some(date) => ("expected_close_date", NaiveDate::from_str(date).unwrap()),
+            None => (
+                "updated_at",
+                s(&d["updated_at"])
+                    .parse::<DateTime<Utc>>()
+                    .unwrap()
+                    .date_naive(),
+            ),
+        };
+        *by_field.entry(field).or_default() += 1;
+        if day < first {
+            continue;
+        }
+        let e = expected
+            .entry((day.format("%Y-%m").to_string(), s(&d["currency"])))
+            .or_default();
+        if won {
+            e.0 += 1;
+            e.1 += value_of(d);
+        } else {
+            e.2 += 1;
+            e.3 += value_of(d);
+        }
+    }
+    assert!(
+        by_field.len() == 2,
+        "both kinds of deal are served: {by_field:?}"
+    );
+    let out = run(env.cmd(&[
+        "deals", "summary", "--by", "month", "--months", "120", "--format", "json",
+    ]))
+    .code(0);
+    let doc = out.json();
+    assert_eq!(doc["month_by"], "auto");
+    assert_eq!(doc["month_fields"], serde_json::json!(by_field));
+    assert_eq!(month_rows(&doc), expected);
+    let table = run(env.cmd(&[
+        "deals", "summary", "--by", "month", "--months", "120", "--format", "table",
+    ]))
+    .code(0);
+    assert!(
+        table.stdout.contains(&format!(
+            "months by expected_close_date {}, updated_at {}",
+            by_field["expected_close_date"], by_field["updated_at"]
+        )),
+        "{}",
+        table.stdout
+    );
 }
 
 #[test]

@@ -244,7 +244,7 @@ fn draw_months(f: &mut Frame, area: Rect, s: &PipelineSummary, currency: &str, t
         .sum();
     let legend = Line::from(vec![
         Span::styled(
-            format!("Won/lost per month, {currency}, by updated_at: "),
+            format!("Won/lost per month, {currency}, by {}: ", s.month_basis()),
             theme.heading,
         ),
         Span::styled(WON, theme.good),
