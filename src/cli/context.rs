@@ -64,6 +64,11 @@ impl Ctx {
         Ok(&self.connection().await?.client)
     }
 
+    /// The global flags of the run.
+    pub fn globals(&self) -> &Globals {
+        &self.globals
+    }
+
     /// The `-v` level of the run (for commands that observe their client's requests).
     pub fn verbosity(&self) -> u8 {
         self.globals.verbose

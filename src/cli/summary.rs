@@ -1,5 +1,6 @@
 //! `crmdash deals summary`: the pipeline's numbers (`insights::pipeline`) for the deals a filter
-//! matches, read page by page (per_page=100, oldest first) up to a stated cap.
+//! matches, read page by page (per_page=100, oldest first) up to a stated cap, or with
+//! `--source mirror` from the local mirror's complete copy (no cap, no request).
 
 use std::io::{BufWriter, IsTerminal, Write};
 
@@ -19,6 +20,15 @@ use crate::insights::pipeline::{
 };
 use crate::output::{Format, OutputError, display_width, sanitize_cell};
 use crate::timeparse::Zone;
+
+/// Where the deals are read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummarySource {
+    /// The service, page by page.
+    Api,
+    /// The local mirror (`crmdash sync`), which must hold a complete copy of the deals.
+    Mirror,
+}
 
 /// What one row of the summary is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -61,6 +71,10 @@ pub struct DealSummaryArgs {
     #[arg(long, default_value_t = 50, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_pages: u32,
+    /// Read the deals from the service, or from the local mirror's complete copy (no page
+    /// cap, no request; says when it was synced).
+    #[arg(long, value_enum, default_value = "api", value_name = "SOURCE")]
+    pub source: SummarySource,
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
@@ -70,7 +84,8 @@ const EXAMPLES: &str = "\
 Examples:
   crmdash deals summary
   crmdash deals summary --status won --by currency --format csv
-  crmdash deals summary --by month --month-by expected_close_date --months 6";
+  crmdash deals summary --by month --month-by expected_close_date --months 6
+  crmdash deals summary --source mirror --status open";
 
 /// Runs the command.
 pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
@@ -91,14 +106,30 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
         paging: Paging::default(),
     };
     query.to_pairs()?;
-    let client = ctx.client().await?;
-    let progress = Progress::new(ctx.tty.stderr);
-    let read = summarize(client, query, &opts, args.max_pages, |pages, last| {
-        progress.update(pages, last)
-    })
-    .await;
-    progress.finish();
-    let (summary, coverage) = read?;
+    let (summary, coverage, synced_at) = match args.source {
+        SummarySource::Api => {
+            let client = ctx.client().await?;
+            let progress = Progress::new(ctx.tty.stderr);
+            let read = summarize(client, query, &opts, args.max_pages, |pages, last| {
+                progress.update(pages, last)
+            })
+            .await;
+            progress.finish();
+            let (s, c) = read?;
+            (s, c, None)
+        }
+        SummarySource::Mirror => {
+            let loc = crate::cli::cache::location(ctx.globals(), &ctx.settings)?;
+            let (s, c, at) = summarize_mirror(&loc, query, &opts)?;
+            if ctx.tty.stderr {
+                eprintln!(
+                    "(local mirror, deals synced {})",
+                    crate::cli::cache::age(chrono::Utc::now() - at)
+                );
+            }
+            (s, c, Some(at))
+        }
+    };
     if coverage.partial && ctx.tty.stderr {
         eprintln!(
             "note: read the first {} pages only (--max-pages): the figures are partial",
@@ -107,8 +138,10 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
     }
     let fmt = format::resolve(args.format, ctx.tty);
     let mut out = BufWriter::new(std::io::stdout().lock());
-    let result = write(&summary, &coverage, args.by, fmt, &opts, &mut out)
-        .and_then(|()| out.flush().map_err(OutputError::from));
+    let result = write(
+        &summary, &coverage, args.by, fmt, &opts, synced_at, &mut out,
+    )
+    .and_then(|()| out.flush().map_err(OutputError::from));
     match result {
         Ok(()) => Ok(()),
         Err(OutputError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -153,13 +186,63 @@ pub async fn summarize(
     Ok((summary, walk.coverage))
 }
 
-/// Writes the summary in the chosen format.
+/// Reads every live deal the query matches from the local mirror into a summary. The mirror
+/// must hold a complete copy of the deals (a full sync finished, none under way); returns
+/// when the deals were last synced.
+pub fn summarize_mirror(
+    loc: &crate::mirror::MirrorLocation,
+    mut query: DealQuery,
+    opts: &SummaryOptions,
+) -> Result<(PipelineSummary, Coverage, chrono::DateTime<chrono::Utc>), CliError> {
+    use crate::mirror::{Mirror, MirrorError, Resource};
+    let err = |e: MirrorError| CliError::other(e.to_string());
+    let opened = Mirror::open_existing(&loc.db_path())
+        .map_err(err)?
+        .ok_or_else(|| {
+            err(MirrorError::NotSynced {
+                profile: loc.profile.clone(),
+            })
+        })?;
+    let mirror = opened.mirror;
+    let state = mirror.sync_state(Resource::Deals).map_err(err)?;
+    let (Some(synced), None) = (
+        state.last_sync_at.filter(|_| state.last_full_at.is_some()),
+        &state.pass,
+    ) else {
+        return Err(CliError::other(format!(
+            "the local mirror of profile '{}' has no complete copy of the deals yet: run `crmdash sync deals` (or use --source api)",
+            loc.profile
+        )));
+    };
+    const MIRROR_PAGE: u32 = 1000;
+    let mut summary = PipelineSummary::new(opts);
+    let mut coverage = Coverage::default();
+    for page_no in 1.. {
+        query.paging = Paging {
+            page: Some(page_no),
+            per_page: Some(MIRROR_PAGE),
+        };
+        let page = mirror.list(&query).map_err(err)?.page;
+        coverage.pages = page_no;
+        coverage.total = page.meta.and_then(|m| m.total);
+        for deal in &page.data {
+            summary.add(deal, opts);
+        }
+        if page.data.len() < MIRROR_PAGE as usize {
+            break;
+        }
+    }
+    Ok((summary, coverage, synced))
+}
+
+/// Writes the summary in the chosen format; `synced_at` when it was read from the mirror.
 pub fn write(
     s: &PipelineSummary,
     cov: &Coverage,
     by: SummaryBy,
     fmt: Format,
     opts: &SummaryOptions,
+    synced_at: Option<chrono::DateTime<chrono::Utc>>,
     w: &mut impl Write,
 ) -> Result<(), OutputError> {
     let (header, rows) = rows(s, by);
@@ -190,6 +273,8 @@ pub fn write(
                 "month_by": opts.month_by.name(),
                 "month_fallbacks": s.month_fallbacks,
                 "month_fields": s.month_fields,
+                "source": if synced_at.is_some() { "mirror" } else { "api" },
+                "synced_at": synced_at.map(|t| t.to_rfc3339()),
                 "currencies": s.currencies,
                 "rows": objects.collect::<Vec<_>>(),
             });
@@ -231,6 +316,12 @@ pub fn write(
                     cov.pages,
                     cov.total
                         .map_or("more".to_string(), |t| format!("{t} deals"))
+                ));
+            }
+            if let Some(t) = synced_at {
+                foot.push_str(&format!(
+                    "; from the local mirror, synced {}",
+                    t.format("%Y-%m-%d %H:%M UTC")
                 ));
             }
             writeln!(w, "{foot}")?;

@@ -236,3 +236,48 @@ fn a_sync_killed_mid_way_continues_and_nothing_is_missing_or_doubled() {
     assert_eq!(server.len(), 6000);
     assert_same(&server, &mirror_records(&m, Resource::Contacts), "contacts");
 }
+
+#[test]
+fn deals_summary_from_the_mirror_equals_the_one_from_the_service_without_a_request() {
+    let env = Env::new();
+    // No mirror yet: a clear error, not an empty summary.
+    let out = run(env.cmd(&["deals", "summary", "--source", "mirror"])).code(1);
+    assert!(out.stderr.contains("crmdash sync"), "{}", out.stderr);
+    run(env.cmd(&["sync", "deals"])).code(0);
+    for by in ["status", "currency", "month"] {
+        let api = run(env.cmd(&["deals", "summary", "--by", by, "--format", "json"]))
+            .code(0)
+            .json();
+        let before = env.requests_to("GET", "deals").len();
+        let mirror = run(env.cmd(&[
+            "deals", "summary", "--by", by, "--format", "json", "--source", "mirror",
+        ]))
+        .code(0)
+        .json();
+        assert_eq!(env.requests_to("GET", "deals").len(), before, "no request");
+        assert_eq!(mirror["rows"], api["rows"], "--by {by}");
+        assert_eq!(mirror["deals"], api["deals"]);
+        assert_eq!(mirror["source"], "mirror");
+        assert_eq!(api["source"], "api");
+        assert!(mirror["synced_at"].is_string());
+    }
+    // Filters apply to the mirror's copy as to the service.
+    let api = run(env.cmd(&["deals", "summary", "--status", "won", "--format", "json"]))
+        .code(0)
+        .json();
+    let mirror = run(env.cmd(&[
+        "deals", "summary", "--status", "won", "--format", "json", "--source", "mirror",
+    ]))
+    .code(0)
+    .json();
+    assert_eq!(mirror["rows"], api["rows"]);
+    let table = run(env.cmd(&[
+        "deals", "summary", "--format", "table", "--source", "mirror",
+    ]))
+    .code(0);
+    assert!(
+        table.stdout.contains("from the local mirror, synced"),
+        "{}",
+        table.stdout
+    );
+}
