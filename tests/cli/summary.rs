@@ -160,23 +160,7 @@ fn won_and_lost_per_month_by_updated_at() {
         doc["month_fields"],
         serde_json::json!({ "updated_at": dated })
     );
-    let got: BTreeMap<(String, String), (u64, Decimal, u64, Decimal)> = doc["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                (s(&r["month"]), s(&r["currency"])),
-                (
-                    r["won_count"].as_u64().unwrap(),
-                    dec(&r["won_total"]),
-                    r["lost_count"].as_u64().unwrap(),
-                    dec(&r["lost_total"]),
-                ),
-            )
-        })
-        .collect();
-    assert_eq!(got, expected);
+    assert_eq!(month_rows(&doc), expected);
 }
 
 /// Month rows of a `--by month` JSON document: (month, currency) -> (won, won total, lost,

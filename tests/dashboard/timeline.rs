@@ -60,6 +60,16 @@ fn opened(size: (u16, u16)) -> Harness {
     h
 }
 
+/// The id of the reading `T` asked for.
+fn collect_id(fx: &[Effect]) -> crmdash::app::RequestId {
+    fx.iter()
+        .find_map(|e| match e {
+            Effect::Collect { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("T reads the projects")
+}
+
 fn snap(name: &str, size: (u16, u16), screen: String) {
     insta::assert_snapshot!(format!("{name}_{}x{}", size.0, size.1), screen);
 }
@@ -135,14 +145,7 @@ fn every_page_is_shown_not_only_the_tabs_page() {
 #[test]
 fn a_capped_reading_says_it_is_partial() {
     let mut h = harness((80, 24));
-    let fx = h.ch('T');
-    let id = fx
-        .iter()
-        .find_map(|e| match e {
-            Effect::Collect { id, .. } => Some(*id),
-            _ => None,
-        })
-        .unwrap();
+    let id = collect_id(&h.ch('T'));
     let page = h.data.page(&h.app.tab().spec().at_page(1));
     h.send(Message::Collected {
         id,
@@ -162,14 +165,7 @@ fn a_capped_reading_says_it_is_partial() {
 #[test]
 fn a_failed_reading_says_why_and_r_reads_again() {
     let mut h = harness((80, 24));
-    let fx = h.ch('T');
-    let id = fx
-        .iter()
-        .find_map(|e| match e {
-            Effect::Collect { id, .. } => Some(*id),
-            _ => None,
-        })
-        .unwrap();
+    let id = collect_id(&h.ch('T'));
     h.send(Message::Collected {
         id,
         event: CollectEvent::Failed("server error 502".into()),
