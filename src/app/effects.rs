@@ -57,12 +57,15 @@ pub enum Effect {
     },
     /// The answer is no longer wanted: abort the request if it is still running.
     Cancel(RequestId),
-    /// Write every page of the query (from page 1) to `path`; report with `Message::Export`.
+    /// Write every page of the query (from page 1) to `path` (absolute); report with
+    /// `Message::Export`. Without `overwrite` an existing file is never replaced: a file that
+    /// appears at `path` meanwhile makes the export take the next free name.
     Export {
         id: RequestId,
         spec: QuerySpec,
         path: PathBuf,
         format: ExportFormat,
+        overwrite: bool,
     },
     CancelExport(RequestId),
     /// Read every page of a deals query (`per_page` 100, at most `max_pages`) into a pipeline

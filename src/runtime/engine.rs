@@ -240,7 +240,8 @@ impl Engine {
                     spec,
                     path,
                     format,
-                } => self.export(id, spec, path, format),
+                    overwrite,
+                } => self.export(id, spec, super::export::Target { path, overwrite }, format),
                 Effect::CancelExport(id) => {
                     if let Some(c) = self.exports.get(&id) {
                         c.cancel();
@@ -413,11 +414,13 @@ impl Engine {
         self.tasks.insert(id, handle.abort_handle());
     }
 
+    /// Runs an export into a staging file beside the target, then puts it in place
+    /// (`export::Target::place`: an existing file is replaced only when the user said so).
     fn export(
         &mut self,
         id: RequestId,
         spec: crate::app::QuerySpec,
-        path: PathBuf,
+        target: super::export::Target,
         format: crate::app::ExportFormat,
     ) {
         let tx = self.tx.clone();
@@ -435,7 +438,20 @@ impl Engine {
             let _ = progress_tx.send(Message::Export { id, event });
         });
         tokio::spawn(async move {
-            let event = source.export(spec, path, format, progress, cancel).await;
+            let staged = target.staging_path();
+            let event = source
+                .export(spec, staged.clone(), format, progress, cancel)
+                .await;
+            let event = match event {
+                ExportEvent::Done { records, .. } => {
+                    match tokio::task::spawn_blocking(move || target.place(&staged)).await {
+                        Ok(Ok(path)) => ExportEvent::Done { records, path },
+                        Ok(Err(e)) => ExportEvent::Failed(e),
+                        Err(e) => ExportEvent::Failed(format!("Export failed: {e}")),
+                    }
+                }
+                other => other,
+            };
             let _ = tx.send(Message::Export { id, event });
         });
     }

@@ -7,6 +7,7 @@ mod dialog_harness;
 mod dialog_support;
 mod display;
 mod engine;
+mod export_target;
 mod form_snapshots;
 mod forms_sandbox;
 mod keyring_support;
