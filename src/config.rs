@@ -15,7 +15,7 @@ pub use edit::save_profile_base_url;
 pub use keys::{KeySpec, KeySpecError};
 pub use load::{Loaded, load};
 pub use resolve::{
-    ConfigError, DEFAULT_PROFILE, EnvOverrides, Resolved, Source, check_profile_name,
+    ConfigError, DEFAULT_PROFILE, EnvOverrides, Resolved, Source, check_profile_name, host_label,
     normalize_base_url, resolve, resolve_profile,
 };
 

@@ -46,18 +46,7 @@ pub struct DashboardOptions {
     pub demo: bool,
 }
 
-/// The host of a base URL, for the status bar.
-fn host_of(base_url: &str) -> String {
-    url::Url::parse(base_url)
-        .ok()
-        .and_then(|u| {
-            u.host_str().map(|h| match u.port() {
-                Some(p) => format!("{h}:{p}"),
-                None => h.to_string(),
-            })
-        })
-        .unwrap_or_else(|| base_url.to_string())
-}
+use crate::config::host_label as host_of;
 
 /// The app's configuration from the options and the environment (`NO_COLOR`).
 pub fn app_config(opts: &DashboardOptions) -> AppConfig {
@@ -136,7 +125,14 @@ pub fn build_engine_with(
         .client
         .clone()
         .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
-    let reason = token_lookup::not_logged_in(&opts.profile);
+    let reason = if opts.base_url.is_empty() {
+        format!(
+            "Not logged in: profile '{p}' has no base URL - restart crmdash to log in, or run `crmdash login --profile {p} --base-url URL`",
+            p = opts.profile
+        )
+    } else {
+        token_lookup::not_logged_in(&opts.profile)
+    };
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
     let lookup = lookup.filter(|_| opts.client.is_none());
     let looking_up = lookup.is_some();

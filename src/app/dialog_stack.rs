@@ -110,9 +110,16 @@ impl App {
                 self.overlays.push(Overlay::Detail(v));
                 Vec::new()
             }
-            DialogResult::LoggedIn { note, client } => {
+            DialogResult::LoginSkipped => {
+                self.status.error = self.tab().error.clone();
+                Vec::new()
+            }
+            DialogResult::LoggedIn { note, client, host } => {
                 self.note(note);
                 self.status.error = None;
+                if let Some(host) = host {
+                    self.config.host = host;
+                }
                 // The client first: the page requests below go out with its token.
                 let mut fx = vec![Effect::UseClient(client)];
                 fx.extend(self.load(self.active, true));

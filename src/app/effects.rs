@@ -94,6 +94,9 @@ pub enum Effect {
     Login {
         id: RequestId,
         token: crate::app::dialogs::login::SecretToken,
+        /// The base URL typed in the dialog (the profile had none): used, and saved in the
+        /// profile once the token is accepted.
+        base_url: Option<String>,
     },
     /// Append `append` (when given) to the reschedule log at `path`, then read its last
     /// `last` entries; answer with `Message::RescheduleLog`.

@@ -111,7 +111,11 @@ impl App {
                 if current {
                     self.tabs[i].pending = None;
                     self.tabs[i].error = Some(e.clone());
-                    self.status.error = Some(e);
+                    // The login dialog already says why (no token, the keyring's problem):
+                    // not repeated behind it. Skipping the dialog puts it in the status bar.
+                    if !self.login_open() {
+                        self.status.error = Some(e);
+                    }
                 }
             }
         }

@@ -32,12 +32,19 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<En
     if g.demo {
         return run_demo(settings, log_path).await;
     }
-    let resolved = config::resolve(
+    let resolved = match config::resolve(
         &settings,
         g.flag_profile.as_deref(),
         g.flag_base_url.as_deref(),
         &g.env,
-    )?;
+    ) {
+        Ok(r) => r,
+        // No base URL saved (a first run): the login dialog asks for it and the token.
+        Err(config::ConfigError::NoBaseUrl { profile }) => {
+            return run_first_login(profile, settings, log_path).await;
+        }
+        Err(e) => return Err(e.into()),
+    };
     crate::api::check_base_url(&resolved.base_url)?;
     // Quick refusals (a malformed CRMDASH_TOKEN, a base URL that is not the profile's saved
     // one) still end the program before the terminal changes mode.
@@ -65,6 +72,29 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<En
             demo: false,
         },
         Some(lookup),
+    )
+    .await
+    .map_err(|e| CliError::other(format!("{e:#}")))
+}
+
+/// The dashboard for a profile without a base URL: nothing to look up, the login dialog
+/// opens at once asking for the base URL and the token.
+async fn run_first_login(
+    profile: String,
+    settings: Settings,
+    log_path: Option<std::path::PathBuf>,
+) -> Result<Ended, CliError> {
+    run_dashboard(
+        DashboardOptions {
+            profile,
+            base_url: String::new(),
+            client: None,
+            settings,
+            state_file: state_file(false),
+            log_path,
+            demo: false,
+        },
+        None,
     )
     .await
     .map_err(|e| CliError::other(format!("{e:#}")))

@@ -284,7 +284,11 @@ impl Engine {
                         }
                     }
                 }),
-                Effect::Login { id, token } => self.login(id, token.0),
+                Effect::Login {
+                    id,
+                    token,
+                    base_url,
+                } => self.login(id, token.0, base_url),
                 Effect::RescheduleLog { path, append, last } => {
                     self.log_reads += 1;
                     let tx = self.tx.clone();
@@ -395,7 +399,7 @@ impl Engine {
         self.tasks.insert(id, handle.abort_handle());
     }
 
-    fn login(&mut self, id: RequestId, token: secrecy::SecretString) {
+    fn login(&mut self, id: RequestId, token: secrecy::SecretString, base_url: Option<String>) {
         let tx = self.tx.clone();
         let Some(ctx) = self.login.clone() else {
             let _ = tx.send(Message::LoggedIn {
@@ -405,7 +409,7 @@ impl Engine {
             return;
         };
         let handle = tokio::spawn(async move {
-            let result = super::login::login(ctx, token).await;
+            let result = super::login::login(ctx, token, base_url).await;
             let _ = tx.send(Message::LoggedIn {
                 id,
                 result: Box::new(result),

@@ -8,6 +8,7 @@ mod dialog_support;
 mod display;
 mod engine;
 mod export_target;
+mod first_login;
 mod form_snapshots;
 mod forms_sandbox;
 mod keyring_support;
