@@ -246,6 +246,22 @@ async fn with_no_keyring_the_url_is_still_saved_and_crmdash_token_is_suggested()
         note.contains("this session only") && note.contains("CRMDASH_TOKEN"),
         "{note}"
     );
+    // The whole story stays in the dialog until it is closed.
+    let Some(Overlay::Login(d)) = e.app.overlays.last() else {
+        panic!("the dialog stays")
+    };
+    let crmdash::app::dialogs::login::LoginStage::SessionOnly(text) = &d.stage else {
+        panic!("{:?}", d.stage)
+    };
+    assert!(
+        text.contains("no D-Bus session bus") && text.contains("base URL is saved in"),
+        "{text}"
+    );
+    e.handle(Message::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    assert!(!e.app.login_open());
     assert!(
         std::fs::read_to_string(&config)
             .unwrap()

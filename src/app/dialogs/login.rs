@@ -63,6 +63,9 @@ pub enum TokenLookup {
 pub enum LoginStage {
     Asking,
     Verifying(RequestId),
+    /// Logged in, but the keyring could not keep the token: said here, in full, until the
+    /// user closes the dialog (the data loads behind it meanwhile).
+    SessionOnly(String),
 }
 
 /// The dialog's fields: the base URL only when the profile has none.
@@ -197,12 +200,25 @@ impl Dialog for LoginDialog {
             Hint::new(&[Action::Confirm], "confirm", 0),
             Hint::new(&[Action::Cancel], "cancel", 0),
         ];
-        H
+        const DONE: &[Hint] = &[Hint::new(&[Action::Confirm], "continue", 0)];
+        match self.stage {
+            LoginStage::SessionOnly(_) => DONE,
+            _ => H,
+        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         if matches!(self.stage, LoginStage::Verifying(_)) {
             return Outcome::Handled;
+        }
+        if matches!(self.stage, LoginStage::SessionOnly(_)) {
+            if cx.app_key(key) {
+                return Outcome::Ignored;
+            }
+            return match cx.keymap.pick(key, &[Action::Confirm, Action::Cancel]) {
+                Some(_) => Outcome::Close,
+                None => Outcome::Handled,
+            };
         }
         if cx.app_key(key) {
             return Outcome::Ignored;
@@ -259,25 +275,41 @@ impl Dialog for LoginDialog {
         match result.as_ref() {
             Ok(ok) => {
                 self.input.clear();
-                let mut note = match &ok.stored {
-                    Ok(store) => format!(
-                        "Logged in as profile '{}': token stored in the {store}",
-                        self.profile
-                    ),
-                    Err(e) => format!(
-                        "Logged in for this session only (token kept in memory): {e}. Set CRMDASH_TOKEN to avoid typing it again"
-                    ),
+                let saved = match &ok.saved_url {
+                    Some(Ok(path)) => format!("; base URL saved in {path}"),
+                    Some(Err(e)) => format!("; the base URL was not saved: {e}"),
+                    None => String::new(),
                 };
-                match &ok.saved_url {
-                    Some(Ok(path)) => note.push_str(&format!("; base URL saved in {path}")),
-                    Some(Err(e)) => note.push_str(&format!("; the base URL was not saved: {e}")),
-                    None => {}
-                }
-                Outcome::CloseWith(DialogResult::LoggedIn {
+                let result = |note: String| DialogResult::LoggedIn {
                     note,
                     client: NewClient(ok.client.clone()),
                     host: Some(self.host.clone()),
-                })
+                };
+                match &ok.stored {
+                    Ok(store) => Outcome::CloseWith(result(format!(
+                        "Logged in as profile '{}': token stored in the {store}{saved}",
+                        self.profile
+                    ))),
+                    // Worth reading whole: the dialog stays to say it; the data loads.
+                    Err(e) => {
+                        let url = match &ok.saved_url {
+                            Some(Ok(path)) => format!(" The base URL is saved in {path}."),
+                            Some(Err(e)) => format!(" The base URL was not saved: {e}."),
+                            None => String::new(),
+                        };
+                        let mut text = format!(
+                            "Logged in for this session only: the token is kept in memory, because {e}.{url}"
+                        );
+                        if !e.contains("CRMDASH_TOKEN") {
+                            text.push_str(" To skip logging in next time, set CRMDASH_TOKEN in the environment crmdash starts from.");
+                        }
+                        self.stage = LoginStage::SessionOnly(text);
+                        Outcome::Apply(result(
+                            "Logged in for this session only (set CRMDASH_TOKEN for next time)"
+                                .into(),
+                        ))
+                    }
+                }
             }
             Err(e) => {
                 self.error = Some(e.clone());

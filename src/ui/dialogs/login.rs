@@ -31,6 +31,14 @@ pub fn draw(
         notice.len() as u16 + 3
     };
     let m = modal::centered(area, 72, 12 + extra);
+    if let LoginStage::SessionOnly(text) = &d.stage {
+        let rows = Row::wrapped(text, width, theme.note);
+        let m = modal::centered(area, 72, rows.len() as u16 + 4);
+        let footer = format!("{} continue", keys.first_key(Action::Confirm));
+        let inner = modal::frame(f, m, "Logged in", &footer, theme);
+        form_rows::draw(f, inner, &rows, theme);
+        return;
+    }
     let footer = if d.base_url.is_some() {
         format!(
             "{} next / check and save · {} field · {} skip",
