@@ -162,8 +162,8 @@ impl App {
                 t
             })
             .collect();
-        let note = (!config.warnings.is_empty())
-            .then(|| (config.warnings.join("; "), now.at + Duration::from_secs(15)));
+        let note = dialogs::help::warnings_note(&config.warnings, &config.keymap)
+            .map(|n| (n, now.at + Duration::from_secs(15)));
         App {
             tabs,
             active: remembered.active_tab.unwrap_or(TabKind::FIRST_RUN),
@@ -240,6 +240,8 @@ impl App {
                 .iter()
                 .map(|t| (t.resource.kind, PersistedTab::of(t)))
                 .collect(),
+            // The runtime, which knows the config file, fills it in when saving.
+            config_per_page: None,
         }
     }
 

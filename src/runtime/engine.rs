@@ -47,6 +47,9 @@ pub struct Engine {
     /// Effects that need the service, held while the token is looked up (from
     /// `with_token_lookup` until its answer, i.e. while `app.status.awaiting_token`).
     deferred: Vec<Effect>,
+    /// `[ui] per_page` when the config file sets it: saved with the remembered state, so a
+    /// later change of the file is told from an old value.
+    config_per_page: Option<u32>,
     /// Reschedule-log reads on the blocking pool whose answer has not been handled yet (so
     /// `settle` waits for them).
     log_reads: usize,
@@ -76,8 +79,15 @@ impl Engine {
             login: None,
             lookup: None,
             deferred: Vec::new(),
+            config_per_page: None,
             log_reads: 0,
         }
+    }
+
+    /// The config file's `[ui] per_page` (when it sets one), saved with the state.
+    pub fn with_config_per_page(mut self, per_page: Option<u32>) -> Engine {
+        self.config_per_page = per_page;
+        self
     }
 
     /// The source comes from `lookup`, started by `start`; until it answers, requests wait.
@@ -462,7 +472,11 @@ impl Engine {
 
     fn save_state(&mut self, state: &PersistedState) {
         let Some(path) = &self.state_file else { return };
-        match write_state(path, state) {
+        let state = PersistedState {
+            config_per_page: self.config_per_page,
+            ..state.clone()
+        };
+        match write_state(path, &state) {
             Ok(()) => self.state_error = None,
             Err(e) => {
                 tracing::warn!(path = %path.display(), error = %e, "cannot save dashboard state");

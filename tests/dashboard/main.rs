@@ -20,6 +20,7 @@ mod reliability;
 mod reschedule;
 mod sandbox;
 mod screen_snapshots;
+mod settings_keys;
 mod table_cells;
 mod timeline;
 mod token_lookup;
