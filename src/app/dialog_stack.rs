@@ -111,12 +111,19 @@ impl App {
                 Vec::new()
             }
             DialogResult::LoginSkipped => {
-                self.status.error = self.tab().error.clone();
+                if let Some(e) = self.status.behind_login.take() {
+                    let tab = self.tab_mut();
+                    if tab.shown.is_none() && tab.pending.is_none() {
+                        tab.error = Some(e.clone());
+                    }
+                    self.status.error = Some(e);
+                }
                 Vec::new()
             }
             DialogResult::LoggedIn { note, client, host } => {
                 self.note(note);
                 self.status.error = None;
+                self.status.behind_login = None;
                 if let Some(host) = host {
                     self.config.host = host;
                 }

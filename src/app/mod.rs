@@ -110,6 +110,9 @@ pub struct StatusInfo {
     pub note: Option<(String, Instant)>,
     /// The token is being looked up (the OS keyring may be waiting on an unlock prompt).
     pub awaiting_token: bool,
+    /// Why requests fail while the login dialog says it: held back, shown (status bar and
+    /// table) when the dialog is skipped.
+    pub behind_login: Option<String>,
 }
 
 pub struct App {

@@ -125,6 +125,12 @@ impl LoginDialog {
                 Some("Type the service's base URL, e.g. https://crm.example.com".into());
             return Err(());
         }
+        if !typed.contains("://") {
+            self.url_error = Some(format!(
+                "Start with https:// (https://{typed}), or http:// for this machine only"
+            ));
+            return Err(());
+        }
         match crate::api::check_base_url(typed) {
             Ok(url) => {
                 self.url_error = None;
@@ -200,9 +206,15 @@ impl Dialog for LoginDialog {
             Hint::new(&[Action::Confirm], "confirm", 0),
             Hint::new(&[Action::Cancel], "cancel", 0),
         ];
+        const WITH_URL: &[Hint] = &[
+            Hint::new(&[Action::Confirm], "next / log in", 0),
+            Hint::new(&[Action::NextField], "field", 0),
+            Hint::new(&[Action::Cancel], "skip", 0),
+        ];
         const DONE: &[Hint] = &[Hint::new(&[Action::Confirm], "continue", 0)];
         match self.stage {
             LoginStage::SessionOnly(_) => DONE,
+            _ if self.base_url.is_some() => WITH_URL,
             _ => H,
         }
     }

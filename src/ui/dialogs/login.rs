@@ -41,7 +41,7 @@ pub fn draw(
     }
     let footer = if d.base_url.is_some() {
         format!(
-            "{} next / check and save · {} field · {} skip",
+            "{} next / check and log in · {} field · {} skip",
             keys.first_key(Action::Confirm),
             keys.first_key(Action::NextField),
             keys.first_key(Action::Cancel)
@@ -71,7 +71,9 @@ pub fn draw(
         format!("No API token for profile '{}' at {}.", d.profile, d.host)
     };
     let mut rows = vec![Row::text(first, theme.dim)];
-    let keep = if notice.is_empty() {
+    let keep = if d.base_url.is_some() {
+        "Both are checked with the service; then the URL is saved in the config file and the token kept in the OS keyring (else for this session only)."
+    } else if notice.is_empty() {
         "It is checked with the service, then kept in the OS keyring."
     } else {
         "It is checked with the service, then kept in the OS keyring if it can be, else for this session only."
