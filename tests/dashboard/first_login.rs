@@ -143,12 +143,9 @@ fn a_keyring_problem_in_the_dialog_is_not_repeated_behind_it() {
     assert_eq!(h.app.status.error.as_deref(), Some(problem));
 }
 
-#[tokio::test]
-async fn first_run_logs_in_saves_the_url_and_keeps_the_token_in_the_keyring() {
-    let sb = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
-    let store = Arc::new(TestStore::default());
+/// The engine as `crmdash` builds it with no saved base URL, logging in with `store` and
+/// saving the URL in `config`; started.
+fn first_run(store: Arc<TestStore>, config: &std::path::Path) -> Engine {
     let opts = DashboardOptions {
         profile: "default".into(),
         base_url: String::new(),
@@ -158,14 +155,24 @@ async fn first_run_logs_in_saves_the_url_and_keeps_the_token_in_the_keyring() {
         log_path: None,
         demo: false,
     };
-    let mut e: Engine = build_engine(&opts, (120, 30)).with_login(LoginContext {
+    let mut e = build_engine(&opts, (120, 30)).with_login(LoginContext {
         profile: "default".into(),
         base_url: String::new(),
         options: Default::default(),
-        keyring: Keyring::with_store(store.clone()),
-        config_path: Some(config.clone()),
+        keyring: Keyring::with_store(store),
+        config_path: Some(config.to_path_buf()),
     });
     e.start();
+    e
+}
+
+#[tokio::test]
+async fn first_run_logs_in_saves_the_url_and_keeps_the_token_in_the_keyring() {
+    let sb = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    let store = Arc::new(TestStore::default());
+    let mut e = first_run(store.clone(), &config);
     e.settle(QUIET).await;
     assert!(e.app.login_open(), "the dialog is up at once");
     assert!(sb.requests().is_empty());
@@ -212,23 +219,7 @@ async fn with_no_keyring_the_url_is_still_saved_and_crmdash_token_is_suggested()
         unreachable: true,
         ..TestStore::default()
     });
-    let opts = DashboardOptions {
-        profile: "default".into(),
-        base_url: String::new(),
-        client: None,
-        settings: Settings::default(),
-        state_file: None,
-        log_path: None,
-        demo: false,
-    };
-    let mut e = build_engine(&opts, (120, 30)).with_login(LoginContext {
-        profile: "default".into(),
-        base_url: String::new(),
-        options: Default::default(),
-        keyring: Keyring::with_store(store),
-        config_path: Some(config.clone()),
-    });
-    e.start();
+    let mut e = first_run(store, &config);
     e.settle(QUIET).await;
     e.handle(Message::Paste(sb.base_url()));
     e.handle(Message::Key(KeyEvent::new(
