@@ -464,6 +464,11 @@ impl Engine {
                         Err(e) => ExportEvent::Failed(format!("Export failed: {e}")),
                     }
                 }
+                // The job names the file it wrote: the user knows the target's name.
+                ExportEvent::Failed(e) => ExportEvent::Failed(e.replace(
+                    &staged.display().to_string(),
+                    &target.path.display().to_string(),
+                )),
                 other => other,
             };
             let _ = tx.send(Message::Export { id, event });

@@ -187,7 +187,7 @@ fn export_dialog() -> ExportDialog {
         .with_ymd_and_hms(2026, 11, 22, 14, 30, 0)
         .unwrap();
     ExportDialog::new(deals_spec(3), "sorted by updated_at desc".into(), local).in_places(Places {
-        cwd: PathBuf::from("/work/exports"),
+        cwd: std::env::temp_dir(),
         home: Some(PathBuf::from("/home/ada")),
     })
 }
@@ -216,7 +216,7 @@ fn export_alone_starts_its_own_export_of_the_view_it_opened_on() {
     assert_eq!(*spec, deals_spec(1), "every page, from the first");
     assert_eq!(
         *path,
-        PathBuf::from("/work/exports/deals-20261122-143000.json"),
+        std::env::temp_dir().join("deals-20261122-143000.json"),
         "made absolute from the working directory"
     );
     assert_eq!(*format, ExportFormat::Json);
@@ -245,13 +245,18 @@ fn export_alone_starts_its_own_export_of_the_view_it_opened_on() {
         id,
         event: ExportEvent::Done {
             records: 150,
-            path: "/work/exports/deals-20261122-143000.json".into(),
+            path: std::env::temp_dir().join("deals-20261122-143000.json"),
         },
     };
     assert_eq!(h.send(&done), Outcome::Handled);
     assert_eq!(
         h.dialog.stage,
-        ExportStage::Finished("Wrote 150 deals to /work/exports/deals-20261122-143000.json".into())
+        ExportStage::Finished(format!(
+            "Wrote 150 deals to {}",
+            std::env::temp_dir()
+                .join("deals-20261122-143000.json")
+                .display()
+        ))
     );
     assert_eq!(h.key(KeyCode::Enter), Outcome::Close);
 }

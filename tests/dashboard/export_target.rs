@@ -78,8 +78,13 @@ fn tilde_is_expanded_and_the_folder_is_shown_under_the_name() {
     type_name(&mut h, "~/exports/deals.csv");
     let screen = h.render((100, 30), draw);
     assert!(screen.contains("in /home/ada/exports"), "{screen}");
+
+    // Started: the home of a real user, whose exports folder exists.
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join("exports")).unwrap();
+    h.dialog.places.home = Some(home.path().to_path_buf());
     let (path, overwrite) = export_effect(&h.key(KeyCode::Enter));
-    assert_eq!(path, PathBuf::from("/home/ada/exports/deals.csv"));
+    assert_eq!(path, home.path().join("exports/deals.csv"));
     assert!(!overwrite);
 }
 
@@ -229,5 +234,51 @@ async fn a_file_that_appears_while_exporting_is_left_alone() {
     let msg = finished(&e);
     assert!(msg.contains(&written.display().to_string()), "{msg}");
     assert!(msg.contains("appeared while exporting"), "{msg}");
+    sb.shutdown().await;
+}
+
+#[test]
+fn a_folder_that_does_not_exist_is_said_under_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = DialogHarness::new(dialog(TabKind::Deals, dir.path()));
+    type_name(&mut h, "nope/deals.csv");
+    assert_eq!(h.key(KeyCode::Enter), Outcome::Handled);
+    assert!(h.effects.is_empty());
+    let missing = dir.path().join("nope");
+    assert_eq!(
+        h.dialog.error.as_deref(),
+        Some(format!("There is no folder {}", missing.display()).as_str())
+    );
+    let screen = h.render((100, 30), draw);
+    assert!(screen.contains("There is no folder"), "{screen}");
+    // Editing the name clears it.
+    h.key(KeyCode::Backspace);
+    assert!(h.dialog.error.is_none());
+}
+
+#[tokio::test]
+async fn a_failed_export_names_the_file_asked_for_not_its_staging_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("gone").join("deals.csv");
+    let (sb, mut e) = crate::dashboard_support::sandbox_engine(None, (120, 35), None).await;
+    let spec = e.app.tab().spec();
+    e.run(vec![Effect::Export {
+        id: crmdash::app::RequestId(9_999),
+        spec,
+        path: target.clone(),
+        format: crmdash::app::ExportFormat::Csv,
+        overwrite: false,
+    }]);
+    let failure = loop {
+        if let Message::Export {
+            event: crmdash::app::ExportEvent::Failed(f),
+            ..
+        } = e.next_message().await
+        {
+            break f;
+        }
+    };
+    assert!(failure.contains(&target.display().to_string()), "{failure}");
+    assert!(!failure.contains(".crmdash-export-"), "{failure}");
     sb.shutdown().await;
 }

@@ -261,3 +261,16 @@ async fn with_no_keyring_the_url_is_still_saved_and_crmdash_token_is_suggested()
     assert!(e.app.tab().shown.is_some());
     sb.shutdown().await;
 }
+
+#[test]
+fn the_first_run_dialog_at_80x24_and_160x45() {
+    for size in [(80, 24), (160, 45)] {
+        let mut config = test_config();
+        config.host = String::new();
+        let mut h = Harness::with(size, crate::dashboard_support::FakeData::new(5), config);
+        h.app.open_login();
+        h.type_str("crm.example.com");
+        h.key(KeyCode::Enter);
+        insta::assert_snapshot!(format!("first_run_{}x{}", size.0, size.1), h.render());
+    }
+}

@@ -187,6 +187,10 @@ impl ExportDialog {
         if path.is_dir() {
             path.push(self.file_name_for_folder());
         }
+        if let Some(dir) = path.parent().filter(|d| !d.is_dir()) {
+            self.error = Some(format!("There is no folder {}", dir.display()));
+            return Outcome::Handled;
+        }
         if path.exists() {
             let free = free_name(&path, Path::exists);
             self.stage = ExportStage::Exists { path, free };
