@@ -1,6 +1,7 @@
 //! `crmdash` with no subcommand: the dashboard, against the resolved profile or, with `--demo`,
 //! against an in-process sandbox (no keyring, no config needed).
 
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use secrecy::SecretString;
@@ -39,8 +40,11 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<En
         &g.env,
     ) {
         Ok(r) => r,
-        // No base URL saved (a first run): the login dialog asks for it and the token.
-        Err(config::ConfigError::NoBaseUrl { profile }) => {
+        // No base URL saved (a first run): in a terminal, the login dialog asks for it and
+        // the token; elsewhere nobody could answer it, so the error says how to give one.
+        Err(config::ConfigError::NoBaseUrl { profile })
+            if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() =>
+        {
             return run_first_login(profile, settings, log_path).await;
         }
         Err(e) => return Err(e.into()),
