@@ -121,8 +121,9 @@ fn an_existing_file_is_asked_about_overwrite_new_name_or_back() {
         screen.contains("y overwrite · n new name · Esc change the name"),
         "{screen}"
     );
-    // Keys typed here are answers, not text or main-screen keys.
-    assert_eq!(h.key(KeyCode::Char('x')), Outcome::Handled);
+    // Other keys answer nothing (the app keeps only Ctrl-C, suspend and redraw for them).
+    assert_eq!(h.key(KeyCode::Char('x')), Outcome::Ignored);
+    assert!(h.effects.is_empty());
 
     // Esc: back to the name, still there for editing.
     assert_eq!(h.key(KeyCode::Esc), Outcome::Handled);
@@ -281,4 +282,29 @@ async fn a_failed_export_names_the_file_asked_for_not_its_staging_file() {
     assert!(failure.contains(&target.display().to_string()), "{failure}");
     assert!(!failure.contains(".crmdash-export-"), "{failure}");
     sb.shutdown().await;
+}
+
+#[test]
+fn while_asking_about_a_taken_name_q_does_not_quit_and_ctrl_c_still_does() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("deals.csv"), "mine").unwrap();
+    let mut h = crate::dashboard_support::Harness::new((100, 30));
+    h.answer_all();
+    h.ch('e');
+    h.send(Message::Paste(
+        dir.path().join("deals.csv").display().to_string(),
+    ));
+    h.key(KeyCode::Enter);
+    let Some(crmdash::app::dialogs::Overlay::Export(d)) = h.app.overlays.last() else {
+        panic!("the export dialog")
+    };
+    assert!(
+        matches!(d.stage, ExportStage::Exists { .. }),
+        "{:?}",
+        d.stage
+    );
+    h.ch('q');
+    assert!(!h.app.quitting);
+    h.ctrl('c');
+    assert!(h.app.quitting);
 }

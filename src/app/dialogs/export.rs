@@ -310,7 +310,9 @@ impl Dialog for ExportDialog {
                         self.stage = ExportStage::Asking;
                         Outcome::Handled
                     }
-                    None => Outcome::Handled,
+                    // Not an answer: the app's own keys (Ctrl-C, suspend) still work; `q`
+                    // does not quit while a question is asked.
+                    None => Outcome::Ignored,
                 }
             }
             ExportStage::Running { id, .. } => match keys.pick(key, &[Action::Cancel]) {
