@@ -15,7 +15,7 @@ pub use edit::save_profile_base_url;
 pub use keys::{KeySpec, KeySpecError};
 pub use load::{Loaded, load};
 pub use resolve::{
-    ConfigError, DEFAULT_PROFILE, EnvOverrides, Resolved, Source, check_profile_name,
+    ConfigError, DEFAULT_PROFILE, EnvOverrides, Resolved, Source, check_profile_name, host_label,
     normalize_base_url, resolve, resolve_profile,
 };
 
@@ -63,6 +63,10 @@ pub struct Settings {
     pub keys: BTreeMap<String, Vec<String>>,
     pub network: NetworkSettings,
     pub cache: CacheSettings,
+    /// What loading the file found wrong (bad values, unknown keys), one line each: the CLI
+    /// prints them, the dashboard shows them all (`?`). Not part of the file.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 impl Settings {
@@ -123,6 +127,10 @@ pub struct UiSettings {
     pub refresh_seconds: u64,
     /// Initial page size (10, 25, 50 or 100).
     pub per_page: u32,
+    /// True when the file itself sets a usable `per_page` (else it is the default): a
+    /// changed value wins over the page size remembered from the last run.
+    #[serde(skip)]
+    pub per_page_set: bool,
     /// Mouse capture; false keeps the terminal's own text selection.
     pub mouse: bool,
 }
@@ -133,6 +141,7 @@ impl Default for UiSettings {
             theme: "default".to_string(),
             refresh_seconds: 0,
             per_page: 25,
+            per_page_set: false,
             mouse: true,
         }
     }

@@ -46,18 +46,7 @@ pub struct DashboardOptions {
     pub demo: bool,
 }
 
-/// The host of a base URL, for the status bar.
-fn host_of(base_url: &str) -> String {
-    url::Url::parse(base_url)
-        .ok()
-        .and_then(|u| {
-            u.host_str().map(|h| match u.port() {
-                Some(p) => format!("{h}:{p}"),
-                None => h.to_string(),
-            })
-        })
-        .unwrap_or_else(|| base_url.to_string())
-}
+use crate::config::host_label as host_of;
 
 /// The app's configuration from the options and the environment (`NO_COLOR`).
 pub fn app_config(opts: &DashboardOptions) -> AppConfig {
@@ -67,7 +56,8 @@ pub fn app_config(opts: &DashboardOptions) -> AppConfig {
 /// Everything the app is configured with, read from the options in one step: the settings'
 /// zone is parsed once, for the dates shown, the filters typed and the reschedule dialog.
 pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
-    let mut warnings = Vec::new();
+    // The config file's own warnings first, then what the key map refused.
+    let mut warnings = opts.settings.warnings.clone();
     let zone: Zone = opts
         .settings
         .reschedule
@@ -130,14 +120,26 @@ pub fn build_engine_with(
         .map(read_state)
         .unwrap_or_default();
     let mut app = App::new(config, &remembered, size, Now::current());
+    let ui = &opts.settings.ui;
+    let config_per_page = ui.per_page_set.then_some(ui.per_page);
+    crate::app::persist::settle_page_sizes(&mut app.tabs, &remembered, config_per_page);
     app.set_forms_config(forms);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let source: Option<Arc<dyn DataSource>> = opts
         .client
         .clone()
         .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
-    let reason = token_lookup::not_logged_in(&opts.profile);
-    let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
+    let reason = if opts.base_url.is_empty() {
+        format!(
+            "Not logged in: profile '{p}' has no base URL - restart crmdash to log in, or run `crmdash login --profile {p} --base-url URL`",
+            p = opts.profile
+        )
+    } else {
+        token_lookup::not_logged_in(&opts.profile)
+    };
+    let mut engine = Engine::new(app, source, reason, opts.state_file.clone())
+        .with_channel(tx, rx)
+        .with_config_per_page(config_per_page);
     let lookup = lookup.filter(|_| opts.client.is_none());
     let looking_up = lookup.is_some();
     if let Some(lookup) = lookup {

@@ -110,9 +110,23 @@ impl App {
                 self.overlays.push(Overlay::Detail(v));
                 Vec::new()
             }
-            DialogResult::LoggedIn { note, client } => {
+            DialogResult::LoginSkipped => {
+                if let Some(e) = self.status.behind_login.take() {
+                    let tab = self.tab_mut();
+                    if tab.shown.is_none() && tab.pending.is_none() {
+                        tab.error = Some(e.clone());
+                    }
+                    self.status.error = Some(e);
+                }
+                Vec::new()
+            }
+            DialogResult::LoggedIn { note, client, host } => {
                 self.note(note);
                 self.status.error = None;
+                self.status.behind_login = None;
+                if let Some(host) = host {
+                    self.config.host = host;
+                }
                 // The client first: the page requests below go out with its token.
                 let mut fx = vec![Effect::UseClient(client)];
                 fx.extend(self.load(self.active, true));

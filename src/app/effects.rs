@@ -57,12 +57,15 @@ pub enum Effect {
     },
     /// The answer is no longer wanted: abort the request if it is still running.
     Cancel(RequestId),
-    /// Write every page of the query (from page 1) to `path`; report with `Message::Export`.
+    /// Write every page of the query (from page 1) to `path` (absolute); report with
+    /// `Message::Export`. Without `overwrite` an existing file is never replaced: a file that
+    /// appears at `path` meanwhile makes the export take the next free name.
     Export {
         id: RequestId,
         spec: QuerySpec,
         path: PathBuf,
         format: ExportFormat,
+        overwrite: bool,
     },
     CancelExport(RequestId),
     /// Read every page of a deals query (`per_page` 100, at most `max_pages`) into a pipeline
@@ -98,6 +101,9 @@ pub enum Effect {
     Login {
         id: RequestId,
         token: crate::app::dialogs::login::SecretToken,
+        /// The base URL typed in the dialog (the profile had none): used, and saved in the
+        /// profile once the token is accepted.
+        base_url: Option<String>,
     },
     /// Append `append` (when given) to the reschedule log at `path`, then read its last
     /// `last` entries; answer with `Message::RescheduleLog`.

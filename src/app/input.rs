@@ -202,7 +202,14 @@ impl App {
                 return Vec::new();
             }
             Action::Help => {
-                let v = HelpView::new(&self.keymap, self.config.log_path.as_deref(), w, h);
+                let facts = self.help_facts();
+                let v = HelpView::with_facts(
+                    &self.keymap,
+                    self.config.log_path.as_deref(),
+                    &facts,
+                    w,
+                    h,
+                );
                 self.overlays.push(Overlay::Help(v));
             }
             Action::Back => {

@@ -4,7 +4,7 @@
 //! the help overlay and every dialog footer are generated from the active map, so a
 //! rebinding shows up there.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -114,6 +114,88 @@ actions! {
         NextValue => "next_value", "filter bar: next status value seen", ["ctrl-n"];
         PrevValue => "prev_value", "filter bar: previous status value seen", ["ctrl-p"];
     }
+}
+
+/// The groups of actions one screen or dialog stage tells apart (what its `pick` lists, and
+/// the keys the app keeps in every dialog): two of them on one key would make one of them
+/// unreachable there, so a rebinding that does that is refused. The words finish "… is
+/// already ACTION {context}".
+fn contexts() -> Vec<(&'static str, Vec<Action>)> {
+    use Action::*;
+    let main: Vec<Action> = Action::ALL
+        .iter()
+        .copied()
+        .filter(|a| !a.in_dialogs())
+        .collect();
+    vec![
+        ("on the main screen", main),
+        (
+            "in the forms",
+            vec![
+                Submit,
+                OpenDuplicate,
+                Cancel,
+                NextField,
+                PrevField,
+                Confirm,
+                Later,
+                Earlier,
+                NextDay,
+                PrevDay,
+                Suspend,
+                Redraw,
+            ],
+        ),
+        (
+            "in the filter bar",
+            vec![
+                Confirm, Cancel, NextField, PrevField, NextValue, PrevValue, Suspend, Redraw,
+            ],
+        ),
+        (
+            "in questions",
+            vec![Yes, No, Confirm, Cancel, AddAnother, Suspend, Redraw],
+        ),
+        (
+            "in the export dialog",
+            vec![
+                Confirm,
+                Submit,
+                Cancel,
+                SwitchFormat,
+                Yes,
+                No,
+                Suspend,
+                Redraw,
+            ],
+        ),
+        (
+            "after a reschedule",
+            vec![
+                NextAppointment,
+                Confirm,
+                Cancel,
+                Quit,
+                PickFirst,
+                PickSecond,
+            ],
+        ),
+        (
+            "in the includes picker",
+            vec![Toggle, Confirm, Down, Up, Back, Suspend, Redraw],
+        ),
+    ]
+}
+
+/// Whether two specs are one key press (shift is part of a character).
+fn same_key(a: &KeySpec, b: &KeySpec) -> bool {
+    let relevant = |k: &KeySpec| match k.code {
+        KeyCode::Char(_) | KeyCode::BackTab => {
+            k.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT)
+        }
+        _ => k.modifiers,
+    };
+    a.code == b.code && relevant(a) == relevant(b)
 }
 
 /// One key with its modifiers, as written in the config (`ctrl-s`, `shift-tab`, `G`, `f5`).
@@ -246,9 +328,13 @@ impl Default for KeyMap {
 
 impl KeyMap {
     /// The defaults with the config's rebindings applied; the second value lists the
-    /// problems found (unknown action, bad key), to show instead of failing.
+    /// problems found (unknown action, bad key, a key another action of the same screen or
+    /// dialog already has), to show instead of failing. A refused key is dropped; an action
+    /// left without keys keeps its defaults.
     pub fn from_settings(keys: &BTreeMap<String, Vec<String>>) -> (KeyMap, Vec<String>) {
         let mut warnings = Vec::new();
+        // The keys the config file gave, per action: only these can be refused.
+        let mut rebound: HashSet<(Action, KeySpec)> = HashSet::new();
         let mut bindings: Vec<(Action, Vec<KeySpec>)> = Action::ALL
             .iter()
             .map(|a| {
@@ -273,10 +359,81 @@ impl KeyMap {
                 }
             }
             if !parsed.is_empty() {
-                slot.1 = parsed;
+                slot.1 = parsed.clone();
+                rebound.extend(parsed.into_iter().map(|k| (slot.0, k)));
             }
         }
-        (KeyMap { bindings }, warnings)
+        let mut map = KeyMap { bindings };
+        map.refuse_collisions(&mut rebound, &mut warnings);
+        (map, warnings)
+    }
+
+    /// Drops rebound keys that another action of the same context already has (the one the
+    /// config file gave), until none is left; an action left without keys gets its defaults
+    /// back. Collisions between defaults are not the user's doing and are left alone.
+    fn refuse_collisions(
+        &mut self,
+        rebound: &mut HashSet<(Action, KeySpec)>,
+        warnings: &mut Vec<String>,
+    ) {
+        let mut tolerated: HashSet<(Action, Action, KeySpec)> = HashSet::new();
+        while let Some((context, a, b, key)) = self.first_collision(&tolerated) {
+            let loser = if rebound.contains(&(b, key)) {
+                b
+            } else if rebound.contains(&(a, key)) {
+                a
+            } else {
+                tolerated.insert((a, b, key));
+                continue;
+            };
+            let winner = if loser == a { b } else { a };
+            let slot = self
+                .bindings
+                .iter_mut()
+                .find(|(x, _)| *x == loser)
+                .expect("every action has a slot");
+            slot.1.retain(|k| !same_key(k, &key));
+            rebound.remove(&(loser, key));
+            if slot.1.is_empty() {
+                slot.1 = loser
+                    .default_keys()
+                    .iter()
+                    .filter_map(|k| KeySpec::parse(k).ok())
+                    .collect();
+            }
+            let keeps = slot
+                .1
+                .iter()
+                .map(|k| k.to_string())
+                .collect::<Vec<_>>()
+                .join(" ");
+            warnings.push(format!(
+                "keys: {loser} = \"{key}\" refused: {key} is already {winner} {context}; {loser} keeps {keeps}",
+                loser = loser.name(),
+                winner = winner.name(),
+            ));
+        }
+    }
+
+    /// The first key two actions of one context share (not yet tolerated).
+    fn first_collision(
+        &self,
+        tolerated: &HashSet<(Action, Action, KeySpec)>,
+    ) -> Option<(&'static str, Action, Action, KeySpec)> {
+        for (context, actions) in contexts() {
+            for (i, a) in actions.iter().enumerate() {
+                for b in &actions[i + 1..] {
+                    for k in self.keys(*a) {
+                        if self.keys(*b).iter().any(|o| same_key(o, k))
+                            && !tolerated.contains(&(*a, *b, *k))
+                        {
+                            return Some((context, *a, *b, *k));
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The main screen's action for a key (dialog actions are not looked at).
@@ -372,16 +529,25 @@ impl KeyMap {
 
     /// Every main-screen action with all its keys, for the help overlay.
     pub fn help_rows(&self) -> Vec<(String, &'static str)> {
+        self.help_entries(false)
+            .into_iter()
+            .map(|(keys, _, description)| (keys, description))
+            .collect()
+    }
+
+    /// The main screen's actions (or, with `dialogs`, the dialogs' and the filter bar's):
+    /// all keys of each, the name the config file's `[keys]` uses, and what it does.
+    pub fn help_entries(&self, dialogs: bool) -> Vec<(String, &'static str, &'static str)> {
         self.bindings
             .iter()
-            .filter(|(a, _)| !a.in_dialogs())
+            .filter(|(a, _)| a.in_dialogs() == dialogs)
             .map(|(a, keys)| {
                 let k = keys
                     .iter()
                     .map(|k| k.to_string())
                     .collect::<Vec<_>>()
                     .join(" ");
-                (k, a.description())
+                (k, a.name(), a.description())
             })
             .collect()
     }
@@ -404,6 +570,66 @@ mod tests {
         assert!(back.matches(&KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)));
         assert_eq!(KeySpec::parse("alt-up").unwrap().to_string(), "Alt-↑");
         assert!(KeySpec::parse("hyper-x").is_err());
+    }
+
+    #[test]
+    fn the_defaults_collide_nowhere() {
+        let (_, warnings) = KeyMap::from_settings(&BTreeMap::new());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let map = KeyMap::default();
+        assert!(map.first_collision(&HashSet::new()).is_none());
+    }
+
+    fn rebind(pairs: &[(&str, &[&str])]) -> (KeyMap, Vec<String>) {
+        let keys = pairs
+            .iter()
+            .map(|(a, ks)| (a.to_string(), ks.iter().map(|k| k.to_string()).collect()))
+            .collect();
+        KeyMap::from_settings(&keys)
+    }
+
+    #[test]
+    fn a_key_another_action_has_is_refused_naming_both() {
+        let (map, warnings) = rebind(&[("filter", &["r"])]);
+        assert_eq!(
+            warnings,
+            [
+                "keys: filter = \"r\" refused: r is already refresh on the main screen; filter keeps /"
+            ]
+        );
+        let r = KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE);
+        assert_eq!(map.action(&r), Some(Action::Refresh));
+        assert_eq!(map.first_key(Action::Filter), "/");
+
+        // Other keys of the same rebinding stay; only the colliding one goes.
+        let (map, warnings) = rebind(&[("filter", &["r", "ctrl-f"])]);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(map.first_key(Action::Filter), "Ctrl-F");
+
+        // Dialog contexts: `submit` on Tab would make the forms' next field unreachable.
+        let (map, warnings) = rebind(&[("submit", &["tab"])]);
+        assert!(
+            warnings[0]
+                .contains("submit = \"Tab\" refused: Tab is already next_field in the forms"),
+            "{warnings:?}"
+        );
+        assert_eq!(map.first_key(Action::Submit), "Ctrl-S");
+    }
+
+    #[test]
+    fn swapping_two_keys_is_no_collision_and_keys_apart_are_fine() {
+        let (map, warnings) = rebind(&[("filter", &["r"]), ("refresh", &["/"])]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let slash = KeyEvent::new(KeyCode::Char('/'), KeyModifiers::NONE);
+        assert_eq!(map.action(&slash), Some(Action::Refresh));
+        // `y` is copy_json on the main screen and yes in questions: different contexts.
+        let (_, warnings) = rebind(&[("yes", &["ctrl-y"]), ("copy_json", &["ctrl-y"])]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // Two rebindings onto one key: the later name is refused, the first keeps it.
+        let (map, warnings) = rebind(&[("filter", &["x"]), ("refresh", &["x"])]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("keys: refresh = \"x\" refused: x is already filter"));
+        assert_eq!(map.first_key(Action::Refresh), "r");
     }
 
     #[test]

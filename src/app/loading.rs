@@ -79,7 +79,10 @@ impl App {
                 elapsed,
             });
         };
-        self.status.latency = Some(elapsed);
+        // A request that never went out (no token yet) has no latency to show.
+        if !elapsed.is_zero() {
+            self.status.latency = Some(elapsed);
+        }
         self.status.retrying = None;
         self.dirty = true;
         let i = f.spec.kind.index();
@@ -110,8 +113,14 @@ impl App {
             Err(e) => {
                 if current {
                     self.tabs[i].pending = None;
-                    self.tabs[i].error = Some(e.clone());
-                    self.status.error = Some(e);
+                    // The login dialog already says why (no token, the keyring's problem):
+                    // not repeated behind it. Skipping the dialog shows it.
+                    if self.login_open() {
+                        self.status.behind_login = Some(e);
+                    } else {
+                        self.tabs[i].error = Some(e.clone());
+                        self.status.error = Some(e);
+                    }
                 }
             }
         }

@@ -110,6 +110,9 @@ pub struct StatusInfo {
     pub note: Option<(String, Instant)>,
     /// The token is being looked up (the OS keyring may be waiting on an unlock prompt).
     pub awaiting_token: bool,
+    /// Why requests fail while the login dialog says it: held back, shown (status bar and
+    /// table) when the dialog is skipped.
+    pub behind_login: Option<String>,
 }
 
 pub struct App {
@@ -162,8 +165,8 @@ impl App {
                 t
             })
             .collect();
-        let note = (!config.warnings.is_empty())
-            .then(|| (config.warnings.join("; "), now.at + Duration::from_secs(15)));
+        let note = dialogs::help::warnings_note(&config.warnings, &config.keymap)
+            .map(|n| (n, now.at + Duration::from_secs(15)));
         App {
             tabs,
             active: remembered.active_tab.unwrap_or(TabKind::FIRST_RUN),
@@ -241,6 +244,8 @@ impl App {
                 .iter()
                 .map(|t| (t.resource.kind, PersistedTab::of(t)))
                 .collect(),
+            // The runtime, which knows the config file, fills it in when saving.
+            config_per_page: None,
         }
     }
 

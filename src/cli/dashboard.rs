@@ -1,6 +1,7 @@
 //! `crmdash` with no subcommand: the dashboard, against the resolved profile or, with `--demo`,
 //! against an in-process sandbox (no keyring, no config needed).
 
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use secrecy::SecretString;
@@ -32,12 +33,22 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<En
     if g.demo {
         return run_demo(settings, log_path).await;
     }
-    let resolved = config::resolve(
+    let resolved = match config::resolve(
         &settings,
         g.flag_profile.as_deref(),
         g.flag_base_url.as_deref(),
         &g.env,
-    )?;
+    ) {
+        Ok(r) => r,
+        // No base URL saved (a first run): in a terminal, the login dialog asks for it and
+        // the token; elsewhere nobody could answer it, so the error says how to give one.
+        Err(config::ConfigError::NoBaseUrl { profile })
+            if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() =>
+        {
+            return run_first_login(profile, settings, log_path).await;
+        }
+        Err(e) => return Err(e.into()),
+    };
     crate::api::check_base_url(&resolved.base_url)?;
     // Quick refusals (a malformed CRMDASH_TOKEN, a base URL that is not the profile's saved
     // one) still end the program before the terminal changes mode.
@@ -65,6 +76,29 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<En
             demo: false,
         },
         Some(lookup),
+    )
+    .await
+    .map_err(|e| CliError::other(format!("{e:#}")))
+}
+
+/// The dashboard for a profile without a base URL: nothing to look up, the login dialog
+/// opens at once asking for the base URL and the token.
+async fn run_first_login(
+    profile: String,
+    settings: Settings,
+    log_path: Option<std::path::PathBuf>,
+) -> Result<Ended, CliError> {
+    run_dashboard(
+        DashboardOptions {
+            profile,
+            base_url: String::new(),
+            client: None,
+            settings,
+            state_file: state_file(false),
+            log_path,
+            demo: false,
+        },
+        None,
     )
     .await
     .map_err(|e| CliError::other(format!("{e:#}")))

@@ -9,13 +9,16 @@ use crate::cli::exit::CliError;
 use crate::config::{self, Settings};
 use crate::credentials;
 
-/// The config file's settings; its warnings (bad line, unknown keys) go to stderr.
+/// The config file's settings; its warnings (bad line, unknown keys) go to stderr and stay
+/// in `Settings::warnings` (the dashboard shows them all).
 pub fn load_settings() -> Settings {
     let loaded = config::load(None);
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }
-    loaded.settings
+    let mut settings = loaded.settings;
+    settings.warnings = loaded.warnings;
+    settings
 }
 
 /// Where to send requests and with which token.

@@ -71,6 +71,7 @@ pub fn parse(text: &str, origin: &str) -> Loaded {
         }
     };
     settings.reschedule.fields_are_defaults = !reschedule_fields_set(text);
+    settings.ui.per_page_set = per_page_set(text);
     validate(&mut settings, origin, &mut warnings, &mut unknown);
     unknown.sort();
     let listed = unknown.len().min(MAX_UNKNOWN_LISTED);
@@ -88,6 +89,15 @@ pub fn parse(text: &str, origin: &str) -> Loaded {
 
 fn line_of(text: &str, offset: usize) -> usize {
     text.get(..offset).unwrap_or(text).matches('\n').count() + 1
+}
+
+/// Whether the file itself says `per_page` under `[ui]`.
+fn per_page_set(text: &str) -> bool {
+    text.parse::<toml::Table>().ok().is_some_and(|v| {
+        v.get("ui")
+            .and_then(toml::Value::as_table)
+            .is_some_and(|t| t.contains_key("per_page"))
+    })
 }
 
 /// Whether the file itself says `start_field` or `end_field` under `[reschedule]`.
@@ -111,6 +121,7 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown:
             s.ui.per_page, defaults.ui.per_page
         ));
         s.ui.per_page = defaults.ui.per_page;
+        s.ui.per_page_set = false;
     }
     if !THEMES.contains(&s.ui.theme.as_str()) {
         warn(format!(
@@ -210,6 +221,15 @@ filter = ["ctrl-s", "f2"]
             (50, 30, false)
         );
         assert_eq!(s.keys["filter"], vec!["ctrl-s", "f2"]);
+    }
+
+    #[test]
+    fn per_page_is_flagged_only_when_the_file_sets_a_usable_one() {
+        assert!(parse("[ui]\nper_page = 50\n", "t").settings.ui.per_page_set);
+        assert!(!parse("[ui]\nmouse = false\n", "t").settings.ui.per_page_set);
+        let bad = parse("[ui]\nper_page = 30\n", "t");
+        assert!(!bad.settings.ui.per_page_set);
+        assert_eq!(bad.settings.ui.per_page, 25);
     }
 
     #[test]

@@ -152,6 +152,20 @@ pub fn resolve(
     })
 }
 
+/// The host (and port) of a base URL, for the status bar and the login dialog; empty when
+/// there is no base URL yet.
+pub fn host_label(base_url: &str) -> String {
+    url::Url::parse(base_url)
+        .ok()
+        .and_then(|u| {
+            u.host_str().map(|h| match u.port() {
+                Some(p) => format!("{h}:{p}"),
+                None => h.to_string(),
+            })
+        })
+        .unwrap_or_else(|| base_url.to_string())
+}
+
 /// One spelling per base URL, so equal URLs compare equal: parsed (lower-case host, default
 /// port dropped), no trailing slash. Unparsable input is returned trimmed.
 pub fn normalize_base_url(url: &str) -> String {

@@ -47,6 +47,9 @@ pub struct Engine {
     /// Effects that need the service, held while the token is looked up (from
     /// `with_token_lookup` until its answer, i.e. while `app.status.awaiting_token`).
     deferred: Vec<Effect>,
+    /// `[ui] per_page` when the config file sets it: saved with the remembered state, so a
+    /// later change of the file is told from an old value.
+    config_per_page: Option<u32>,
     /// Reschedule-log reads on the blocking pool whose answer has not been handled yet (so
     /// `settle` waits for them).
     log_reads: usize,
@@ -76,8 +79,15 @@ impl Engine {
             login: None,
             lookup: None,
             deferred: Vec::new(),
+            config_per_page: None,
             log_reads: 0,
         }
+    }
+
+    /// The config file's `[ui] per_page` (when it sets one), saved with the state.
+    pub fn with_config_per_page(mut self, per_page: Option<u32>) -> Engine {
+        self.config_per_page = per_page;
+        self
     }
 
     /// The source comes from `lookup`, started by `start`; until it answers, requests wait.
@@ -247,7 +257,8 @@ impl Engine {
                     spec,
                     path,
                     format,
-                } => self.export(id, spec, path, format),
+                    overwrite,
+                } => self.export(id, spec, super::export::Target { path, overwrite }, format),
                 Effect::CancelExport(id) => {
                     if let Some(c) = self.exports.get(&id) {
                         c.cancel();
@@ -295,7 +306,11 @@ impl Engine {
                         }
                     }
                 }),
-                Effect::Login { id, token } => self.login(id, token.0),
+                Effect::Login {
+                    id,
+                    token,
+                    base_url,
+                } => self.login(id, token.0, base_url),
                 Effect::RescheduleLog { path, append, last } => {
                     self.log_reads += 1;
                     let tx = self.tx.clone();
@@ -421,7 +436,7 @@ impl Engine {
         self.tasks.insert(id, handle.abort_handle());
     }
 
-    fn login(&mut self, id: RequestId, token: secrecy::SecretString) {
+    fn login(&mut self, id: RequestId, token: secrecy::SecretString, base_url: Option<String>) {
         let tx = self.tx.clone();
         let Some(ctx) = self.login.clone() else {
             let _ = tx.send(Message::LoggedIn {
@@ -431,7 +446,7 @@ impl Engine {
             return;
         };
         let handle = tokio::spawn(async move {
-            let result = super::login::login(ctx, token).await;
+            let result = super::login::login(ctx, token, base_url).await;
             let _ = tx.send(Message::LoggedIn {
                 id,
                 result: Box::new(result),
@@ -440,11 +455,13 @@ impl Engine {
         self.tasks.insert(id, handle.abort_handle());
     }
 
+    /// Runs an export into a staging file beside the target, then puts it in place
+    /// (`export::Target::place`: an existing file is replaced only when the user said so).
     fn export(
         &mut self,
         id: RequestId,
         spec: crate::app::QuerySpec,
-        path: PathBuf,
+        target: super::export::Target,
         format: crate::app::ExportFormat,
     ) {
         let tx = self.tx.clone();
@@ -462,14 +479,36 @@ impl Engine {
             let _ = progress_tx.send(Message::Export { id, event });
         });
         tokio::spawn(async move {
-            let event = source.export(spec, path, format, progress, cancel).await;
+            let staged = target.staging_path();
+            let event = source
+                .export(spec, staged.clone(), format, progress, cancel)
+                .await;
+            let event = match event {
+                ExportEvent::Done { records, .. } => {
+                    match tokio::task::spawn_blocking(move || target.place(&staged)).await {
+                        Ok(Ok(path)) => ExportEvent::Done { records, path },
+                        Ok(Err(e)) => ExportEvent::Failed(e),
+                        Err(e) => ExportEvent::Failed(format!("Export failed: {e}")),
+                    }
+                }
+                // The job names the file it wrote: the user knows the target's name.
+                ExportEvent::Failed(e) => ExportEvent::Failed(e.replace(
+                    &staged.display().to_string(),
+                    &target.path.display().to_string(),
+                )),
+                other => other,
+            };
             let _ = tx.send(Message::Export { id, event });
         });
     }
 
     fn save_state(&mut self, state: &PersistedState) {
         let Some(path) = &self.state_file else { return };
-        match write_state(path, state) {
+        let state = PersistedState {
+            config_per_page: self.config_per_page,
+            ..state.clone()
+        };
+        match write_state(path, &state) {
             Ok(()) => self.state_error = None,
             Err(e) => {
                 tracing::warn!(path = %path.display(), error = %e, "cannot save dashboard state");

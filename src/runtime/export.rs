@@ -143,3 +143,90 @@ fn give_memory_back() {
         libc::malloc_trim(0);
     }
 }
+
+/// Where a finished export goes, and whether it may replace a file there.
+pub(super) struct Target {
+    pub path: PathBuf,
+    pub overwrite: bool,
+}
+
+impl Target {
+    /// The name the export job writes (and renames its own temporary file to): hidden, in
+    /// the target's folder, so putting it in place is a rename on one file system.
+    pub fn staging_path(&self) -> PathBuf {
+        let dir = self
+            .path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        dir.join(format!(".crmdash-export-{}.done", uuid::Uuid::new_v4()))
+    }
+
+    /// Moves the staged file to the target. Without `overwrite` nothing is replaced, even a
+    /// file that appeared while the export ran: the link that makes the name fails when the
+    /// name is taken, and the next free name (`x-2.csv`) is used. Returns the path written.
+    pub fn place(&self, staged: &Path) -> Result<PathBuf, String> {
+        let fail = |path: &Path, e: &dyn std::fmt::Display| {
+            let _ = std::fs::remove_file(staged);
+            format!("Cannot write {}: {e}", path.display())
+        };
+        if self.overwrite {
+            return std::fs::rename(staged, &self.path)
+                .map(|()| self.path.clone())
+                .map_err(|e| fail(&self.path, &e));
+        }
+        let mut path = self.path.clone();
+        loop {
+            match std::fs::hard_link(staged, &path) {
+                Ok(()) => {
+                    let _ = std::fs::remove_file(staged);
+                    return Ok(path);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    path = crate::app::dialogs::export::free_name(&path, Path::exists);
+                }
+                // A file system without hard links: check, then rename (a small window).
+                Err(_) if !path.exists() => {
+                    return std::fs::rename(staged, &path)
+                        .map(|()| path.clone())
+                        .map_err(|e| fail(&path, &e));
+                }
+                Err(_) => path = crate::app::dialogs::export::free_name(&path, Path::exists),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placing_never_replaces_a_file_unless_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("contacts.csv");
+        std::fs::write(&target, "mine").unwrap();
+        let t = Target {
+            path: target.clone(),
+            overwrite: false,
+        };
+        let staged = t.staging_path();
+        std::fs::write(&staged, "export").unwrap();
+        let written = t.place(&staged).unwrap();
+        assert_eq!(written, dir.path().join("contacts-2.csv"));
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine");
+        assert_eq!(std::fs::read_to_string(&written).unwrap(), "export");
+        assert!(!staged.exists());
+
+        let t = Target {
+            path: target.clone(),
+            overwrite: true,
+        };
+        let staged = t.staging_path();
+        std::fs::write(&staged, "again").unwrap();
+        assert_eq!(t.place(&staged).unwrap(), target);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "again");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 2, "no staging file left behind");
+    }
+}

@@ -21,10 +21,23 @@ pub struct LoginContext {
     pub config_path: Option<PathBuf>,
 }
 
-/// Checks the token, then stores it. A refused token is an error; a keyring that cannot
-/// store it is not (the session goes on with the token in memory, `stored` says why).
-pub async fn login(ctx: LoginContext, token: SecretString) -> Result<LoginOk, String> {
-    let client = Client::with_options(&ctx.base_url, token.clone(), ctx.options.clone())
+/// Checks the token against `typed_url` (the base URL typed in the dialog) or else the
+/// context's, then stores it. A refused token is an error; a keyring that cannot store it is
+/// not (the session goes on with the token in memory, `stored` says why). A typed base URL is
+/// saved in the profile once the service accepted the token, keyring or not (with the URL
+/// saved, `CRMDASH_TOKEN` is all a later run needs when the keyring stays out of reach).
+pub async fn login(
+    ctx: LoginContext,
+    token: SecretString,
+    typed_url: Option<String>,
+) -> Result<LoginOk, String> {
+    let base_url = typed_url.clone().unwrap_or_else(|| ctx.base_url.clone());
+    let options = ctx.options.clone();
+    let (url, secret) = (base_url.clone(), token.clone());
+    // Building the client reads root certificates: off the loop's thread.
+    let client = tokio::task::spawn_blocking(move || Client::with_options(&url, secret, options))
+        .await
+        .map_err(|e| e.to_string())?
         .map_err(|e| e.summary())?;
     if let Err(e) = crate::credentials::verify_token(&client).await {
         return Err(match e.kind {
@@ -34,24 +47,38 @@ pub async fn login(ctx: LoginContext, token: SecretString) -> Result<LoginOk, St
             _ => format!("The token could not be checked: {}", e.summary()),
         });
     }
+    let saved_url = match (&typed_url, ctx.config_path.clone()) {
+        (Some(url), Some(path)) => Some(save_url(path, &ctx.profile, url).await),
+        _ => None,
+    };
     let stored = match ctx.keyring.set(&ctx.profile, token).await {
-        Ok(()) => match ctx.config_path.clone() {
-            Some(path) => {
-                // A config file rewrite: file I/O, kept off the dashboard's loop thread.
-                let (profile, base_url) = (ctx.profile.clone(), ctx.base_url.clone());
-                let saved = tokio::task::spawn_blocking(move || {
-                    crate::config::save_profile_base_url(&path, &profile, &base_url)
-                        .map_err(|e| e.to_string())
-                })
+        Ok(()) => match ctx.config_path.clone().filter(|_| typed_url.is_none()) {
+            Some(path) => save_url(path, &ctx.profile, &base_url)
                 .await
-                .unwrap_or_else(|e| Err(e.to_string()));
-                saved.map(|()| ctx.keyring.store_name()).map_err(|e| {
+                .map(|_| ctx.keyring.store_name())
+                .map_err(|e| {
                     format!("the token is in the keyring, but the base URL was not saved: {e}")
-                })
-            }
+                }),
             None => Ok(ctx.keyring.store_name()),
         },
         Err(e) => Err(e.to_string()),
     };
-    Ok(LoginOk { client, stored })
+    Ok(LoginOk {
+        client,
+        stored,
+        saved_url,
+    })
+}
+
+/// `[profiles.PROFILE] base_url` in the config file (a rewrite that keeps the rest of the
+/// file, off the loop's thread); `Ok` is the file's path.
+async fn save_url(path: PathBuf, profile: &str, base_url: &str) -> Result<String, String> {
+    let (profile, base_url) = (profile.to_string(), base_url.to_string());
+    tokio::task::spawn_blocking(move || {
+        crate::config::save_profile_base_url(&path, &profile, &base_url)
+            .map(|()| path.display().to_string())
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()))
 }

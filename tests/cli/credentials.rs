@@ -230,7 +230,8 @@ fn usage_errors_exit_2_and_no_subcommand_explains() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(err(&o).contains("bad profile name"));
-    // The dashboard needs a base URL first: a configuration error (exit 1) saying how to give one.
+    // Without a terminal (no one to answer the login dialog) the dashboard needs a base URL
+    // first: a configuration error (exit 1) saying how to give one.
     let o = run(root.path(), &[], &[], "");
     assert_eq!(o.status.code(), Some(1), "{}", err(&o));
     assert!(err(&o).contains("--base-url"), "{}", err(&o));

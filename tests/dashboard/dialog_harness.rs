@@ -12,7 +12,7 @@ use chrono::TimeZone;
 use crmdash::api::{Contact, Created};
 use crmdash::app::dialogs::confirm::ConfirmQuit;
 use crmdash::app::dialogs::contact_form::{ContactForm, Stage, Target};
-use crmdash::app::dialogs::export::{ExportDialog, ExportStage};
+use crmdash::app::dialogs::export::{ExportDialog, ExportStage, Places};
 use crmdash::app::dialogs::includes::IncludesPicker;
 use crmdash::app::dialogs::{CreatedContact, DialogResult, Outcome, Overlay};
 use crmdash::app::keymap::KeyMap;
@@ -186,7 +186,10 @@ fn export_dialog() -> ExportDialog {
     let local = chrono::Local
         .with_ymd_and_hms(2026, 11, 22, 14, 30, 0)
         .unwrap();
-    ExportDialog::new(deals_spec(3), "sorted by updated_at desc".into(), local)
+    ExportDialog::new(deals_spec(3), "sorted by updated_at desc".into(), local).in_places(Places {
+        cwd: std::env::temp_dir(),
+        home: Some(PathBuf::from("/home/ada")),
+    })
 }
 
 #[test]
@@ -204,13 +207,18 @@ fn export_alone_starts_its_own_export_of_the_view_it_opened_on() {
             spec,
             path,
             format,
+            overwrite: false,
         },
     ] = fx.as_slice()
     else {
         panic!("{fx:?}")
     };
     assert_eq!(*spec, deals_spec(1), "every page, from the first");
-    assert_eq!(*path, PathBuf::from("deals-20261122-143000.json"));
+    assert_eq!(
+        *path,
+        std::env::temp_dir().join("deals-20261122-143000.json"),
+        "made absolute from the working directory"
+    );
     assert_eq!(*format, ExportFormat::Json);
     let id = *id;
     let progress = Message::Export {
@@ -237,13 +245,18 @@ fn export_alone_starts_its_own_export_of_the_view_it_opened_on() {
         id,
         event: ExportEvent::Done {
             records: 150,
-            path: "deals-20261122-143000.json".into(),
+            path: std::env::temp_dir().join("deals-20261122-143000.json"),
         },
     };
     assert_eq!(h.send(&done), Outcome::Handled);
     assert_eq!(
         h.dialog.stage,
-        ExportStage::Finished("Wrote 150 deals to deals-20261122-143000.json".into())
+        ExportStage::Finished(format!(
+            "Wrote 150 deals to {}",
+            std::env::temp_dir()
+                .join("deals-20261122-143000.json")
+                .display()
+        ))
     );
     assert_eq!(h.key(KeyCode::Enter), Outcome::Close);
 }

@@ -12,6 +12,7 @@ use crmdash::api::{Client, ClientOptions};
 use crmdash::app::dialogs::FormsConfig;
 use crmdash::app::dialogs::Overlay;
 use crmdash::app::dialogs::contact_form::{ContactForm, Stage};
+use crmdash::app::dialogs::login::LoginStage;
 use crmdash::app::dialogs::reschedule::{Field, RescheduleForm, Stage as RStage};
 use crmdash::app::{Message, TabKind};
 use crmdash::config::{RescheduleSettings, Settings};
@@ -441,12 +442,22 @@ async fn a_keyring_failure_says_so_and_the_session_goes_on_in_memory() {
     e.handle(Message::Paste(sb.token()));
     press(&mut e, KeyCode::Enter);
     e.settle(QUIET).await;
+    // The dialog stays to say it in full (the data loads behind it); Enter closes it.
+    let Some(Overlay::Login(d)) = e.app.overlays.last() else {
+        panic!("the dialog says why the token is not kept")
+    };
+    let LoginStage::SessionOnly(text) = &d.stage else {
+        panic!("{:?}", d.stage)
+    };
+    assert!(
+        text.contains("CRMDASH_TOKEN") && text.contains("memory"),
+        "{text}"
+    );
+    assert!(!text.contains(&sb.token()), "the token is never shown");
+    press(&mut e, KeyCode::Enter);
     assert!(!login_open(&e));
     let note = e.app.status.note.as_ref().unwrap().0.clone();
-    assert!(
-        note.contains("CRMDASH_TOKEN") && note.contains("memory"),
-        "{note}"
-    );
+    assert!(note.contains("CRMDASH_TOKEN"), "{note}");
     assert!(!note.contains(&sb.token()), "the token is never shown");
     assert!(store.tokens.lock().unwrap().is_empty());
     assert!(!e.app.tab().records().is_empty());

@@ -236,11 +236,14 @@ async fn without_a_token_the_error_says_how_to_log_in() {
     let mut e = build_engine(&opts, (80, 24));
     e.start();
     e.settle(QUIET).await;
+    // The login dialog is up and says it; skipped, the table and status bar say how.
+    press(&mut e, KeyCode::Esc).await;
     let err = e.app.tab().error.clone().unwrap();
     assert!(
         err.contains("crmdash login") && err.contains("'work'"),
         "{err}"
     );
+    assert_eq!(e.app.status.error.as_ref(), Some(&err));
 }
 
 #[tokio::test]

@@ -187,7 +187,9 @@ async fn no_token_in_the_keyring_opens_the_login_dialog_after_the_lookup() {
         Some(None),
         "plain login, no problem to name"
     );
-    let err = e.app.status.error.clone().unwrap_or_default();
+    // The dialog says it; the status bar behind it does not repeat it.
+    assert!(e.app.status.error.is_none(), "{:?}", e.app.status.error);
+    let err = e.app.status.behind_login.clone().unwrap_or_default();
     assert!(
         err.contains("Not logged in") && err.contains(PROFILE),
         "{err}"

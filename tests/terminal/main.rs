@@ -5,6 +5,7 @@
 mod cli_support;
 mod e2e;
 mod exit;
+mod first_run;
 mod reliability_support;
 mod restore;
 mod secrets;

@@ -1,7 +1,10 @@
-//! The `e` dialog: asks where to write (a timestamped default in the current directory), then
-//! runs the export of the view it opened on and shows its progress; `cancel` stops it.
+//! The `e` dialog: asks where to write (a timestamped default in the current directory, the
+//! folder shown under the name), asks again before replacing a file that exists (overwrite,
+//! a free name such as `contacts-2.csv`, or back to the name), then runs the export of the
+//! view it opened on and shows its progress; `cancel` stops it. `~` and `~/` are expanded and
+//! every path is made absolute before anything is written.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 use crossterm::event::KeyEvent;
 
@@ -22,8 +25,87 @@ pub enum ExportStage {
         page: u32,
         last_page: Option<u32>,
     },
+    /// `path` exists: overwrite it, write `free` instead, or go back to the name.
+    Exists {
+        path: PathBuf,
+        free: PathBuf,
+    },
     Finished(String),
     Failed(String),
+}
+
+/// Where relative names and `~` lead: the working directory and the home directory, read
+/// when the dialog opens (tests give their own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Places {
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+}
+
+impl Places {
+    /// The process's working directory and the user's home.
+    pub fn current() -> Places {
+        Places {
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+        }
+    }
+
+    /// The absolute path a typed name means: `~` and `~/…` from the home directory, a
+    /// relative name from the working directory, `.` components dropped. A name ending in
+    /// `/` is a folder: `file_name` is written in it. `Err` says why the name cannot be used.
+    pub fn resolve(&self, typed: &str, file_name: &str) -> Result<PathBuf, String> {
+        let typed = typed.trim();
+        if typed.is_empty() {
+            return Err("Type a file name".into());
+        }
+        let home = || {
+            self.home
+                .clone()
+                .ok_or_else(|| "No home directory is known: type a full path".to_string())
+        };
+        let mut path = if typed == "~" {
+            home()?
+        } else if let Some(rest) = typed.strip_prefix("~/") {
+            home()?.join(rest)
+        } else if typed.starts_with('~') {
+            return Err(format!(
+                "Only ~ and ~/ are expanded: type a full path instead of {typed}"
+            ));
+        } else {
+            self.cwd.join(typed)
+        };
+        if typed == "~" || typed.ends_with('/') {
+            path.push(file_name);
+        }
+        Ok(path
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect())
+    }
+
+    /// The folder a typed name writes into, for the line under the field (no file system
+    /// access: drawing reads only the state).
+    pub fn folder_of(&self, typed: &str) -> Option<PathBuf> {
+        let path = self.resolve(typed, "x").ok()?;
+        path.parent().map(Path::to_path_buf)
+    }
+}
+
+/// The first of `name-2.ext`, `name-3.ext`… beside `path` for which `exists` says no.
+pub fn free_name(path: &Path, exists: impl Fn(&Path) -> bool) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    (2u32..)
+        .map(|n| path.with_file_name(format!("{stem}-{n}{ext}")))
+        .find(|p| !exists(p))
+        .expect("some number is free")
 }
 
 pub struct ExportDialog {
@@ -35,6 +117,14 @@ pub struct ExportDialog {
     pub stage: ExportStage,
     /// What the export covers, e.g. "status=won, sorted by value desc".
     pub scope: String,
+    /// Where relative names and `~` lead.
+    pub places: Places,
+    /// Why the typed name cannot be used (shown under the field until the next edit).
+    pub error: Option<String>,
+    /// The dialog's time stamp (`20261122-143000`), for a name typed as a folder.
+    now: String,
+    /// The file the running export was asked to write (to tell when it wrote another).
+    target: Option<PathBuf>,
 }
 
 impl ExportDialog {
@@ -52,16 +142,68 @@ impl ExportDialog {
             format,
             stage: ExportStage::Asking,
             scope,
+            places: Places::current(),
+            target: None,
+            error: None,
+            now: now.format("%Y%m%d-%H%M%S").to_string(),
         }
     }
 
-    /// Starts writing to the typed path: the effect that runs the export.
+    /// The same dialog resolving names from these places (tests).
+    pub fn in_places(mut self, places: Places) -> Self {
+        self.places = places;
+        self
+    }
+
+    /// The format the typed name's extension says, else the one chosen.
+    fn chosen_format(&self) -> ExportFormat {
+        ExportFormat::from_path_or(&self.path, self.format)
+    }
+
+    /// The file name used when the typed name is a folder (`~/`, `exports/`).
+    fn file_name_for_folder(&self) -> String {
+        format!(
+            "{}-{}.{}",
+            self.kind.noun(),
+            self.now,
+            self.chosen_format().extension()
+        )
+    }
+
+    /// The typed name, resolved: an existing file is asked about before anything is written
+    /// (the check is one `stat`; the final rename refuses to replace a file that appears
+    /// meanwhile, see `runtime::export`).
     fn start(&mut self, cx: &mut DialogCx) -> Outcome {
-        let path = self.path.value().trim().to_string();
-        if path.is_empty() {
+        let mut path = match self
+            .places
+            .resolve(self.path.value(), &self.file_name_for_folder())
+        {
+            Ok(p) => p,
+            Err(e) => {
+                self.error = Some(e);
+                return Outcome::Handled;
+            }
+        };
+        if path.is_dir() {
+            path.push(self.file_name_for_folder());
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.is_dir()) {
+            self.error = Some(format!("There is no folder {}", dir.display()));
             return Outcome::Handled;
         }
+        if path.exists() {
+            let free = free_name(&path, Path::exists);
+            self.stage = ExportStage::Exists { path, free };
+            return Outcome::Handled;
+        }
+        self.run(path, false, cx)
+    }
+
+    /// The effect that writes `path` (replacing it only when `overwrite`).
+    fn run(&mut self, path: PathBuf, overwrite: bool, cx: &mut DialogCx) -> Outcome {
         let id = cx.request_id();
+        self.error = None;
+        self.target = Some(path.clone());
         self.stage = ExportStage::Running {
             id,
             records: 0,
@@ -71,8 +213,9 @@ impl ExportDialog {
         Outcome::Effects(vec![Effect::Export {
             id,
             spec: self.spec.clone(),
-            format: ExportFormat::from_path_or(&self.path, self.format),
-            path: PathBuf::from(path),
+            format: self.chosen_format(),
+            path,
+            overwrite,
         }])
     }
 
@@ -114,8 +257,14 @@ impl Dialog for ExportDialog {
         ];
         const RUNNING: &[Hint] = &[Hint::new(&[Action::Cancel], "stop", 0)];
         const DONE: &[Hint] = &[Hint::new(&[Action::Cancel], "close", 0)];
+        const EXISTS: &[Hint] = &[
+            Hint::new(&[Action::Yes], "overwrite", 0),
+            Hint::new(&[Action::No], "new name", 0),
+            Hint::new(&[Action::Cancel], "change the name", 0),
+        ];
         match self.stage {
             ExportStage::Asking => ASKING,
+            ExportStage::Exists { .. } => EXISTS,
             ExportStage::Running { .. } => RUNNING,
             _ => DONE,
         }
@@ -140,8 +289,30 @@ impl Dialog for ExportDialog {
                     Some(_) => self.start(cx),
                     None => match self.path.handle_key(key) {
                         InputOutcome::Ignored => Outcome::Ignored,
-                        _ => Outcome::Handled,
+                        _ => {
+                            self.error = None;
+                            Outcome::Handled
+                        }
                     },
+                }
+            }
+            ExportStage::Exists { path, free } => {
+                let (path, free) = (path.clone(), free.clone());
+                let asked = [Action::Yes, Action::No, Action::Confirm, Action::Cancel];
+                match keys.pick(key, &asked) {
+                    Some(Action::Yes) => self.run(path, true, cx),
+                    // The safe answer is the default: a new name, nothing replaced.
+                    Some(Action::No | Action::Confirm) => {
+                        self.path.set(free.display().to_string());
+                        self.run(free, false, cx)
+                    }
+                    Some(_) => {
+                        self.stage = ExportStage::Asking;
+                        Outcome::Handled
+                    }
+                    // Not an answer: the app's own keys (Ctrl-C, suspend) still work; `q`
+                    // does not quit while a question is asked.
+                    None => Outcome::Ignored,
                 }
             }
             ExportStage::Running { id, .. } => match keys.pick(key, &[Action::Cancel]) {
@@ -192,11 +363,14 @@ impl Dialog for ExportDialog {
                 *last_page = *l;
             }
             ExportEvent::Done { records, path } => {
-                self.stage = ExportStage::Finished(format!(
-                    "Wrote {records} {} to {}",
-                    self.kind.noun(),
-                    path.display()
-                ));
+                let mut msg = format!("Wrote {records} {} to {}", self.kind.noun(), path.display());
+                if let Some(asked) = self.target.as_ref().filter(|t| *t != path) {
+                    msg.push_str(&format!(
+                        " ({} appeared while exporting and was left alone)",
+                        asked.display()
+                    ));
+                }
+                self.stage = ExportStage::Finished(msg);
             }
             ExportEvent::Failed(e) => self.stage = ExportStage::Failed(e.clone()),
             ExportEvent::Cancelled => {
@@ -215,7 +389,7 @@ impl Dialog for ExportDialog {
     }
 
     fn captures_text(&self) -> bool {
-        self.stage == ExportStage::Asking
+        matches!(self.stage, ExportStage::Asking | ExportStage::Exists { .. })
     }
 }
 

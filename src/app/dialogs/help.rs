@@ -1,5 +1,6 @@
-//! The `?` overlay: every binding of the active key map, the filter bar's editing keys and
-//! the log file's path.
+//! The `?` overlay: every binding of the active key map with the action's name (what the
+//! config file's `[keys]` table uses), the filter bar's editing keys, where the page size
+//! comes from, the config file's warnings and the log file's path.
 
 use std::path::Path;
 
@@ -55,9 +56,49 @@ pub struct HelpView {
 
 impl HelpView {
     pub fn new(keymap: &KeyMap, log_path: Option<&Path>, width: u16, height: u16) -> Self {
-        let mut e = vec![heading("Keys")];
-        for (keys, desc) in keymap.help_rows() {
-            e.push(row(keys, desc.to_string()));
+        HelpView::with_facts(keymap, log_path, &HelpFacts::default(), width, height)
+    }
+
+    /// The help with what the app knows about its settings: the config file's warnings
+    /// (all of them) and where the page size comes from.
+    pub fn with_facts(
+        keymap: &KeyMap,
+        log_path: Option<&Path>,
+        facts: &HelpFacts,
+        width: u16,
+        height: u16,
+    ) -> Self {
+        let mut e = Vec::new();
+        if !facts.warnings.is_empty() {
+            e.push(heading(&format!(
+                "Config file: {} warning{}",
+                facts.warnings.len(),
+                if facts.warnings.len() == 1 { "" } else { "s" }
+            )));
+            for w in &facts.warnings {
+                e.push(Entry {
+                    indent: 2,
+                    key: None,
+                    value: w.clone(),
+                    tone: Tone::Key,
+                });
+            }
+            e.push(heading(""));
+        }
+        if let Some(page_size) = &facts.page_size {
+            e.push(Entry {
+                indent: 0,
+                key: Some("Page size".into()),
+                value: page_size.clone(),
+                tone: Tone::Value,
+            });
+            e.push(heading(""));
+        }
+        e.push(heading(
+            "Keys (in parentheses: the action's name for [keys] in the config file)",
+        ));
+        for (keys, name, desc) in keymap.help_entries(false) {
+            e.push(named_row(keys, name, desc));
         }
         e.push(row("Ctrl-C".into(), "quit from anywhere".into()));
         e.push(heading(""));
@@ -73,11 +114,16 @@ impl HelpView {
             .join(" ");
         e.push(row(values, "status: next / previous value seen".into()));
         e.push(heading(""));
+        e.push(heading("In dialogs and the filter bar"));
+        for (keys, name, desc) in keymap.help_entries(true) {
+            e.push(named_row(keys, name, desc));
+        }
+        e.push(heading(""));
         e.push(heading(
             "Mouse: click a tab, a row or a column header (sorts); the wheel scrolls.",
         ));
         e.push(heading(
-            "Keys can be rebound in the config file: [keys] filter = [\"ctrl-f\"].",
+            "Keys can be rebound in the config file with the names in parentheses: [keys] filter = [\"ctrl-f\"]. A key another action of the same screen or dialog has is refused.",
         ));
         let log = log_path
             .map(|p| p.display().to_string())
@@ -110,6 +156,31 @@ fn heading(s: &str) -> Entry {
     }
 }
 
+/// The status bar's note at start when the settings had problems: how many, where to read
+/// them all (`?`), then the first.
+pub fn warnings_note(warnings: &[String], keymap: &KeyMap) -> Option<String> {
+    let first = warnings.first()?;
+    let help = keymap.first_key(Action::Help);
+    Some(match warnings.len() {
+        1 => format!("Config warning ({help} shows it): {first}"),
+        n => format!("{n} config warnings ({help} lists them): {first}"),
+    })
+}
+
+/// What the help says about the settings in force (the app fills it in).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HelpFacts {
+    /// Every warning about the config file and its `[keys]`.
+    pub warnings: Vec<String>,
+    /// "25 per page (from the config file)", for the active tab.
+    pub page_size: Option<String>,
+}
+
+/// A binding: its keys, what it does, and the name `[keys]` knows it by.
+fn named_row(keys: String, name: &str, desc: &str) -> Entry {
+    row(keys, format!("{desc} ({name})"))
+}
+
 fn row(keys: String, desc: String) -> Entry {
     // Keys padded by display width (arrows and other symbols are one column wide each).
     let pad = 24usize.saturating_sub(unicode_width::UnicodeWidthStr::width(keys.as_str()));
@@ -118,6 +189,22 @@ fn row(keys: String, desc: String) -> Entry {
         key: None,
         value: format!("{keys}{}{desc}", " ".repeat(pad.max(1))),
         tone: Tone::Value,
+    }
+}
+
+impl crate::app::App {
+    /// What the help says about the settings: every warning, the active tab's page size and
+    /// where it comes from.
+    pub fn help_facts(&self) -> HelpFacts {
+        let tab = self.tab();
+        HelpFacts {
+            warnings: self.config.warnings.clone(),
+            page_size: Some(format!(
+                "{}: {}",
+                tab.resource.kind.title(),
+                tab.per_page_origin.describe(tab.per_page)
+            )),
+        }
     }
 }
 

@@ -134,11 +134,16 @@ pub enum DialogResult {
     ContactCreated(CreatedContact),
     /// Show this contact (the duplicate the form found) above the form.
     OpenContact(ContactRef),
-    /// The login dialog was answered and the token accepted: load the data.
+    /// The login dialog was answered and the token accepted: load the data (from `host`,
+    /// when the dialog asked for the base URL).
     LoggedIn {
         note: String,
         client: crate::app::effects::NewClient,
+        host: Option<String>,
     },
+    /// The login dialog was closed without logging in: the status bar says why requests
+    /// fail (the dialog said it while it was open).
+    LoginSkipped,
 }
 
 /// A contact a dialog points at.

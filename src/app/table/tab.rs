@@ -33,6 +33,8 @@ pub struct TabState {
     pub includes: Vec<&'static str>,
     pub page: u32,
     pub per_page: u32,
+    /// Where `per_page` comes from (shown in the help).
+    pub per_page_origin: crate::app::persist::PageSizeOrigin,
     pub shown: Option<Shown>,
     /// The request whose answer will be shown.
     pub pending: Option<RequestId>,
@@ -59,6 +61,7 @@ impl TabState {
             includes,
             page: 1,
             per_page: clamp_per_page(per_page),
+            per_page_origin: crate::app::persist::PageSizeOrigin::Default,
             filters: Vec::new(),
             shown: None,
             pending: None,
@@ -172,6 +175,7 @@ impl TabState {
         let Some(next) = next else { return false };
         let first_index = (self.page.saturating_sub(1)) as u64 * self.per_page as u64;
         self.per_page = next;
+        self.per_page_origin = crate::app::persist::PageSizeOrigin::Changed;
         self.page = (first_index / next as u64) as u32 + 1;
         true
     }

@@ -76,14 +76,23 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         left.push(sep());
         left.push(Span::styled(r.as_str(), theme.pending));
     }
+    // A separator only between items (an error alone starts the line).
     if let Some(e) = &app.status.error {
-        left.push(sep());
+        if !left.is_empty() {
+            left.push(sep());
+        }
         left.push(Span::styled(e.as_str(), theme.error));
     } else if let Some((n, _)) = &app.status.note {
-        left.push(sep());
+        if !left.is_empty() {
+            left.push(sep());
+        }
         left.push(Span::styled(n.as_str(), theme.note));
     }
-    let right = format!(" {} @ {} ", app.config.profile, app.config.host);
+    let host = match app.config.host.as_str() {
+        "" => "no base URL yet",
+        h => h,
+    };
+    let right = format!(" {} @ {host} ", app.config.profile);
     let rw = (right.width() as u16).min(area.width / 3);
     let left_area = Rect {
         width: area.width.saturating_sub(rw),

@@ -21,6 +21,12 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
             key(Action::SwitchFormat),
             key(Action::Cancel)
         ),
+        ExportStage::Exists { .. } => format!(
+            "{} overwrite · {} new name · {} change the name",
+            key(Action::Yes),
+            key(Action::No),
+            key(Action::Cancel)
+        ),
         ExportStage::Running { .. } => format!("{} cancel", key(Action::Cancel)),
         _ => format!("{} close", keys.pair(Action::Confirm, Action::Cancel)),
     };
@@ -53,6 +59,57 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
                 ..row(2)
             };
             text_input::draw(f, input, &d.path, true, theme);
+            let (line, style) = match (&d.error, d.places.folder_of(d.path.value())) {
+                (Some(e), _) => (e.clone(), theme.error),
+                (None, Some(dir)) => (
+                    format!(
+                        "in {}",
+                        tail_fit(&dir.display().to_string(), input.width.saturating_sub(3))
+                    ),
+                    theme.dim,
+                ),
+                (None, None) => (String::new(), theme.dim),
+            };
+            f.render_widget(
+                Paragraph::new(Span::styled(line, style)),
+                Rect {
+                    x: input.x,
+                    width: input.width,
+                    ..row(3)
+                },
+            );
+        }
+        ExportStage::Exists { path, free } => {
+            let width = inner.width as usize;
+            let name = |p: &std::path::Path| {
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            };
+            let lines = [
+                Line::from(Span::styled(
+                    format!(
+                        "{} exists.",
+                        tail_fit(
+                            &path.display().to_string(),
+                            (width as u16).saturating_sub(8)
+                        )
+                    ),
+                    theme.error,
+                )),
+                Line::from(format!(
+                    "Overwrite it, write {} instead, or change the name?",
+                    name(free)
+                )),
+            ];
+            f.render_widget(
+                Paragraph::new(lines.to_vec()).wrap(Wrap { trim: true }),
+                Rect {
+                    y: inner.y + 2,
+                    height: inner.height - 2,
+                    ..inner
+                },
+            );
         }
         ExportStage::Running {
             records,
@@ -85,4 +142,24 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
             );
         }
     }
+}
+
+/// `s` in `width` columns, its start cut with `…` when too long (a path's end says most).
+fn tail_fit(s: &str, width: u16) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let width = width as usize;
+    if s.width() <= width {
+        return s.to_string();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 1;
+    for c in s.chars().rev() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width {
+            break;
+        }
+        used += w;
+        kept.push(c);
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
