@@ -6,10 +6,12 @@
 mod engine;
 mod export;
 mod login;
+pub mod opener;
 mod pipeline;
 mod reschedule_log;
 mod source;
 mod token_lookup;
+pub mod workspace;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,18 +48,7 @@ pub struct DashboardOptions {
     pub demo: bool,
 }
 
-/// The host of a base URL, for the status bar.
-fn host_of(base_url: &str) -> String {
-    url::Url::parse(base_url)
-        .ok()
-        .and_then(|u| {
-            u.host_str().map(|h| match u.port() {
-                Some(p) => format!("{h}:{p}"),
-                None => h.to_string(),
-            })
-        })
-        .unwrap_or_else(|| base_url.to_string())
-}
+use crate::app::profiles::host_of;
 
 /// The app's configuration from the options and the environment (`NO_COLOR`).
 pub fn app_config(opts: &DashboardOptions) -> AppConfig {
@@ -131,19 +122,53 @@ pub fn build_engine_with(
         .unwrap_or_default();
     let mut app = App::new(config, &remembered, size, Now::current());
     app.set_forms_config(forms);
+    let views_path = crate::config::views::views_path();
+    app.set_workspace(workspace_of(opts, views_path.as_deref()));
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let source: Option<Arc<dyn DataSource>> = opts
         .client
         .clone()
         .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
     let reason = token_lookup::not_logged_in(&opts.profile);
-    let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
+    let mut engine = Engine::new(app, source, reason, opts.state_file.clone())
+        .with_channel(tx, rx)
+        .with_workspace(workspace::WorkspaceContext {
+            settings: opts.settings.clone(),
+            keyring: crate::credentials::Keyring::platform(),
+            opener: opener::Opener::from_settings(opts.settings.ui.opener.as_deref()),
+        });
     let lookup = lookup.filter(|_| opts.client.is_none());
     let looking_up = lookup.is_some();
     if let Some(lookup) = lookup {
         engine = engine.with_token_lookup(lookup);
     }
     setup_login(engine, opts, looking_up)
+}
+
+/// The saved views (from `views_path`, problems shown once), the config's profiles with
+/// their web UI templates, the active profile.
+pub fn workspace_of(
+    opts: &DashboardOptions,
+    views_path: Option<&std::path::Path>,
+) -> crate::app::workspace::Workspace {
+    let file = views_path
+        .map(crate::config::views::load_views)
+        .unwrap_or_default();
+    let mut profiles: std::collections::BTreeMap<String, Option<String>> = opts
+        .settings
+        .profiles
+        .iter()
+        .map(|(name, p)| (name.clone(), p.web_url.clone()))
+        .collect();
+    profiles.entry(opts.profile.clone()).or_insert(None);
+    crate::app::workspace::Workspace {
+        views: file.views,
+        views_path: views_path.map(std::path::Path::to_path_buf),
+        profiles,
+        profile: opts.profile.clone(),
+        history: Vec::new(),
+        problems: file.problems,
+    }
 }
 
 /// Without a token (and none being looked up), the login dialog first; without a token at

@@ -118,6 +118,9 @@ impl App {
                 fx.extend(self.load(self.active, true));
                 fx
             }
+            DialogResult::Palette { line, command } => self.run_command(&line, command),
+            DialogResult::OpenView(name) => self.open_view(&name),
+            DialogResult::EditView(edit) => self.edit_view(edit),
         }
     }
 

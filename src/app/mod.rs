@@ -12,11 +12,15 @@ mod loading;
 pub mod message;
 pub mod persist;
 pub mod pipeline;
+pub mod profiles;
 pub mod resources;
 pub mod table;
 pub mod timeline;
 mod timing;
+pub mod views;
+mod web;
 pub mod widgets;
+pub mod workspace;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -148,6 +152,10 @@ pub struct App {
     pub currency_chip: Option<String>,
     /// The Projects tab's timeline view, while shown instead of the table.
     pub timeline: Option<timeline::TimelineView>,
+    /// Saved views, profiles and the palette's history (`app::workspace`).
+    pub workspace: workspace::Workspace,
+    /// Each other profile's tabs, kept while another is active (`:profile`).
+    parked_tabs: HashMap<String, Vec<TabState>>,
 }
 
 impl App {
@@ -192,6 +200,11 @@ impl App {
             pipeline_visible: false,
             currency_chip: None,
             timeline: None,
+            workspace: workspace::Workspace {
+                history: remembered.palette_history.clone(),
+                ..Default::default()
+            },
+            parked_tabs: HashMap::new(),
         }
     }
 
@@ -240,6 +253,7 @@ impl App {
                 .iter()
                 .map(|t| (t.resource.kind, PersistedTab::of(t)))
                 .collect(),
+            palette_history: self.workspace.history.clone(),
         }
     }
 
@@ -324,6 +338,15 @@ impl App {
             Message::Summary { id, event } => self.on_summary(id, event),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
+            Message::Notice { text, error } => {
+                if error {
+                    self.show_error(text);
+                } else {
+                    self.note(text);
+                }
+                Vec::new()
+            }
+            Message::ProfileSwitched { profile, result } => self.profile_switched(profile, *result),
         };
         self.after_update(&mut fx);
         fx

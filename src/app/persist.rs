@@ -14,6 +14,8 @@ use crate::app::table::tab::{TabState, clamp_per_page};
 pub struct PersistedState {
     pub active_tab: Option<TabKind>,
     pub tabs: BTreeMap<TabKind, PersistedTab>,
+    /// The palette's commands, oldest first.
+    pub palette_history: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

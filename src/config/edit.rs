@@ -54,7 +54,7 @@ pub fn save_profile_base_url(
 }
 
 /// Writes beside the target and renames over it, so a crash never leaves half a file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

@@ -175,12 +175,14 @@ mod tests {
             "work".into(),
             Profile {
                 base_url: Some("https://crm.example.com/".into()),
+                ..Profile::default()
             },
         );
         s.profiles.insert(
             "staging".into(),
             Profile {
                 base_url: Some("https://staging.example.com".into()),
+                ..Profile::default()
             },
         );
         s

@@ -50,6 +50,10 @@ pub struct Engine {
     /// Reschedule-log reads on the blocking pool whose answer has not been handled yet (so
     /// `settle` waits for them).
     log_reads: usize,
+    /// Views file, opener and profiles for the palette's effects (`runtime::workspace`).
+    workspace: Option<super::workspace::WorkspaceContext>,
+    /// Profile switches whose client is still being made (so `settle` waits for them).
+    switches: usize,
 }
 
 /// Finds the token and makes the client (the keyring read, off the loop).
@@ -77,7 +81,15 @@ impl Engine {
             lookup: None,
             deferred: Vec::new(),
             log_reads: 0,
+            workspace: None,
+            switches: 0,
         }
+    }
+
+    /// Lets the palette's effects (views file, `o`, `:profile`) run with this context.
+    pub fn with_workspace(mut self, cx: super::workspace::WorkspaceContext) -> Engine {
+        self.workspace = Some(cx);
+        self
     }
 
     /// The source comes from `lookup`, started by `start`; until it answers, requests wait.
@@ -153,6 +165,9 @@ impl Engine {
             Message::RescheduleLog { .. } => {
                 self.log_reads = self.log_reads.saturating_sub(1);
             }
+            Message::ProfileSwitched { .. } => {
+                self.switches = self.switches.saturating_sub(1);
+            }
             _ => {}
         }
         let fx = self.app.update(msg, Now::current());
@@ -201,6 +216,7 @@ impl Engine {
             let horizon = Instant::now() + quiet;
             let idle = self.app.requests_in_flight() == 0
                 && self.log_reads == 0
+                && self.switches == 0
                 && !self.app.busy()
                 && self.app.next_deadline().is_none_or(|d| d > horizon)
                 && self.rx.is_empty();
@@ -306,6 +322,29 @@ impl Engine {
                 Effect::SaveState(state) => self.save_state(&state),
                 Effect::Suspend => out.push(TermAction::Suspend),
                 Effect::Redraw => out.push(TermAction::Redraw),
+                Effect::EditViews { path, edit } => {
+                    super::workspace::edit_views_file(self.tx.clone(), path, edit)
+                }
+                Effect::OpenUrl { url } => {
+                    let opener = match &self.workspace {
+                        Some(cx) => cx.opener.clone(),
+                        None => super::opener::Opener::from_settings(None),
+                    };
+                    super::workspace::open_url(self.tx.clone(), opener, url);
+                }
+                Effect::Sync => super::workspace::sync_unavailable(&self.tx),
+                Effect::SwitchProfile { name } => match &self.workspace {
+                    Some(cx) => {
+                        self.switches += 1;
+                        super::workspace::switch_profile(self.tx.clone(), cx.clone(), name)
+                    }
+                    None => {
+                        let _ = self.tx.send(Message::ProfileSwitched {
+                            profile: name,
+                            result: Box::new(Err("profiles cannot be switched here".into())),
+                        });
+                    }
+                },
                 Effect::Quit => {
                     for (_, h) in self.tasks.drain() {
                         h.abort();

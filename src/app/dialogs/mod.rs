@@ -26,7 +26,9 @@ pub mod export;
 pub mod help;
 pub mod includes;
 pub mod login;
+pub mod palette;
 pub mod reschedule;
+pub mod views_picker;
 
 use std::path::PathBuf;
 
@@ -39,7 +41,9 @@ use self::export::ExportDialog;
 use self::help::HelpView;
 use self::includes::IncludesPicker;
 use self::login::LoginDialog;
+use self::palette::PaletteDialog;
 use self::reschedule::RescheduleForm;
+use self::views_picker::ViewsPicker;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::{Action, Hint, KeyMap};
 use crate::app::message::Message;
@@ -139,6 +143,15 @@ pub enum DialogResult {
         note: String,
         client: crate::app::effects::NewClient,
     },
+    /// The palette accepted a command (`line` as typed, for the history).
+    Palette {
+        line: String,
+        command: palette::grammar::Command,
+    },
+    /// Open this saved view (the `:views` picker).
+    OpenView(String),
+    /// A saved view was deleted or renamed in the picker.
+    EditView(crate::config::views::ViewEdit),
 }
 
 /// A contact a dialog points at.
@@ -241,6 +254,8 @@ pub enum Overlay {
     ContactForm(Box<ContactForm>),
     Reschedule(Box<RescheduleForm>),
     Login(LoginDialog),
+    Palette(Box<PaletteDialog>),
+    Views(Box<ViewsPicker>),
 }
 
 impl Overlay {
@@ -254,6 +269,8 @@ impl Overlay {
             Overlay::ContactForm(d) => d.as_mut(),
             Overlay::Reschedule(d) => d.as_mut(),
             Overlay::Login(d) => d,
+            Overlay::Palette(d) => d.as_mut(),
+            Overlay::Views(d) => d.as_mut(),
         }
     }
 
@@ -267,6 +284,8 @@ impl Overlay {
             Overlay::ContactForm(d) => d.as_ref(),
             Overlay::Reschedule(d) => d.as_ref(),
             Overlay::Login(d) => d,
+            Overlay::Palette(d) => d.as_ref(),
+            Overlay::Views(d) => d.as_ref(),
         }
     }
 }

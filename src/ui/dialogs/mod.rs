@@ -8,7 +8,9 @@ pub mod export;
 pub mod help;
 pub mod includes;
 pub mod login;
+pub mod palette;
 pub mod reschedule;
+pub mod views_picker;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,6 +30,8 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), keys, theme),
         Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), keys, theme),
         Overlay::Login(l) => login::draw(f, area, l, spinner(app), keys, theme),
+        Overlay::Palette(p) => palette::draw(f, area, p, keys, theme),
+        Overlay::Views(v) => views_picker::draw(f, area, v, app, theme),
     }
 }
 

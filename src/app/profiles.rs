@@ -1,0 +1,105 @@
+//! `:profile NAME`: switching profile without restarting. The runtime makes a client bound
+//! to that profile's base URL with that profile's token (`Effect::SwitchProfile`); only when
+//! it answers does the app park the old profile's tabs, cancel its requests, forget its
+//! cached pages and put the new client in place, so no request of one profile goes out with
+//! the other's token or to the other's host.
+
+use super::App;
+use crate::app::effects::{Effect, NewClient};
+use crate::app::resources::{Resource, TabKind};
+use crate::app::table::tab::TabState;
+use crate::app::workspace::Workspace;
+
+impl App {
+    /// The views, profiles and history the runtime read at start (the history already
+    /// remembered is kept).
+    pub fn set_workspace(&mut self, mut ws: Workspace) {
+        if ws.history.is_empty() {
+            ws.history = std::mem::take(&mut self.workspace.history);
+        }
+        if !ws.problems.is_empty() {
+            let text = ws.problems.join("; ");
+            self.status.note = Some((text, self.now + std::time::Duration::from_secs(15)));
+        }
+        self.workspace = ws;
+    }
+
+    pub(crate) fn switch_profile(&mut self, name: &str) -> Vec<Effect> {
+        if name == self.workspace.profile {
+            self.note(format!("Already on profile {name}"));
+            return Vec::new();
+        }
+        self.note(format!("Switching to profile {name}…"));
+        vec![Effect::SwitchProfile {
+            name: name.to_string(),
+        }]
+    }
+
+    pub(super) fn profile_switched(
+        &mut self,
+        profile: String,
+        result: Result<NewClient, String>,
+    ) -> Vec<Effect> {
+        let client = match result {
+            Ok(c) => c,
+            Err(e) => {
+                self.show_error(format!("Profile {profile} not switched to: {e}"));
+                return Vec::new();
+            }
+        };
+        let host = host_of(client.0.base_url().as_str());
+        // The old profile's requests stop; its pages are not shown under the new one.
+        let mut fx: Vec<Effect> = self
+            .in_flight
+            .drain()
+            .map(|(id, _)| Effect::Cancel(id))
+            .collect();
+        self.cache.clear();
+        let fresh = || -> Vec<TabState> {
+            TabKind::ALL
+                .iter()
+                .map(|k| TabState::new(Resource::of(*k), self.config.per_page))
+                .collect()
+        };
+        let next = self.parked_tabs.remove(&profile).unwrap_or_else(fresh);
+        let mut old = std::mem::replace(&mut self.tabs, next);
+        for t in &mut old {
+            t.pending = None;
+        }
+        for t in &mut self.tabs {
+            t.pending = None;
+        }
+        let previous = std::mem::replace(&mut self.workspace.profile, profile.clone());
+        self.parked_tabs.insert(previous, old);
+        self.pipeline = None;
+        self.pipeline_visible = false;
+        self.timeline = None;
+        self.currency_chip = None;
+        let demo = self.config.profile.ends_with(" (demo)");
+        self.config.profile = if demo {
+            format!("{profile} (demo)")
+        } else {
+            profile.clone()
+        };
+        self.config.host = host;
+        self.status.error = None;
+        self.note(format!("Profile {profile} @ {}", self.config.host));
+        // The client first: the page requests below go out with its token.
+        fx.push(Effect::UseClient(client));
+        fx.extend(self.load(self.active, true));
+        fx
+    }
+}
+
+/// The host of a base URL, for the status bar.
+pub fn host_of(base_url: &str) -> String {
+    url::Url::parse(base_url)
+        .ok()
+        .and_then(|u| {
+            u.host_str().map(|h| match u.port() {
+                Some(p) => format!("{h}:{p}"),
+                None => h.to_string(),
+            })
+        })
+        .unwrap_or_else(|| base_url.to_string())
+}
