@@ -121,6 +121,7 @@ impl App {
             DialogResult::Palette { line, command } => self.run_command(&line, command),
             DialogResult::OpenView(name) => self.open_view(&name),
             DialogResult::EditView(edit) => self.edit_view(edit),
+            DialogResult::SetColumns(ids) => self.set_columns(self.active, &ids),
         }
     }
 

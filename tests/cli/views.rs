@@ -70,7 +70,14 @@ fn a_view_fills_the_query() {
 
     // Options given win over the view.
     run(env.cmd(&[
-        "deals", "list", "--view", "open-big", "--status", "won", "--per-page", "5",
+        "deals",
+        "list",
+        "--view",
+        "open-big",
+        "--status",
+        "won",
+        "--per-page",
+        "5",
     ]))
     .code(0);
     let q = query_of(&env, "deals");
@@ -79,7 +86,10 @@ fn a_view_fills_the_query() {
 
     run(env.cmd(&["contacts", "list", "--view", "adas"])).code(0);
     let q = query_of(&env, "contacts");
-    assert!(q.contains("full_name=Ada") && q.contains("sort_by=email"), "{q}");
+    assert!(
+        q.contains("full_name=Ada") && q.contains("sort_by=email"),
+        "{q}"
+    );
     run(env.cmd(&["projects", "list", "--view", "active"])).code(0);
     assert!(query_of(&env, "projects").contains("status=active"));
 }
@@ -114,13 +124,20 @@ fn a_bad_view_is_a_usage_error_that_says_why() {
         let line = out.error_line();
         assert!(line.contains(says), "{args:?}: {line}");
     }
-    assert!(env.requests_to("GET", "deals").is_empty(), "nothing is sent");
+    assert!(
+        env.requests_to("GET", "deals").is_empty(),
+        "nothing is sent"
+    );
 }
 
 #[test]
 fn a_broken_views_file_names_its_line() {
     let env = Env::new();
-    std::fs::write(env.dir.path().join("views.toml"), "[views.x\nresource = 1\n").unwrap();
+    std::fs::write(
+        env.dir.path().join("views.toml"),
+        "[views.x\nresource = 1\n",
+    )
+    .unwrap();
     let out = run(env.cmd(&["deals", "list", "--view", "x"])).code(2);
     let line = out.error_line();
     assert!(line.contains("views.toml, line 1"), "{line}");

@@ -473,3 +473,104 @@ fn snapshots_of_the_palette_at_80x24() {
     h.key(KeyCode::Enter);
     insta::assert_snapshot!("palette_error_80x24", h.render());
 }
+
+fn header(h: &Harness) -> String {
+    h.render().lines().nth(2).unwrap_or_default().to_string()
+}
+
+#[test]
+fn columns_are_chosen_ordered_saved_and_remembered() {
+    use crmdash::app::resources::ColumnId;
+    let mut h = harness();
+    assert!(header(&h).starts_with("│Name"), "{}", header(&h));
+    // Direct: `:columns value,name,status`.
+    let fx = run(&mut h, "columns value,name,status");
+    assert!(
+        fx.is_empty(),
+        "the cached page is re-picked, nothing fetched: {fx:?}"
+    );
+    let head = header(&h);
+    assert!(
+        head.trim_start_matches('│')
+            .trim_start()
+            .starts_with("Value"),
+        "{head}"
+    );
+    let (v, n, s) = (
+        head.find("Value").unwrap(),
+        head.find("Name").unwrap(),
+        head.find("Status").unwrap(),
+    );
+    assert!(v < n && n < s && !head.contains("Account"), "{head}");
+    let row = h.render().lines().nth(3).unwrap().to_string();
+    assert!(
+        row.contains("500.00") && row.contains("Acme renewal #1"),
+        "{row}"
+    );
+    run(&mut h, "columns nope");
+    assert!(
+        palette(&h)
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("use name, status, value, account")
+    );
+    h.key(KeyCode::Esc);
+
+    // The picker: Space hides, Shift-Down / J moves, Enter applies.
+    run(&mut h, "columns");
+    let items = |h: &Harness| match h.app.overlays.last() {
+        Some(Overlay::Columns(c)) => c.items.iter().map(|i| (i.1, i.2)).collect::<Vec<_>>(),
+        _ => panic!("no picker"),
+    };
+    assert_eq!(
+        &items(&h)[..4],
+        [
+            ("Value", true),
+            ("Name", true),
+            ("Status", true),
+            ("Account", false)
+        ]
+    );
+    h.ch('J');
+    assert_eq!(&items(&h)[..2], [("Name", true), ("Value", true)]);
+    // Hide Status, show Account.
+    h.key(KeyCode::Down);
+    h.ch(' ');
+    h.key(KeyCode::Down);
+    h.ch(' ');
+    h.key(KeyCode::Enter);
+    assert!(h.app.overlays.is_empty());
+    assert_eq!(
+        h.app.tab().resource.column_ids(),
+        [ColumnId::Name, ColumnId::Value, ColumnId::Account]
+    );
+    // Saved with a view, and remembered for the next run.
+    let fx = run(&mut h, "save picked");
+    let Some(Effect::EditViews {
+        edit: ViewEdit::Save { view, .. },
+        ..
+    }) = fx.first()
+    else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(
+        view.columns.as_deref(),
+        Some(&["name".to_string(), "value".into(), "account".into()][..])
+    );
+    let state = h.app.remembered();
+    let now = Now {
+        at: tokio::time::Instant::now(),
+        wall: wall0(),
+    };
+    let app = App::new(test_config(), &state, (100, 30), now);
+    assert_eq!(
+        app.tab_of(TabKind::Deals).resource.column_ids(),
+        [ColumnId::Name, ColumnId::Value, ColumnId::Account]
+    );
+    // A view without columns brings the resource's own back.
+    run(&mut h, "view open-big");
+    assert!(h.app.tab().resource.default_columns());
+    run(&mut h, "view picked");
+    assert_eq!(h.app.tab().resource.columns.len(), 3);
+}

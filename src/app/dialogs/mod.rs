@@ -19,6 +19,7 @@
 //! the rest of the screen must do goes back to the app as a `DialogResult`. `guards_quit`
 //! makes quitting ask once; `busy` turns the spinner.
 
+pub mod columns_picker;
 pub mod confirm;
 pub mod contact_form;
 pub mod detail;
@@ -34,6 +35,7 @@ use std::path::PathBuf;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
+use self::columns_picker::ColumnsPicker;
 use self::confirm::ConfirmQuit;
 use self::contact_form::ContactForm;
 use self::detail::DetailView;
@@ -152,6 +154,8 @@ pub enum DialogResult {
     OpenView(String),
     /// A saved view was deleted or renamed in the picker.
     EditView(crate::config::views::ViewEdit),
+    /// Show these columns of the active tab, in this order.
+    SetColumns(Vec<crate::app::resources::ColumnId>),
 }
 
 /// A contact a dialog points at.
@@ -256,6 +260,7 @@ pub enum Overlay {
     Login(LoginDialog),
     Palette(Box<PaletteDialog>),
     Views(Box<ViewsPicker>),
+    Columns(Box<ColumnsPicker>),
 }
 
 impl Overlay {
@@ -271,6 +276,7 @@ impl Overlay {
             Overlay::Login(d) => d,
             Overlay::Palette(d) => d.as_mut(),
             Overlay::Views(d) => d.as_mut(),
+            Overlay::Columns(d) => d.as_mut(),
         }
     }
 
@@ -286,6 +292,7 @@ impl Overlay {
             Overlay::Login(d) => d,
             Overlay::Palette(d) => d.as_ref(),
             Overlay::Views(d) => d.as_ref(),
+            Overlay::Columns(d) => d.as_ref(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Drawing of each overlay: one file per dialog, named as its state in `app::dialogs`;
 //! `draw` picks by variant.
 
+pub mod columns_picker;
 pub mod confirm;
 pub mod contact_form;
 pub mod detail;
@@ -32,6 +33,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Login(l) => login::draw(f, area, l, spinner(app), keys, theme),
         Overlay::Palette(p) => palette::draw(f, area, p, keys, theme),
         Overlay::Views(v) => views_picker::draw(f, area, v, app, theme),
+        Overlay::Columns(c) => columns_picker::draw(f, area, c, app, theme),
     }
 }
 

@@ -35,6 +35,8 @@ pub enum Command {
     Save(String),
     Views,
     Profile(String),
+    /// `:columns` opens the picker; `:columns name,value` sets them.
+    Columns(Option<Vec<&'static str>>),
     Sync,
     Help,
     Quit,
@@ -62,6 +64,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("save", "NAME: save this tab's query as a view"),
     ("views", "list saved views (open, rename, delete)"),
     ("profile", "NAME: switch profile"),
+    ("columns", "[A,B,...]: choose and order the columns"),
     ("sync", "refresh the local mirror"),
     ("help", "keys and commands"),
     ("q", "quit"),
@@ -198,6 +201,17 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
                     cx.profiles.join(", ")
                 ))
             }
+        }
+        "columns" | "cols" => {
+            if args.is_empty() {
+                return Ok(Command::Columns(None));
+            }
+            let list: Vec<String> = args
+                .iter()
+                .flat_map(|a| a.split(','))
+                .map(str::to_string)
+                .collect();
+            views::check_columns(&active, &list).map(|c| Command::Columns(Some(c)))
         }
         "sync" => none().map(|()| Command::Sync),
         "help" | "h" | "?" => none().map(|()| Command::Help),

@@ -4,9 +4,11 @@
 use super::PaletteDialog;
 use super::grammar::{Command, PaletteContext};
 use crate::app::dialogs::Overlay;
+use crate::app::dialogs::columns_picker::ColumnsPicker;
 use crate::app::dialogs::views_picker::ViewsPicker;
 use crate::app::effects::Effect;
 use crate::app::keymap::Action;
+use crate::app::resources::ColumnId;
 use crate::app::table::tab::clamp_per_page;
 use crate::app::views::{self, ViewQuery};
 use crate::app::{App, TabKind as Kind};
@@ -72,6 +74,15 @@ impl App {
                 Vec::new()
             }
             Command::Profile(name) => self.switch_profile(&name),
+            Command::Columns(None) => {
+                let picker = ColumnsPicker::new(&self.tab().resource);
+                self.overlays.push(Overlay::Columns(Box::new(picker)));
+                Vec::new()
+            }
+            Command::Columns(Some(titles)) => {
+                let ids = self.column_ids(self.active, &titles);
+                self.set_columns(self.active, &ids)
+            }
             Command::Sync => vec![Effect::Sync],
             Command::Help => self.on_action(Action::Help),
             Command::Quit => self.request_quit(),
@@ -138,6 +149,13 @@ impl App {
         if let Some(p) = q.per_page {
             tab.per_page = clamp_per_page(p);
         }
+        let columns = q.columns.as_ref().map(|titles| {
+            titles
+                .iter()
+                .filter_map(|t| tab.resource.all_columns().iter().find(|c| c.title == *t))
+                .map(|c| c.id)
+                .collect::<Vec<_>>()
+        });
         let changed = tab.spec() != before;
         if let Some(p) = q.page {
             tab.page = p;
@@ -156,6 +174,24 @@ impl App {
                 )
             });
         let filters_changed = tab.filters != before.filters;
+        // A view without `columns` shows the resource's own.
+        if replace_filters || columns.is_some() {
+            let all: Vec<ColumnId> = tab.resource.all_columns().iter().map(|c| c.id).collect();
+            let ids = columns.unwrap_or(all);
+            tab.set_columns(&ids);
+            let needed: Vec<&'static str> = tab
+                .resource
+                .columns
+                .iter()
+                .filter_map(|c| c.include)
+                .collect();
+            for i in needed {
+                if !tab.includes.contains(&i) && q.includes.is_none() {
+                    tab.includes.push(i);
+                    tab.includes.sort();
+                }
+            }
+        }
         let loaded = tab.shown.is_some() || tab.pending.is_some();
         if tab.spec() != before || !loaded {
             fx.extend(self.load(kind, false));
@@ -171,6 +207,42 @@ impl App {
         self.tab_mut().scroll_into_view(rows);
         self.dirty = true;
         fx
+    }
+
+    /// Column titles (as checked by the grammar) to ids.
+    fn column_ids(&self, kind: Kind, titles: &[&'static str]) -> Vec<ColumnId> {
+        let all = self.tab_of(kind).resource.all_columns();
+        titles
+            .iter()
+            .filter_map(|t| all.iter().find(|c| c.title == *t))
+            .map(|c| c.id)
+            .collect()
+    }
+
+    /// Shows these columns on the tab; a column whose relation is not requested yet adds
+    /// it to the includes (and reloads), so it shows something.
+    pub(crate) fn set_columns(&mut self, kind: Kind, ids: &[ColumnId]) -> Vec<Effect> {
+        let tab = &mut self.tabs[kind.index()];
+        tab.set_columns(ids);
+        let mut added = false;
+        let needed: Vec<&'static str> = tab
+            .resource
+            .columns
+            .iter()
+            .filter_map(|c| c.include)
+            .collect();
+        for i in needed {
+            if !tab.includes.contains(&i) {
+                tab.includes.push(i);
+                added = true;
+            }
+        }
+        tab.includes.sort();
+        self.dirty = true;
+        if added {
+            return self.load(kind, false);
+        }
+        Vec::new()
     }
 
     /// `:view NAME`: the saved view on its tab, or what is wrong with it.
@@ -208,7 +280,15 @@ impl App {
 
     /// `:save NAME`: the active tab's query as a view, kept in the views file.
     fn save_view(&mut self, name: String) -> Vec<Effect> {
-        let view = views::view_of_tab(self.tab(), None);
+        let t = self.tab();
+        let columns = (!t.resource.default_columns()).then(|| {
+            t.resource
+                .columns
+                .iter()
+                .map(|c| views::column_name(c.title))
+                .collect()
+        });
+        let view = views::view_of_tab(t, columns);
         let replaced = self
             .workspace
             .views
