@@ -122,6 +122,7 @@ impl App {
             DialogResult::OpenView(name) => self.open_view(&name),
             DialogResult::EditView(edit) => self.edit_view(edit),
             DialogResult::SetColumns(ids) => self.set_columns(self.active, &ids),
+            DialogResult::SwitchProfile(name) => self.switch_profile(&name),
         }
     }
 

@@ -574,3 +574,20 @@ fn columns_are_chosen_ordered_saved_and_remembered() {
     run(&mut h, "view picked");
     assert_eq!(h.app.tab().resource.columns.len(), 3);
 }
+
+#[test]
+fn bare_profile_opens_a_picker() {
+    let mut h = harness();
+    assert!(run(&mut h, "profile").is_empty());
+    assert!(
+        matches!(h.app.overlays.last(), Some(Overlay::Profiles(p)) if p.profiles == ["default", "work"] && p.cursor == 0)
+    );
+    h.key(KeyCode::Down);
+    assert_eq!(
+        h.key(KeyCode::Enter),
+        [Effect::SwitchProfile {
+            name: "work".into()
+        }]
+    );
+    assert!(h.app.overlays.is_empty());
+}

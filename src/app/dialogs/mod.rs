@@ -28,6 +28,7 @@ pub mod help;
 pub mod includes;
 pub mod login;
 pub mod palette;
+pub mod profiles_picker;
 pub mod reschedule;
 pub mod views_picker;
 
@@ -44,6 +45,7 @@ use self::help::HelpView;
 use self::includes::IncludesPicker;
 use self::login::LoginDialog;
 use self::palette::PaletteDialog;
+use self::profiles_picker::ProfilesPicker;
 use self::reschedule::RescheduleForm;
 use self::views_picker::ViewsPicker;
 use crate::app::effects::{Effect, RequestId};
@@ -156,6 +158,8 @@ pub enum DialogResult {
     EditView(crate::config::views::ViewEdit),
     /// Show these columns of the active tab, in this order.
     SetColumns(Vec<crate::app::resources::ColumnId>),
+    /// Switch to this profile (the profiles picker).
+    SwitchProfile(String),
 }
 
 /// A contact a dialog points at.
@@ -261,6 +265,7 @@ pub enum Overlay {
     Palette(Box<PaletteDialog>),
     Views(Box<ViewsPicker>),
     Columns(Box<ColumnsPicker>),
+    Profiles(Box<ProfilesPicker>),
 }
 
 impl Overlay {
@@ -277,6 +282,7 @@ impl Overlay {
             Overlay::Palette(d) => d.as_mut(),
             Overlay::Views(d) => d.as_mut(),
             Overlay::Columns(d) => d.as_mut(),
+            Overlay::Profiles(d) => d.as_mut(),
         }
     }
 
@@ -293,6 +299,7 @@ impl Overlay {
             Overlay::Palette(d) => d.as_ref(),
             Overlay::Views(d) => d.as_ref(),
             Overlay::Columns(d) => d.as_ref(),
+            Overlay::Profiles(d) => d.as_ref(),
         }
     }
 }

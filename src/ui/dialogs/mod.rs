@@ -10,6 +10,7 @@ pub mod help;
 pub mod includes;
 pub mod login;
 pub mod palette;
+pub mod profiles_picker;
 pub mod reschedule;
 pub mod views_picker;
 
@@ -34,6 +35,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Palette(p) => palette::draw(f, area, p, keys, theme),
         Overlay::Views(v) => views_picker::draw(f, area, v, app, theme),
         Overlay::Columns(c) => columns_picker::draw(f, area, c, app, theme),
+        Overlay::Profiles(p) => profiles_picker::draw(f, area, p, app, theme),
     }
 }
 

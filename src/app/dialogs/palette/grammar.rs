@@ -34,7 +34,8 @@ pub enum Command {
     View(String),
     Save(String),
     Views,
-    Profile(String),
+    /// `:profile NAME` switches; bare `:profile` opens the picker.
+    Profile(Option<String>),
     /// `:columns` opens the picker; `:columns name,value` sets them.
     Columns(Option<Vec<&'static str>>),
     Sync,
@@ -63,7 +64,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("view", "NAME: open a saved view"),
     ("save", "NAME: save this tab's query as a view"),
     ("views", "list saved views (open, rename, delete)"),
-    ("profile", "NAME: switch profile"),
+    ("profile", "[NAME]: switch profile (without NAME: pick one)"),
     ("columns", "[A,B,...]: choose and order the columns"),
     ("sync", "refresh the local mirror"),
     ("help", "keys and commands"),
@@ -191,10 +192,13 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             Ok(Command::Save(name.clone()))
         }
         "views" => none().map(|()| Command::Views),
-        "profile" => {
+        "profile" | "profiles" => {
+            if args.is_empty() {
+                return Ok(Command::Profile(None));
+            }
             let name = one(&format!("a profile: {}", cx.profiles.join(", ")))?;
             if cx.profiles.iter().any(|p| p == name) {
-                Ok(Command::Profile(name.clone()))
+                Ok(Command::Profile(Some(name.clone())))
             } else {
                 Err(format!(
                     "no profile '{name}': use {} (profiles are [profiles.NAME] in the config file)",

@@ -5,6 +5,7 @@ use super::PaletteDialog;
 use super::grammar::{Command, PaletteContext};
 use crate::app::dialogs::Overlay;
 use crate::app::dialogs::columns_picker::ColumnsPicker;
+use crate::app::dialogs::profiles_picker::ProfilesPicker;
 use crate::app::dialogs::views_picker::ViewsPicker;
 use crate::app::effects::Effect;
 use crate::app::keymap::Action;
@@ -73,7 +74,15 @@ impl App {
                     .push(Overlay::Views(Box::new(ViewsPicker::new(names))));
                 Vec::new()
             }
-            Command::Profile(name) => self.switch_profile(&name),
+            Command::Profile(Some(name)) => self.switch_profile(&name),
+            Command::Profile(None) => {
+                let picker = ProfilesPicker::new(
+                    self.workspace.profile_names(),
+                    self.workspace.profile.clone(),
+                );
+                self.overlays.push(Overlay::Profiles(Box::new(picker)));
+                Vec::new()
+            }
             Command::Columns(None) => {
                 let picker = ColumnsPicker::new(&self.tab().resource);
                 self.overlays.push(Overlay::Columns(Box::new(picker)));

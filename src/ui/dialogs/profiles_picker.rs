@@ -1,0 +1,33 @@
+//! The profiles list of `:profile`.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::App;
+use crate::app::dialogs::profiles_picker::{PROFILES_HINTS, ProfilesPicker};
+use crate::ui::common::modal;
+use crate::ui::theme::Theme;
+
+pub fn draw(f: &mut Frame, area: Rect, p: &ProfilesPicker, app: &App, theme: &Theme) {
+    let m = modal::centered(area, 48, p.profiles.len() as u16 + 5);
+    let footer = app
+        .keymap
+        .hint_text(PROFILES_HINTS, m.width.saturating_sub(4));
+    let inner = modal::frame(f, m, "Profiles", &footer, theme);
+    let mut lines = vec![Line::from(Span::styled(
+        "Switch to ([profiles.NAME] in the config file):",
+        theme.dim,
+    ))];
+    for (i, name) in p.profiles.iter().enumerate() {
+        let mark = if *name == p.active { "●" } else { " " };
+        let style = if i == p.cursor {
+            theme.selected
+        } else {
+            ratatui::style::Style::new()
+        };
+        lines.push(Line::from(Span::styled(format!(" {mark} {name}"), style)));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
