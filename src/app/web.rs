@@ -41,7 +41,7 @@ impl App {
         let profile = self.workspace.profile.clone();
         let Some(template) = self.workspace.web_url().map(str::to_string) else {
             self.note(format!(
-                "No web address for profile {profile}: add web_url = \"https://crm.example.com/{{resource}}/{{id}}\" under [profiles.{profile}] in the config file"
+                "No web_url for profile {profile}: set [profiles.{profile}] web_url = \"https://crm.example.com/{{resource}}/{{id}}\" in config.toml"
             ));
             return Vec::new();
         };

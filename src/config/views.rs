@@ -284,10 +284,17 @@ mod tests {
         .unwrap();
         let read = load_views(&p);
         assert_eq!(read.views.keys().collect::<Vec<_>>(), ["big"]);
+        // A comment above a view moves with it, other views and their comments stay.
+        let mut text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.starts_with("# my views\n[views.big]"), "{text}");
+        text.push_str("\n# the other one\n[views.other]\nresource = \"contacts\"\n");
+        std::fs::write(&p, &text).unwrap();
         edit_views(&p, &ViewEdit::Delete { name: "big".into() }).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
-        assert!(text.starts_with("# my views"), "{text}");
-        assert!(load_views(&p).views.is_empty());
+        assert!(text.contains("# the other one\n[views.other]"), "{text}");
+        assert_eq!(load_views(&p).views.keys().collect::<Vec<_>>(), ["other"]);
+        let e = edit_views(&p, &ViewEdit::Delete { name: "big".into() }).unwrap_err();
+        assert!(e.to_string().contains("there is no view 'big'"), "{e}");
     }
 
     #[test]

@@ -330,6 +330,11 @@ impl Engine {
                         Some(cx) => cx.opener.clone(),
                         None => super::opener::Opener::from_settings(None),
                     };
+                    // An SSH session: the address goes on the clipboard (OSC 52 reaches the
+                    // local terminal) as well as in the status bar.
+                    if !opener.can_open() {
+                        out.push(TermAction::Copy(url.clone()));
+                    }
                     super::workspace::open_url(self.tx.clone(), opener, url);
                 }
                 Effect::Sync => super::workspace::sync_unavailable(&self.tx),

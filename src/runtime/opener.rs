@@ -42,10 +42,18 @@ impl Opener {
         }
     }
 
+    /// Whether a browser can be started here: an opener chosen by the user always runs.
+    pub fn can_open(&self) -> bool {
+        self.configured || self.display
+    }
+
     /// Opens `url`; the text for the status bar and whether it is an error.
     pub fn open(&self, url: &str) -> (String, bool) {
-        if !self.configured && !self.display {
-            return (format!("No browser here (no DISPLAY): open {url}"), false);
+        if !self.can_open() {
+            return (
+                format!("No browser here (no DISPLAY), URL copied: {url}"),
+                false,
+            );
         }
         let Some((program, args)) = self.command.split_first() else {
             return (format!("No opener set: open {url}"), false);

@@ -240,12 +240,15 @@ async fn o_runs_the_opener_with_the_address_only() {
     for _ in 0..100 {
         e.settle(QUIET).await;
         note = e.app.status.note.clone().map(|n| n.0).unwrap_or_default();
-        if note.starts_with("No browser") {
+        if note.starts_with("No browser here") {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(note, format!("No browser here (no DISPLAY): open {url}"));
+    assert_eq!(
+        note,
+        format!("No browser here (no DISPLAY), URL copied: {url}")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

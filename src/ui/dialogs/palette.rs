@@ -12,12 +12,12 @@ use crate::app::keymap::KeyMap;
 use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 
-/// Command rows shown at most while the first word is typed.
-const COMMAND_ROWS: usize = 8;
-
 pub fn draw(f: &mut Frame, area: Rect, p: &PaletteDialog, keys: &KeyMap, theme: &Theme) {
     let width = area.width.saturating_sub(4).min(100);
     let text_width = width.saturating_sub(4).max(1) as usize;
+    let (top, rows) = crate::app::layout::dialog_rows(area);
+    // Command rows that fit: the box's borders, prompt and footer take four.
+    let command_rows = (rows.saturating_sub(5) as usize).max(1);
     let mut lines: Vec<Line> = Vec::new();
     let first_word = p.completions.start == 0
         || p.input.value()[..p.completions.start]
@@ -30,7 +30,12 @@ pub fn draw(f: &mut Frame, area: Rect, p: &PaletteDialog, keys: &KeyMap, theme: 
             .iter()
             .filter(|(c, _)| c.starts_with(typed))
             .collect();
-        for (c, what) in shown.iter().take(COMMAND_ROWS) {
+        let fit = if shown.len() > command_rows {
+            command_rows - 1
+        } else {
+            shown.len()
+        };
+        for (c, what) in shown.iter().take(fit) {
             let chosen = p
                 .chosen
                 .and_then(|k| p.completions.items.get(k))
@@ -41,9 +46,9 @@ pub fn draw(f: &mut Frame, area: Rect, p: &PaletteDialog, keys: &KeyMap, theme: 
                 Span::styled(clip(what, text_width.saturating_sub(9)), theme.dim),
             ]));
         }
-        if shown.len() > COMMAND_ROWS {
+        if shown.len() > fit {
             lines.push(Line::from(Span::styled(
-                format!("… {} more", shown.len() - COMMAND_ROWS),
+                format!("… {} more (type to narrow)", shown.len() - fit),
                 theme.dim,
             )));
         }
@@ -81,7 +86,6 @@ pub fn draw(f: &mut Frame, area: Rect, p: &PaletteDialog, keys: &KeyMap, theme: 
             .sum();
         ((len / text_width) as u16 + 1).min(3)
     };
-    let (top, rows) = crate::app::layout::dialog_rows(area);
     let h = (4 + list_rows + error_lines).min(rows);
     let m = Rect {
         x: area.x + (area.width - width) / 2,

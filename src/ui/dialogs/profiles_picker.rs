@@ -11,13 +11,13 @@ use crate::ui::common::modal;
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, p: &ProfilesPicker, app: &App, theme: &Theme) {
-    let m = modal::centered(area, 48, p.profiles.len() as u16 + 5);
+    let m = modal::centered(area, 56, p.profiles.len() as u16 + 5);
     let footer = app
         .keymap
         .hint_text(PROFILES_HINTS, m.width.saturating_sub(4));
     let inner = modal::frame(f, m, "Profiles", &footer, theme);
     let mut lines = vec![Line::from(Span::styled(
-        "Switch to ([profiles.NAME] in the config file):",
+        "Switch to (profiles: [profiles.NAME] in config.toml):",
         theme.dim,
     ))];
     for (i, name) in p.profiles.iter().enumerate() {

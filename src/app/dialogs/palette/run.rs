@@ -310,7 +310,7 @@ impl App {
             ));
             return Vec::new();
         };
-        self.note(format!("{verb} view {name} in {}", path.display()));
+        self.note(format!("{verb} view {name} (views.toml)"));
         vec![Effect::EditViews {
             path,
             edit: ViewEdit::Save { name, view },
