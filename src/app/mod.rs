@@ -170,6 +170,7 @@ impl App {
                 t
             })
             .collect();
+        let profile_name = config.profile.trim_end_matches(" (demo)").to_string();
         let note = (!config.warnings.is_empty())
             .then(|| (config.warnings.join("; "), now.at + Duration::from_secs(15)));
         App {
@@ -202,6 +203,7 @@ impl App {
             timeline: None,
             workspace: workspace::Workspace {
                 history: remembered.palette_history.clone(),
+                profile: profile_name,
                 ..Default::default()
             },
             parked_tabs: HashMap::new(),

@@ -260,13 +260,17 @@ mod tests {
 
         let e = resolve(TabKind::Deals, &words(&[("emial", "x")])).unwrap_err();
         assert!(e.contains("no filter 'emial': use name, status"), "{e}");
-        let mut w = QueryWords::default();
-        w.sort = Some("valu".into());
+        let w = QueryWords {
+            sort: Some("valu".into()),
+            ..QueryWords::default()
+        };
         let e = resolve(TabKind::Deals, &w).unwrap_err();
         assert!(e.contains("cannot sort by 'valu'"), "{e}");
         assert!(e.contains("value"), "{e}");
-        let mut w = QueryWords::default();
-        w.per_page = Some(30);
+        let w = QueryWords {
+            per_page: Some(30),
+            ..QueryWords::default()
+        };
         assert!(resolve(TabKind::Deals, &w).unwrap_err().contains("10, 25"));
     }
 

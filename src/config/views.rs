@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
+use toml_edit::{Array, InlineTable, Item, Table, value};
 
 use super::ConfigError;
 
@@ -126,12 +126,7 @@ pub fn parse_views(text: &str, origin: &str) -> ViewsFile {
 
 /// View names are TOML keys and palette words: letters, digits, `-`, `_`, `.`.
 pub fn check_view_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
+    if super::resolve::plain_name(name) {
         Ok(())
     } else {
         Err(format!(
@@ -164,26 +159,8 @@ pub fn edit_views(path: &Path, edit: &ViewEdit) -> Result<(), ConfigError> {
         path: path.display().to_string(),
         message,
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(file_err(format!("cannot read it: {e}"))),
-    };
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        file_err(format!(
-            "{}; fix it before saving views (the file was not changed)",
-            e.message().trim()
-        ))
-    })?;
-    let views = doc
-        .entry("views")
-        .or_insert_with(|| {
-            let mut t = Table::new();
-            t.set_implicit(true);
-            Item::Table(t)
-        })
-        .as_table_mut()
-        .ok_or_else(|| file_err("'views' is not a table".to_string()))?;
+    let mut doc = super::edit::read_document(path, "views")?;
+    let views = super::edit::top_table(&mut doc, "views", path)?;
     match edit {
         ViewEdit::Save { name, view } => {
             check_view_name(name).map_err(file_err)?;

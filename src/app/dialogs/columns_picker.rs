@@ -7,6 +7,7 @@ use crossterm::event::KeyEvent;
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::keymap::{Action, Hint};
 use crate::app::resources::{ColumnId, Resource};
+use crate::app::widgets::list_cursor;
 
 pub const COLUMNS_HINTS: &[Hint] = &[
     Hint::new(&[Action::Toggle], "show/hide", 0),
@@ -94,10 +95,9 @@ impl Dialog for ColumnsPicker {
                 return Outcome::CloseWith(DialogResult::SetColumns(chosen));
             }
             Some(Action::Cancel | Action::Back) => return Outcome::Close,
-            Some(Action::Down) => {
-                self.cursor = (self.cursor + 1).min(self.items.len().saturating_sub(1))
+            Some(a @ (Action::Down | Action::Up)) => {
+                self.cursor = list_cursor::moved(self.cursor, self.items.len(), a)
             }
-            Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
             Some(Action::Quit) => return Outcome::Ignored,
             _ => {}
         }

@@ -4,6 +4,7 @@ use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::keymap::{Action, Hint};
+use crate::app::widgets::list_cursor;
 
 pub const PROFILES_HINTS: &[Hint] = &[
     Hint::new(&[Action::Confirm], "switch", 0),
@@ -41,10 +42,9 @@ impl Dialog for ProfilesPicker {
                 }
             }
             Some(Action::Cancel | Action::Back) => return Outcome::Close,
-            Some(Action::Down) => {
-                self.cursor = (self.cursor + 1).min(self.profiles.len().saturating_sub(1))
+            Some(a @ (Action::Down | Action::Up)) => {
+                self.cursor = list_cursor::moved(self.cursor, self.profiles.len(), a)
             }
-            Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
             Some(Action::Quit) => return Outcome::Ignored,
             _ => {}
         }

@@ -5,6 +5,7 @@ use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::keymap::{Action, Hint};
+use crate::app::widgets::list_cursor;
 use crate::app::widgets::text_input::{InputOutcome, TextInput};
 use crate::config::views::{ViewEdit, check_view_name};
 
@@ -118,10 +119,9 @@ impl Dialog for ViewsPicker {
                 }
             }
             Some(Action::Cancel | Action::Back) => return Outcome::Close,
-            Some(Action::Down) => {
-                self.cursor = (self.cursor + 1).min(self.names.len().saturating_sub(1))
+            Some(a @ (Action::Down | Action::Up)) => {
+                self.cursor = list_cursor::moved(self.cursor, self.names.len(), a)
             }
-            Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
             Some(Action::DeleteItem) => {
                 let Some(name) = self.selected().cloned() else {
                     return Outcome::Handled;

@@ -260,6 +260,20 @@ impl TabState {
         }
     }
 
+    /// Requests the relations the shown columns need (an Account column needs `account`);
+    /// true when one was added.
+    pub fn include_for_columns(&mut self) -> bool {
+        let mut added = false;
+        for i in self.resource.columns.iter().filter_map(|c| c.include) {
+            if !self.includes.contains(&i) {
+                self.includes.push(i);
+                added = true;
+            }
+        }
+        self.includes.sort();
+        added
+    }
+
     /// Filters applied, or typed in the bar (even refused ones).
     pub fn has_filters(&self) -> bool {
         !self.filters.is_empty() || self.filter_bar.fields.iter().any(|f| !f.input.is_empty())

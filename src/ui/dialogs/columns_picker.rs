@@ -7,7 +7,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::dialogs::columns_picker::{COLUMNS_HINTS, ColumnsPicker};
-use crate::ui::common::modal;
+use crate::ui::common::{modal, picker_row};
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, p: &ColumnsPicker, app: &App, theme: &Theme) {
@@ -24,12 +24,11 @@ pub fn draw(f: &mut Frame, area: Rect, p: &ColumnsPicker, app: &App, theme: &The
     }];
     for (i, (_, title, on)) in p.items.iter().enumerate() {
         let mark = if *on { "[x]" } else { "[ ]" };
-        let style = if i == p.cursor {
-            theme.selected
-        } else {
-            ratatui::style::Style::new()
-        };
-        lines.push(Line::from(Span::styled(format!(" {mark} {title}"), style)));
+        lines.push(picker_row::row(
+            format!(" {mark} {title}"),
+            i == p.cursor,
+            theme,
+        ));
     }
     f.render_widget(Paragraph::new(lines), inner);
 }

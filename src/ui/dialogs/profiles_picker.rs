@@ -7,7 +7,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::dialogs::profiles_picker::{PROFILES_HINTS, ProfilesPicker};
-use crate::ui::common::modal;
+use crate::ui::common::{modal, picker_row};
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, p: &ProfilesPicker, app: &App, theme: &Theme) {
@@ -22,12 +22,11 @@ pub fn draw(f: &mut Frame, area: Rect, p: &ProfilesPicker, app: &App, theme: &Th
     ))];
     for (i, name) in p.profiles.iter().enumerate() {
         let mark = if *name == p.active { "●" } else { " " };
-        let style = if i == p.cursor {
-            theme.selected
-        } else {
-            ratatui::style::Style::new()
-        };
-        lines.push(Line::from(Span::styled(format!(" {mark} {name}"), style)));
+        lines.push(picker_row::row(
+            format!(" {mark} {name}"),
+            i == p.cursor,
+            theme,
+        ));
     }
     f.render_widget(Paragraph::new(lines), inner);
 }

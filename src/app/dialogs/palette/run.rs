@@ -188,17 +188,9 @@ impl App {
             let all: Vec<ColumnId> = tab.resource.all_columns().iter().map(|c| c.id).collect();
             let ids = columns.unwrap_or(all);
             tab.set_columns(&ids);
-            let needed: Vec<&'static str> = tab
-                .resource
-                .columns
-                .iter()
-                .filter_map(|c| c.include)
-                .collect();
-            for i in needed {
-                if !tab.includes.contains(&i) && q.includes.is_none() {
-                    tab.includes.push(i);
-                    tab.includes.sort();
-                }
+            // The view's own relations stand; without them the columns' are requested.
+            if q.includes.is_none() {
+                tab.include_for_columns();
             }
         }
         let loaded = tab.shown.is_some() || tab.pending.is_some();
@@ -233,20 +225,7 @@ impl App {
     pub(crate) fn set_columns(&mut self, kind: Kind, ids: &[ColumnId]) -> Vec<Effect> {
         let tab = &mut self.tabs[kind.index()];
         tab.set_columns(ids);
-        let mut added = false;
-        let needed: Vec<&'static str> = tab
-            .resource
-            .columns
-            .iter()
-            .filter_map(|c| c.include)
-            .collect();
-        for i in needed {
-            if !tab.includes.contains(&i) {
-                tab.includes.push(i);
-                added = true;
-            }
-        }
-        tab.includes.sort();
+        let added = tab.include_for_columns();
         self.dirty = true;
         if added {
             return self.load(kind, false);
