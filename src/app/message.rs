@@ -100,6 +100,11 @@ pub enum Message {
         text: String,
         error: bool,
     },
+    /// `o` could not start a browser: show the address in full.
+    UrlNotOpened {
+        url: String,
+        reason: String,
+    },
     /// The profile `:profile` asked for: a client bound to its base URL, or why not.
     ProfileSwitched {
         profile: String,

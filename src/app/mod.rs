@@ -349,6 +349,12 @@ impl App {
                 Vec::new()
             }
             Message::ProfileSwitched { profile, result } => self.profile_switched(profile, *result),
+            Message::UrlNotOpened { url, reason } => {
+                self.overlays
+                    .push(Overlay::Url(dialogs::url_notice::UrlNotice { url, reason }));
+                self.dirty = true;
+                Vec::new()
+            }
         };
         self.after_update(&mut fx);
         fx

@@ -47,31 +47,30 @@ impl Opener {
         self.configured || self.display
     }
 
-    /// Opens `url`; the text for the status bar and whether it is an error.
-    pub fn open(&self, url: &str) -> (String, bool) {
+    /// Starts the opener with `url`; why it could not, if it could not.
+    pub fn open(&self, url: &str) -> Result<(), String> {
         if !self.can_open() {
-            return (
-                format!("No browser here (no DISPLAY), URL copied: {url}"),
-                false,
+            return Err(
+                "No browser can be started here (no DISPLAY or WAYLAND_DISPLAY: an SSH session?); it was copied to the clipboard. Set [ui] opener to choose a program."
+                    .into(),
             );
         }
-        let Some((program, args)) = self.command.split_first() else {
-            return (format!("No opener set: open {url}"), false);
-        };
-        let spawned = Command::new(program)
+        let (program, args) = self
+            .command
+            .split_first()
+            .ok_or_else(|| "No opener is set ([ui] opener).".to_string())?;
+        let mut child = Command::new(program)
             .args(args)
             .arg(url)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .spawn();
-        match spawned {
-            Ok(mut child) => {
-                // Reaped off the loop so no zombie is left; its exit status is not waited on.
-                std::thread::spawn(move || child.wait());
-                (format!("Opened {url}"), false)
-            }
-            Err(e) => (format!("Cannot start {program} ({e}): open {url}"), true),
-        }
+            .spawn()
+            .map_err(|e| {
+                format!("Cannot start {program}: {e}. Set [ui] opener to choose a program.")
+            })?;
+        // Reaped off the loop so no zombie is left; its exit status is not waited on.
+        std::thread::spawn(move || child.wait());
+        Ok(())
     }
 }

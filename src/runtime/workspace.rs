@@ -35,9 +35,11 @@ pub fn edit_views_file(tx: UnboundedSender<Message>, path: std::path::PathBuf, e
 
 /// Opens a URL (the opener may take a moment to start: off the loop).
 pub fn open_url(tx: UnboundedSender<Message>, opener: Opener, url: String) {
-    tokio::task::spawn_blocking(move || {
-        let (text, error) = opener.open(&url);
-        notice(&tx, text, error);
+    tokio::task::spawn_blocking(move || match opener.open(&url) {
+        Ok(()) => notice(&tx, format!("Opened {url}"), false),
+        Err(reason) => {
+            let _ = tx.send(Message::UrlNotOpened { url, reason });
+        }
     });
 }
 

@@ -469,6 +469,13 @@ fn snapshots_of_the_palette_at_80x24() {
     h.type_str("dels");
     h.key(KeyCode::Enter);
     insta::assert_snapshot!("palette_error_80x24", h.render());
+    h.key(KeyCode::Esc);
+    // The address `o` could not open (an SSH session), whole.
+    h.send(crmdash::app::Message::UrlNotOpened {
+        url: "https://crm.example.com/deals/1000".into(),
+        reason: "No browser can be started here (no DISPLAY or WAYLAND_DISPLAY: an SSH session?); it was copied to the clipboard.".into(),
+    });
+    insta::assert_snapshot!("url_notice_80x24", h.render());
 }
 
 fn header(h: &Harness) -> String {

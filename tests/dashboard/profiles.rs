@@ -228,27 +228,43 @@ async fn o_runs_the_opener_with_the_address_only() {
     assert_eq!(args, format!("--new-tab\n{url}\n"));
     assert!(!args.contains(TOKEN_A));
 
-    // Without a display and no opener chosen (an SSH session): the address is shown.
+    // Without a display and no opener chosen (an SSH session): the address goes on the
+    // clipboard and is shown whole in a dialog.
     let mut e = engine(&a, &b, no_opener(), &dir.path().join("views.toml"));
     e.start();
     e.settle(QUIET).await;
-    e.handle(Message::Key(KeyEvent::new(
+    let actions = e.handle(Message::Key(KeyEvent::new(
         KeyCode::Char('o'),
         KeyModifiers::NONE,
     )));
-    let mut note = String::new();
+    assert_eq!(actions, [crmdash::runtime::TermAction::Copy(url.clone())]);
+    let mut shown = None;
     for _ in 0..100 {
         e.settle(QUIET).await;
-        note = e.app.status.note.clone().map(|n| n.0).unwrap_or_default();
-        if note.starts_with("No browser here") {
+        if let Some(crmdash::app::dialogs::Overlay::Url(n)) = e.app.overlays.last() {
+            shown = Some((n.url.clone(), n.reason.clone()));
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(
-        note,
-        format!("No browser here (no DISPLAY), URL copied: {url}")
+    let (shown_url, reason) = shown.expect("the address is shown");
+    assert_eq!(shown_url, url);
+    assert!(
+        reason.starts_with("No browser can be started here"),
+        "{reason}"
     );
+    assert!(render(&e).contains(&url), "{}", render(&e));
+    // `y` copies it again, Esc closes.
+    let actions = e.handle(Message::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(actions, [crmdash::runtime::TermAction::Copy(url.clone())]);
+    e.handle(Message::Key(KeyEvent::new(
+        KeyCode::Esc,
+        KeyModifiers::NONE,
+    )));
+    assert!(e.app.overlays.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -30,6 +30,7 @@ pub mod login;
 pub mod palette;
 pub mod profiles_picker;
 pub mod reschedule;
+pub mod url_notice;
 pub mod views_picker;
 
 use std::path::PathBuf;
@@ -47,6 +48,7 @@ use self::login::LoginDialog;
 use self::palette::PaletteDialog;
 use self::profiles_picker::ProfilesPicker;
 use self::reschedule::RescheduleForm;
+use self::url_notice::UrlNotice;
 use self::views_picker::ViewsPicker;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::{Action, Hint, KeyMap};
@@ -266,6 +268,7 @@ pub enum Overlay {
     Views(Box<ViewsPicker>),
     Columns(Box<ColumnsPicker>),
     Profiles(Box<ProfilesPicker>),
+    Url(UrlNotice),
 }
 
 impl Overlay {
@@ -283,6 +286,7 @@ impl Overlay {
             Overlay::Views(d) => d.as_mut(),
             Overlay::Columns(d) => d.as_mut(),
             Overlay::Profiles(d) => d.as_mut(),
+            Overlay::Url(d) => d,
         }
     }
 
@@ -300,6 +304,7 @@ impl Overlay {
             Overlay::Views(d) => d.as_ref(),
             Overlay::Columns(d) => d.as_ref(),
             Overlay::Profiles(d) => d.as_ref(),
+            Overlay::Url(d) => d,
         }
     }
 }
