@@ -154,8 +154,8 @@ pub struct App {
     pub timeline: Option<timeline::TimelineView>,
     /// Saved views, profiles and the palette's history (`app::workspace`).
     pub workspace: workspace::Workspace,
-    /// Each other profile's tabs, kept while another is active (`:profile`).
-    parked_tabs: HashMap<String, Vec<TabState>>,
+    /// Each other profile's tabs and cached pages, kept while another is active (`:profile`).
+    parked: HashMap<String, profiles::Parked>,
 }
 
 impl App {
@@ -206,7 +206,7 @@ impl App {
                 profile: profile_name,
                 ..Default::default()
             },
-            parked_tabs: HashMap::new(),
+            parked: HashMap::new(),
         }
     }
 

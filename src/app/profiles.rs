@@ -4,11 +4,25 @@
 //! cached pages and put the new client in place, so no request of one profile goes out with
 //! the other's token or to the other's host.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::time::Instant;
+
 use super::App;
+use crate::app::QuerySpec;
 use crate::app::effects::{Effect, NewClient};
 use crate::app::resources::{Resource, TabKind};
+use crate::app::table::record::FetchedPage;
 use crate::app::table::tab::TabState;
 use crate::app::workspace::Workspace;
+
+/// A profile set aside by `:profile`: its tabs and its page cache (which is never read while
+/// another profile is active).
+pub(crate) struct Parked {
+    tabs: Vec<TabState>,
+    cache: HashMap<QuerySpec, (Arc<FetchedPage>, Instant)>,
+}
 
 impl App {
     /// The views, profiles and history the runtime read at start (the history already
@@ -48,29 +62,29 @@ impl App {
             }
         };
         let host = host_of(client.0.base_url().as_str());
-        // The old profile's requests stop; its pages are not shown under the new one.
+        // The old profile's requests stop; its pages are never shown under the new one.
         let mut fx: Vec<Effect> = self
             .in_flight
             .drain()
             .map(|(id, _)| Effect::Cancel(id))
             .collect();
-        self.cache.clear();
-        let fresh = || -> Vec<TabState> {
-            TabKind::ALL
+        let next = self.parked.remove(&profile).unwrap_or_else(|| Parked {
+            tabs: TabKind::ALL
                 .iter()
                 .map(|k| TabState::new(Resource::of(*k), self.config.per_page))
-                .collect()
+                .collect(),
+            cache: HashMap::new(),
+        });
+        let mut old = Parked {
+            tabs: std::mem::replace(&mut self.tabs, next.tabs),
+            cache: std::mem::replace(&mut self.cache, next.cache),
         };
-        let next = self.parked_tabs.remove(&profile).unwrap_or_else(fresh);
-        let mut old = std::mem::replace(&mut self.tabs, next);
-        for t in &mut old {
+        for t in old.tabs.iter_mut().chain(self.tabs.iter_mut()) {
             t.pending = None;
-        }
-        for t in &mut self.tabs {
-            t.pending = None;
+            t.prefetched_for = None;
         }
         let previous = std::mem::replace(&mut self.workspace.profile, profile.clone());
-        self.parked_tabs.insert(previous, old);
+        self.parked.insert(previous, old);
         self.pipeline = None;
         self.pipeline_visible = false;
         self.timeline = None;
@@ -86,7 +100,8 @@ impl App {
         self.note(format!("Profile {profile} @ {}", self.config.host));
         // The client first: the page requests below go out with its token.
         fx.push(Effect::UseClient(client));
-        fx.extend(self.load(self.active, true));
+        // Pages of this profile seen in the last 30 s come back from its own cache.
+        fx.extend(self.load(self.active, false));
         fx
     }
 }

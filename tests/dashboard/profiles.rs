@@ -305,3 +305,36 @@ async fn save_writes_the_views_file_and_the_picker_edits_it() {
     }
     assert!(load_views(&path).views.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_views_file_is_reported_and_the_good_views_stay() {
+    let (a, b) = (sandbox(TOKEN_A).await, sandbox(TOKEN_B).await);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("views.toml");
+    std::fs::write(
+        &path,
+        "[views.good]\nresource = \"deals\"\nsort = \"name\"\n\n[views.bad]\nresource = \"deals\"\nfilter = { status = \"won\" }\n",
+    )
+    .unwrap();
+    let mut e = engine(&a, &b, no_opener(), &path);
+    let note = e.app.status.note.clone().map(|n| n.0).unwrap_or_default();
+    assert!(
+        note.contains("view 'bad': unknown field `filter`"),
+        "{note}"
+    );
+    e.start();
+    e.settle(QUIET).await;
+    keys(&mut e, ":view good");
+    enter(&mut e);
+    e.settle(QUIET).await;
+    assert_eq!(e.app.tab().sort_by, "name");
+    // The unreadable one is not offered.
+    keys(&mut e, ":view bad");
+    enter(&mut e);
+    match e.app.overlays.last() {
+        Some(crmdash::app::dialogs::Overlay::Palette(p)) => {
+            assert_eq!(p.error.as_deref(), Some("no view 'bad': use good"))
+        }
+        _ => panic!("the palette stays open"),
+    }
+}
