@@ -45,6 +45,16 @@ pub fn complete(line: &str, cx: &PaletteContext) -> Completions {
         return Completions { start, items };
     }
     let head = before.split_whitespace().next().unwrap_or("").to_string();
+    // Commands of one argument offer nothing once it is there.
+    let one_argument = [
+        "per", "per_page", "export", "view", "save", "profile", "page",
+    ];
+    if before.split_whitespace().count() > 1 && one_argument.contains(&head.as_str()) {
+        return Completions {
+            start,
+            items: Vec::new(),
+        };
+    }
     let active = Resource::of(cx.active);
     let items = if let Some(kind) = resource_named(&head) {
         return Completions {
@@ -178,6 +188,7 @@ mod tests {
             ]
         );
         assert_eq!(complete("view o", &cx()).items, ["open-big"]);
+        assert!(complete("view open-big ", &cx()).items.is_empty());
         assert_eq!(complete("profile ", &cx()).items, ["default", "work"]);
         assert_eq!(complete("export j", &cx()).items, ["json"]);
         let c = complete("deals status=open so", &cx());
