@@ -595,3 +595,25 @@ fn bare_profile_opens_a_picker() {
     );
     assert!(h.app.overlays.is_empty());
 }
+
+#[test]
+fn snapshots_of_the_pickers_at_80x24() {
+    let mut h = Harness::with((80, 24), FakeData::new(60), test_config());
+    h.app.set_workspace(workspace());
+    h.answer_all();
+    run(&mut h, "views");
+    insta::assert_snapshot!("views_picker_80x24", h.render());
+    h.ch('r');
+    h.type_str("-2");
+    insta::assert_snapshot!("views_picker_renaming_80x24", h.render());
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Esc);
+    run(&mut h, "columns");
+    h.ch(' ');
+    h.key(KeyCode::Down);
+    h.ch('J');
+    insta::assert_snapshot!("columns_picker_80x24", h.render());
+    h.key(KeyCode::Esc);
+    run(&mut h, "profile");
+    insta::assert_snapshot!("profiles_picker_80x24", h.render());
+}
