@@ -34,6 +34,19 @@ impl Workspace {
         v
     }
 
+    /// The saved views that name a filter, sort key, relation or column their resource does
+    /// not have, with what is wrong (the palette and the picker say it instead of opening).
+    pub fn view_errors(&self) -> BTreeMap<String, String> {
+        self.views
+            .iter()
+            .filter_map(|(name, v)| {
+                crate::app::views::resolve_view(name, v)
+                    .err()
+                    .map(|e| (name.clone(), e))
+            })
+            .collect()
+    }
+
     /// The active profile's web UI template, if set.
     pub fn web_url(&self) -> Option<&str> {
         self.profiles

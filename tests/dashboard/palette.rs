@@ -346,13 +346,30 @@ fn a_view_naming_an_unknown_field_says_so() {
         },
     );
     h.app.set_workspace(ws);
+    // The palette says so, keeping the line.
     let fx = run(&mut h, "view broken");
     assert!(fx.is_empty());
-    let e = h.app.status.error.clone().unwrap();
-    assert!(
-        e.starts_with("view 'broken': deals cannot sort by 'amount': use created_at"),
-        "{e}"
+    assert_eq!(
+        palette(&h).error.as_deref(),
+        Some(
+            "view 'broken': deals cannot sort by 'amount': use created_at, updated_at, name, status, value ('-' in front sorts descending, e.g. -value)"
+        )
     );
+    h.key(KeyCode::Esc);
+    // So does the picker, staying open.
+    run(&mut h, "views");
+    let fx = h.key(KeyCode::Enter);
+    assert!(fx.is_empty());
+    match h.app.overlays.last() {
+        Some(Overlay::Views(v)) => assert!(
+            v.error
+                .as_deref()
+                .unwrap()
+                .ends_with("e.g. -value) (fix it in views.toml)")
+        ),
+        _ => panic!("the picker stays open"),
+    }
+    insta::assert_snapshot!("views_picker_broken_view_100x30", h.render());
 }
 
 #[test]

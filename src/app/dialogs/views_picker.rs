@@ -28,18 +28,21 @@ pub struct ViewsPicker {
     pub renaming: Option<TextInput>,
     /// `d` was pressed once on this view: a second press deletes it.
     pub delete_armed: Option<String>,
-    /// Why the last rename was refused.
+    /// Why the last rename or open was refused.
     pub error: Option<String>,
+    /// Views that cannot be opened as written, and why.
+    pub broken: std::collections::BTreeMap<String, String>,
 }
 
 impl ViewsPicker {
-    pub fn new(names: Vec<String>) -> Self {
+    pub fn new(names: Vec<String>, broken: std::collections::BTreeMap<String, String>) -> Self {
         ViewsPicker {
             names,
             cursor: 0,
             renaming: None,
             delete_armed: None,
             error: None,
+            broken,
         }
     }
 
@@ -73,6 +76,9 @@ impl ViewsPicker {
                 if self.names.contains(&to) {
                     self.error = Some(format!("a view named '{to}' exists already"));
                     return Outcome::Handled;
+                }
+                if let Some(e) = self.broken.remove(&from) {
+                    self.broken.insert(to.clone(), e);
                 }
                 self.names[self.cursor] = to.clone();
                 self.names.sort();
@@ -115,6 +121,10 @@ impl Dialog for ViewsPicker {
         match action {
             Some(Action::Confirm) => {
                 if let Some(name) = self.selected() {
+                    if let Some(e) = self.broken.get(name) {
+                        self.error = Some(format!("{e} (fix it in views.toml)"));
+                        return Outcome::Handled;
+                    }
                     return Outcome::CloseWith(DialogResult::OpenView(name.clone()));
                 }
             }

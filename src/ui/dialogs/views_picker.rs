@@ -12,7 +12,19 @@ use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, p: &ViewsPicker, app: &App, theme: &Theme) {
-    let rows = p.names.len().max(1) as u16 + 4;
+    let message = p.error.clone().or_else(|| {
+        p.delete_armed.as_ref().map(|n| {
+            format!(
+                "Press {} again to delete {n}",
+                app.keymap.first_key(crate::app::keymap::Action::DeleteItem)
+            )
+        })
+    });
+    // The message wraps under the list (60 columns of text in the 64-wide box).
+    let message_rows = message
+        .as_ref()
+        .map_or(0, |m| (m.chars().count() / 60 + 1) as u16);
+    let rows = p.names.len().max(1) as u16 + 4 + message_rows;
     let m = modal::centered(area, 64, rows);
     let hints = if p.renaming.is_some() {
         RENAME_HINTS
@@ -31,14 +43,6 @@ pub fn draw(f: &mut Frame, area: Rect, p: &ViewsPicker, app: &App, theme: &Theme
             theme.dim,
         )));
     }
-    let message = p.error.clone().or_else(|| {
-        p.delete_armed.as_ref().map(|n| {
-            format!(
-                "Press {} again to delete {n}",
-                app.keymap.first_key(crate::app::keymap::Action::DeleteItem)
-            )
-        })
-    });
     for (i, name) in p.names.iter().enumerate() {
         let what = app
             .workspace
@@ -59,7 +63,7 @@ pub fn draw(f: &mut Frame, area: Rect, p: &ViewsPicker, app: &App, theme: &Theme
             Span::styled(format!(" {what}"), theme.dim),
         ]));
     }
-    let list_h = inner.height.saturating_sub(u16::from(message.is_some()));
+    let list_h = inner.height.saturating_sub(message_rows);
     f.render_widget(
         Paragraph::new(lines).scroll((
             p.cursor
@@ -84,11 +88,13 @@ pub fn draw(f: &mut Frame, area: Rect, p: &ViewsPicker, app: &App, theme: &Theme
         text_input::draw(f, a, t, true, theme);
     }
     if let Some(msg) = message {
+        let h = message_rows.min(inner.height);
         f.render_widget(
-            Paragraph::new(Span::styled(msg, theme.error)),
+            Paragraph::new(Span::styled(msg, theme.error))
+                .wrap(ratatui::widgets::Wrap { trim: true }),
             Rect {
-                y: inner.y + inner.height - 1,
-                height: 1,
+                y: inner.y + inner.height - h,
+                height: h,
                 ..inner
             },
         );

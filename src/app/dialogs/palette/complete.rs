@@ -160,6 +160,7 @@ mod tests {
         PaletteContext {
             active: TabKind::Deals,
             views: vec!["open-big".into(), "mine".into()],
+            view_errors: Default::default(),
             profiles: vec!["default".into(), "work".into()],
             active_profile: "default".into(),
             statuses,

@@ -14,6 +14,8 @@ use crate::config::views::check_view_name;
 pub struct PaletteContext {
     pub active: TabKind,
     pub views: Vec<String>,
+    /// Views that name something their resource does not have, and what.
+    pub view_errors: std::collections::BTreeMap<String, String>,
     pub profiles: Vec<String>,
     pub active_profile: String,
     /// Status values seen so far, per tab (index: `TabKind::index`).
@@ -176,7 +178,9 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
         },
         "view" => {
             let name = one("a view name")?;
-            if cx.views.iter().any(|v| v == name) {
+            if let Some(e) = cx.view_errors.get(name) {
+                Err(e.clone())
+            } else if cx.views.iter().any(|v| v == name) {
                 Ok(Command::View(name.clone()))
             } else if cx.views.is_empty() {
                 Err(format!(
@@ -280,6 +284,7 @@ mod tests {
         PaletteContext {
             active: TabKind::Deals,
             views: vec!["open-big".into()],
+            view_errors: Default::default(),
             profiles: vec!["default".into(), "work".into()],
             active_profile: "default".into(),
             statuses: vec![Vec::new(); TabKind::ALL.len()],

@@ -21,6 +21,7 @@ impl App {
         let cx = PaletteContext {
             active: self.active,
             views: self.workspace.views.keys().cloned().collect(),
+            view_errors: self.workspace.view_errors(),
             profiles: self.workspace.profile_names(),
             active_profile: self.workspace.profile.clone(),
             statuses: self
@@ -70,8 +71,8 @@ impl App {
             Command::Save(name) => self.save_view(name),
             Command::Views => {
                 let names = self.workspace.views.keys().cloned().collect();
-                self.overlays
-                    .push(Overlay::Views(Box::new(ViewsPicker::new(names))));
+                let picker = ViewsPicker::new(names, self.workspace.view_errors());
+                self.overlays.push(Overlay::Views(Box::new(picker)));
                 Vec::new()
             }
             Command::Profile(Some(name)) => self.switch_profile(&name),
