@@ -350,8 +350,11 @@ impl App {
             }
             Message::ProfileSwitched { profile, result } => self.profile_switched(profile, *result),
             Message::UrlNotOpened { url, reason } => {
-                self.overlays
-                    .push(Overlay::Url(dialogs::url_notice::UrlNotice { url, reason }));
+                self.overlays.push(Overlay::Notice(dialogs::notice::Notice {
+                    title: "Open in the browser".into(),
+                    text: reason,
+                    copy: Some(url),
+                }));
                 self.dirty = true;
                 Vec::new()
             }

@@ -11,6 +11,8 @@ use tokio::time::Instant;
 
 use super::App;
 use crate::app::QuerySpec;
+use crate::app::dialogs::Overlay;
+use crate::app::dialogs::notice::Notice;
 use crate::app::effects::{Effect, NewClient};
 use crate::app::resources::{Resource, TabKind};
 use crate::app::table::record::FetchedPage;
@@ -57,7 +59,13 @@ impl App {
         let client = match result {
             Ok(c) => c,
             Err(e) => {
-                self.show_error(format!("Profile {profile} not switched to: {e}"));
+                // Whole, in a dialog: the status bar would cut it, and it says what to run.
+                self.overlays.push(Overlay::Notice(Notice {
+                    title: format!("Profile {profile} not switched to"),
+                    text: format!("{e}. Still on profile {}.", self.workspace.profile),
+                    copy: None,
+                }));
+                self.dirty = true;
                 return Vec::new();
             }
         };

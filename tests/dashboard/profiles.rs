@@ -68,6 +68,14 @@ fn engine(a: &SandboxHandle, b: &SandboxHandle, opener: Opener, views: &std::pat
             web_url: None,
         },
     );
+    // `d` has a base URL but no token in the keyring.
+    settings.profiles.insert(
+        "d".into(),
+        Profile {
+            base_url: Some(b.base_url()),
+            web_url: None,
+        },
+    );
     let store = TestStore::holding("a", Some(TOKEN_A));
     store
         .tokens
@@ -164,7 +172,7 @@ async fn switching_profile_keeps_each_token_on_its_own_host() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_profile_without_a_token_is_not_switched_to() {
+async fn a_profile_without_a_base_url_or_token_is_not_switched_to() {
     let (a, b) = (sandbox(TOKEN_A).await, sandbox(TOKEN_B).await);
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(&a, &b, no_opener(), &dir.path().join("views.toml"));
@@ -178,11 +186,32 @@ async fn a_profile_without_a_token_is_not_switched_to() {
     enter(&mut e);
     e.settle(QUIET).await;
     assert_eq!(e.app.workspace.profile, "a");
-    let err = e.app.status.error.clone().unwrap();
-    assert!(
-        err.starts_with("Profile c not switched to: profile 'c' has no base URL"),
-        "{err}"
-    );
+    match e.app.overlays.last() {
+        Some(crmdash::app::dialogs::Overlay::Notice(n)) => {
+            assert_eq!(n.title, "Profile c not switched to");
+            assert_eq!(
+                n.text,
+                "profile 'c' has no base URL: run `crmdash login --profile c --base-url URL`. Still on profile a."
+            );
+        }
+        _ => panic!("no notice"),
+    }
+    e.handle(Message::Key(KeyEvent::new(
+        KeyCode::Esc,
+        KeyModifiers::NONE,
+    )));
+    keys(&mut e, ":profile d");
+    enter(&mut e);
+    e.settle(QUIET).await;
+    assert_eq!(e.app.workspace.profile, "a");
+    match e.app.overlays.last() {
+        Some(crmdash::app::dialogs::Overlay::Notice(n)) => {
+            assert!(n.text.contains("'d'"), "{}", n.text);
+            assert!(n.text.contains("crmdash login"), "{}", n.text);
+        }
+        _ => panic!("no notice"),
+    }
+    assert!(!b.received_token(TOKEN_A));
 }
 
 fn render(e: &Engine) -> String {
@@ -241,8 +270,8 @@ async fn o_runs_the_opener_with_the_address_only() {
     let mut shown = None;
     for _ in 0..100 {
         e.settle(QUIET).await;
-        if let Some(crmdash::app::dialogs::Overlay::Url(n)) = e.app.overlays.last() {
-            shown = Some((n.url.clone(), n.reason.clone()));
+        if let Some(crmdash::app::dialogs::Overlay::Notice(n)) = e.app.overlays.last() {
+            shown = Some((n.copy.clone().unwrap_or_default(), n.text.clone()));
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;

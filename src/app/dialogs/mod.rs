@@ -27,10 +27,10 @@ pub mod export;
 pub mod help;
 pub mod includes;
 pub mod login;
+pub mod notice;
 pub mod palette;
 pub mod profiles_picker;
 pub mod reschedule;
-pub mod url_notice;
 pub mod views_picker;
 
 use std::path::PathBuf;
@@ -45,10 +45,10 @@ use self::export::ExportDialog;
 use self::help::HelpView;
 use self::includes::IncludesPicker;
 use self::login::LoginDialog;
+use self::notice::Notice;
 use self::palette::PaletteDialog;
 use self::profiles_picker::ProfilesPicker;
 use self::reschedule::RescheduleForm;
-use self::url_notice::UrlNotice;
 use self::views_picker::ViewsPicker;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::{Action, Hint, KeyMap};
@@ -268,7 +268,7 @@ pub enum Overlay {
     Views(Box<ViewsPicker>),
     Columns(Box<ColumnsPicker>),
     Profiles(Box<ProfilesPicker>),
-    Url(UrlNotice),
+    Notice(Notice),
 }
 
 impl Overlay {
@@ -286,7 +286,7 @@ impl Overlay {
             Overlay::Views(d) => d.as_mut(),
             Overlay::Columns(d) => d.as_mut(),
             Overlay::Profiles(d) => d.as_mut(),
-            Overlay::Url(d) => d,
+            Overlay::Notice(d) => d,
         }
     }
 
@@ -304,7 +304,7 @@ impl Overlay {
             Overlay::Views(d) => d.as_ref(),
             Overlay::Columns(d) => d.as_ref(),
             Overlay::Profiles(d) => d.as_ref(),
-            Overlay::Url(d) => d,
+            Overlay::Notice(d) => d,
         }
     }
 }

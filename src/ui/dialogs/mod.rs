@@ -9,10 +9,10 @@ pub mod export;
 pub mod help;
 pub mod includes;
 pub mod login;
+pub mod notice;
 pub mod palette;
 pub mod profiles_picker;
 pub mod reschedule;
-pub mod url_notice;
 pub mod views_picker;
 
 use ratatui::Frame;
@@ -37,7 +37,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Views(v) => views_picker::draw(f, area, v, app, theme),
         Overlay::Columns(c) => columns_picker::draw(f, area, c, app, theme),
         Overlay::Profiles(p) => profiles_picker::draw(f, area, p, app, theme),
-        Overlay::Url(n) => url_notice::draw(f, area, n, keys, theme),
+        Overlay::Notice(n) => notice::draw(f, area, n, keys, theme),
     }
 }
 
