@@ -132,6 +132,7 @@ pub fn build_engine_with(
     let reason = token_lookup::not_logged_in(&opts.profile);
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone())
         .with_channel(tx, rx)
+        .with_client(opts.client.clone())
         .with_workspace(workspace::WorkspaceContext {
             settings: opts.settings.clone(),
             keyring: crate::credentials::Keyring::platform(),

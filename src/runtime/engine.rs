@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::source::DataSource;
 use crate::app::dialogs::login::TokenLookup;
+use crate::app::effects::NewClient;
 use crate::app::persist::PersistedState;
 use crate::app::{App, Effect, ExportEvent, Message, Now, RequestId};
 
@@ -54,6 +55,10 @@ pub struct Engine {
     workspace: Option<super::workspace::WorkspaceContext>,
     /// Profile switches whose client is still being made (so `settle` waits for them).
     switches: usize,
+    /// The client requests go out with now, and those of the profiles switched away from
+    /// (by profile name): going back reuses a profile's own client, bound to its own host.
+    current_client: Option<crate::api::Client>,
+    profile_clients: HashMap<String, crate::api::Client>,
 }
 
 /// Finds the token and makes the client (the keyring read, off the loop).
@@ -83,6 +88,8 @@ impl Engine {
             log_reads: 0,
             workspace: None,
             switches: 0,
+            current_client: None,
+            profile_clients: HashMap::new(),
         }
     }
 
@@ -182,10 +189,49 @@ impl Engine {
     }
 
     /// From now on requests go out with this client's token (a login or the token lookup).
+    /// The client the source was built with (the dashboard's start).
+    pub fn with_client(mut self, client: Option<crate::api::Client>) -> Engine {
+        self.current_client = client;
+        self
+    }
+
     fn install_client(&mut self, client: &crate::api::Client) {
+        self.current_client = Some(client.clone());
         let zone = self.app.config.zone;
         let source = super::ClientSource::new(client.clone(), zone, Some(self.tx.clone()));
         self.source = Some(Arc::new(source));
+    }
+
+    /// `:profile NAME`: a profile used before in this session gets its own client back at
+    /// once; another is looked up (`runtime::workspace::switch_profile`).
+    fn switch_profile(&mut self, name: String) {
+        if let Some(client) = self.profile_clients.remove(&name) {
+            self.park_client();
+            let _ = self.tx.send(Message::ProfileSwitched {
+                profile: name,
+                result: Box::new(Ok(NewClient(client))),
+            });
+            return;
+        }
+        let Some(cx) = self.workspace.clone() else {
+            let _ = self.tx.send(Message::ProfileSwitched {
+                profile: name,
+                result: Box::new(Err("profiles cannot be switched here".into())),
+            });
+            return;
+        };
+        self.park_client();
+        self.switches += 1;
+        super::workspace::switch_profile(self.tx.clone(), cx, name);
+    }
+
+    /// Keeps the active profile's client for a return to it (`:profile`). Requests go on with
+    /// it until the app installs the next profile's.
+    fn park_client(&mut self) {
+        if let Some(c) = &self.current_client {
+            let profile = self.app.workspace.profile.clone();
+            self.profile_clients.insert(profile, c.clone());
+        }
     }
 
     /// A queued message, if any (for draining before a draw).
@@ -338,18 +384,7 @@ impl Engine {
                     super::workspace::open_url(self.tx.clone(), opener, url);
                 }
                 Effect::Sync => super::workspace::sync_unavailable(&self.tx),
-                Effect::SwitchProfile { name } => match &self.workspace {
-                    Some(cx) => {
-                        self.switches += 1;
-                        super::workspace::switch_profile(self.tx.clone(), cx.clone(), name)
-                    }
-                    None => {
-                        let _ = self.tx.send(Message::ProfileSwitched {
-                            profile: name,
-                            result: Box::new(Err("profiles cannot be switched here".into())),
-                        });
-                    }
-                },
+                Effect::SwitchProfile { name } => self.switch_profile(name),
                 Effect::Quit => {
                     for (_, h) in self.tasks.drain() {
                         h.abort();

@@ -367,3 +367,39 @@ async fn a_bad_views_file_is_reported_and_the_good_views_stay() {
         _ => panic!("the palette stays open"),
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_starting_profile_can_be_returned_to_without_config_or_keyring() {
+    // As with `--demo` or a token from CRMDASH_TOKEN: the first profile's client came from
+    // neither the config file nor the keyring, yet `:profile` can go back to it.
+    let (a, b) = (sandbox(TOKEN_A).await, sandbox(TOKEN_B).await);
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(&a, &b, no_opener(), &dir.path().join("views.toml"));
+    let mut ws = e.app.workspace.clone();
+    ws.profile = "demo".into();
+    ws.profiles.insert("demo".into(), None);
+    e.app.set_workspace(ws);
+    e.start();
+    e.settle(QUIET).await;
+    keys(&mut e, ":profile b");
+    enter(&mut e);
+    e.settle(QUIET).await;
+    assert_eq!(e.app.workspace.profile, "b");
+    let before = a.requests().len();
+    keys(&mut e, ":profile demo");
+    enter(&mut e);
+    e.settle(QUIET).await;
+    assert_eq!(e.app.workspace.profile, "demo");
+    assert!(e.app.overlays.is_empty(), "no error notice");
+    e.handle(Message::Key(KeyEvent::new(
+        KeyCode::Char('r'),
+        KeyModifiers::NONE,
+    )));
+    e.settle(QUIET).await;
+    assert!(
+        a.requests().len() > before,
+        "demo's requests go to its own host"
+    );
+    assert!(!b.received_token(TOKEN_A));
+    assert!(!a.received_token(TOKEN_B));
+}
