@@ -34,7 +34,11 @@ impl App {
             ws.history = std::mem::take(&mut self.workspace.history);
         }
         if !ws.problems.is_empty() {
-            let text = ws.problems.join("; ");
+            // After the config file's own warnings, if any.
+            let mut text = ws.problems.join("; ");
+            if let Some((before, _)) = &self.status.note {
+                text = format!("{before}; {text}");
+            }
             self.status.note = Some((text, self.now + std::time::Duration::from_secs(15)));
         }
         self.workspace = ws;
