@@ -5,6 +5,7 @@ mod edit;
 mod keys;
 mod load;
 mod resolve;
+pub mod views;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -85,6 +86,10 @@ impl Settings {
 #[serde(default)]
 pub struct Profile {
     pub base_url: Option<String>,
+    /// The web UI's address of one record, for `o` in the dashboard:
+    /// `https://crm.example.com/{resource}/{id}` (`{resource}` is `contacts`, `deals` or
+    /// `projects`; `{id}` the record's id). Never given the token.
+    pub web_url: Option<String>,
 }
 
 /// `[reschedule]`: which body keys carry an appointment's new time (the seed does not say).
@@ -133,6 +138,9 @@ pub struct UiSettings {
     pub per_page_set: bool,
     /// Mouse capture; false keeps the terminal's own text selection.
     pub mouse: bool,
+    /// The command `o` opens a record's web page with (the URL is its last argument),
+    /// e.g. `"firefox --new-tab"`; default `xdg-open` (`open` on macOS).
+    pub opener: Option<String>,
 }
 
 impl Default for UiSettings {
@@ -143,6 +151,7 @@ impl Default for UiSettings {
             per_page: 25,
             per_page_set: false,
             mouse: true,
+            opener: None,
         }
     }
 }

@@ -6,10 +6,12 @@
 mod engine;
 mod export;
 mod login;
+pub mod opener;
 mod pipeline;
 mod reschedule_log;
 mod source;
 mod token_lookup;
+pub mod workspace;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -124,6 +126,8 @@ pub fn build_engine_with(
     let config_per_page = ui.per_page_set.then_some(ui.per_page);
     crate::app::persist::settle_page_sizes(&mut app.tabs, &remembered, config_per_page);
     app.set_forms_config(forms);
+    let views_path = crate::config::views::views_path();
+    app.set_workspace(workspace_of(opts, views_path.as_deref()));
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let source: Option<Arc<dyn DataSource>> = opts
         .client
@@ -139,13 +143,45 @@ pub fn build_engine_with(
     };
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone())
         .with_channel(tx, rx)
-        .with_config_per_page(config_per_page);
+        .with_config_per_page(config_per_page)
+        .with_client(opts.client.clone())
+        .with_workspace(workspace::WorkspaceContext {
+            settings: opts.settings.clone(),
+            keyring: crate::credentials::Keyring::platform(),
+            opener: opener::Opener::from_settings(opts.settings.ui.opener.as_deref()),
+        });
     let lookup = lookup.filter(|_| opts.client.is_none());
     let looking_up = lookup.is_some();
     if let Some(lookup) = lookup {
         engine = engine.with_token_lookup(lookup);
     }
     setup_login(engine, opts, looking_up)
+}
+
+/// The saved views (from `views_path`, problems shown once), the config's profiles with
+/// their web UI templates, the active profile.
+pub fn workspace_of(
+    opts: &DashboardOptions,
+    views_path: Option<&std::path::Path>,
+) -> crate::app::workspace::Workspace {
+    let file = views_path
+        .map(crate::config::views::load_views)
+        .unwrap_or_default();
+    let mut profiles: std::collections::BTreeMap<String, Option<String>> = opts
+        .settings
+        .profiles
+        .iter()
+        .map(|(name, p)| (name.clone(), p.web_url.clone()))
+        .collect();
+    profiles.entry(opts.profile.clone()).or_insert(None);
+    crate::app::workspace::Workspace {
+        views: file.views,
+        views_path: views_path.map(std::path::Path::to_path_buf),
+        profiles,
+        profile: opts.profile.clone(),
+        history: Vec::new(),
+        problems: file.problems,
+    }
 }
 
 /// Without a token (and none being looked up), the login dialog first; without a token at

@@ -132,6 +132,11 @@ impl App {
                 fx.extend(self.load(self.active, true));
                 fx
             }
+            DialogResult::Palette { line, command } => self.run_command(&line, command),
+            DialogResult::OpenView(name) => self.open_view(&name),
+            DialogResult::EditView(edit) => self.edit_view(edit),
+            DialogResult::SetColumns(ids) => self.set_columns(self.active, &ids),
+            DialogResult::SwitchProfile(name) => self.switch_profile(&name),
         }
     }
 

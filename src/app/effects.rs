@@ -129,4 +129,22 @@ pub enum Effect {
     /// program or a misrendered glyph left behind.
     Redraw,
     Quit,
+    /// Change the saved views file (`:save`, the `:views` picker); a failure comes back as
+    /// `Message::Notice`.
+    EditViews {
+        path: PathBuf,
+        edit: crate::config::views::ViewEdit,
+    },
+    /// Open a record's web page with the configured opener, or say the URL when no browser
+    /// can be started; the outcome comes back as `Message::Notice`.
+    OpenUrl {
+        url: String,
+    },
+    /// `:sync`: refresh the local mirror in the background (answered by `Message::Notice`).
+    Sync,
+    /// `:profile NAME`: find that profile's base URL and token and make a client bound to
+    /// them; answer with `Message::ProfileSwitched`.
+    SwitchProfile {
+        name: String,
+    },
 }

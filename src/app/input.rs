@@ -109,7 +109,7 @@ impl App {
         self.size.0 < w || self.size.1 < h
     }
 
-    fn on_action(&mut self, action: Action) -> Vec<Effect> {
+    pub(crate) fn on_action(&mut self, action: Action) -> Vec<Effect> {
         let rows = self.areas().table_rows();
         let (w, h) = modal_inner(self.size.0, self.size.1);
         match action {
@@ -226,6 +226,8 @@ impl App {
             Action::Redraw => return vec![Effect::Redraw],
             Action::NewContact => return self.open_contact_form(),
             Action::Reschedule => return self.open_reschedule(),
+            Action::Palette => return self.open_palette(),
+            Action::OpenWeb => return self.open_web(),
             // `KeyMap::action` never answers with a dialog's action.
             _ => return Vec::new(),
         }

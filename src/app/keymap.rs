@@ -87,10 +87,12 @@ actions! {
         NewContact => "new_contact", "new contact", ["c"];
         Reschedule => "reschedule", "reschedule an appointment", ["a"];
         Pipeline => "pipeline", "Deals: pipeline view (totals by status and currency) / table", ["P"];
-        Timeline => "timeline", "Projects: timeline view (this page's projects) / table", ["T"];
+        Timeline => "timeline", "Projects: timeline of every matching project / table", ["T"];
         ScrollLeft => "scroll_left", "timeline: earlier by one column", ["h", "left"];
         ScrollRight => "scroll_right", "timeline: later by one column", ["l", "right"];
         Scale => "scale", "timeline: next scale (day, week, month)", ["z"];
+        Palette => "palette", "command palette (:deals status=open, :view NAME, :help)", [":"];
+        OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
@@ -113,6 +115,14 @@ actions! {
         NextAppointment => "next_appointment", "reschedule another appointment", ["n"];
         NextValue => "next_value", "filter bar: next status value seen", ["ctrl-n"];
         PrevValue => "prev_value", "filter bar: previous status value seen", ["ctrl-p"];
+        Complete => "complete", "palette: complete the word (again: next choice)", ["tab"];
+        CompletePrev => "complete_prev", "palette: previous completion", ["shift-tab"];
+        HistoryPrev => "history_prev", "palette: earlier command", ["up"];
+        HistoryNext => "history_next", "palette: later command", ["down"];
+        DeleteItem => "delete_item", "views: delete the saved view", ["d", "delete"];
+        RenameItem => "rename_item", "views: rename the saved view", ["r"];
+        MoveItemUp => "move_item_up", "columns: move the column up", ["shift-up", "K"];
+        MoveItemDown => "move_item_down", "columns: move the column down", ["shift-down", "J"];
     }
 }
 

@@ -112,4 +112,20 @@ pub enum Message {
     },
     /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
     Terminate,
+    /// What the runtime did with an effect that has no answer of its own (a views file
+    /// write, opening a URL, a sync), for the status bar.
+    Notice {
+        text: String,
+        error: bool,
+    },
+    /// `o` could not start a browser: show the address in full.
+    UrlNotOpened {
+        url: String,
+        reason: String,
+    },
+    /// The profile `:profile` asked for: a client bound to its base URL, or why not.
+    ProfileSwitched {
+        profile: String,
+        result: Box<Result<crate::app::effects::NewClient, String>>,
+    },
 }

@@ -12,11 +12,15 @@ mod loading;
 pub mod message;
 pub mod persist;
 pub mod pipeline;
+pub mod profiles;
 pub mod resources;
 pub mod table;
 pub mod timeline;
 mod timing;
+pub mod views;
+mod web;
 pub mod widgets;
+pub mod workspace;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -151,6 +155,10 @@ pub struct App {
     pub currency_chip: Option<String>,
     /// The Projects tab's timeline view, while shown instead of the table.
     pub timeline: Option<timeline::TimelineView>,
+    /// Saved views, profiles and the palette's history (`app::workspace`).
+    pub workspace: workspace::Workspace,
+    /// Each other profile's tabs and cached pages, kept while another is active (`:profile`).
+    parked: HashMap<String, profiles::Parked>,
 }
 
 impl App {
@@ -165,6 +173,7 @@ impl App {
                 t
             })
             .collect();
+        let profile_name = config.profile.trim_end_matches(" (demo)").to_string();
         let note = dialogs::help::warnings_note(&config.warnings, &config.keymap)
             .map(|n| (n, now.at + Duration::from_secs(15)));
         App {
@@ -195,6 +204,12 @@ impl App {
             pipeline_visible: false,
             currency_chip: None,
             timeline: None,
+            workspace: workspace::Workspace {
+                history: remembered.palette_history.clone(),
+                profile: profile_name,
+                ..Default::default()
+            },
+            parked: HashMap::new(),
         }
     }
 
@@ -246,6 +261,7 @@ impl App {
                 .collect(),
             // The runtime, which knows the config file, fills it in when saving.
             config_per_page: None,
+            palette_history: self.workspace.history.clone(),
         }
     }
 
@@ -331,6 +347,24 @@ impl App {
             Message::Collected { id, event } => self.on_collected(id, event),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
+            Message::Notice { text, error } => {
+                if error {
+                    self.show_error(text);
+                } else {
+                    self.note(text);
+                }
+                Vec::new()
+            }
+            Message::ProfileSwitched { profile, result } => self.profile_switched(profile, *result),
+            Message::UrlNotOpened { url, reason } => {
+                self.overlays.push(Overlay::Notice(dialogs::notice::Notice {
+                    title: "Open in the browser".into(),
+                    text: reason,
+                    copy: Some(url),
+                }));
+                self.dirty = true;
+                Vec::new()
+            }
         };
         self.after_update(&mut fx);
         fx

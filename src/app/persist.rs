@@ -21,6 +21,8 @@ pub struct PersistedState {
     pub tabs: BTreeMap<TabKind, PersistedTab>,
     /// `[ui] per_page` as the config file said it when this was saved (`None`: not set).
     pub config_per_page: Option<u32>,
+    /// The palette's commands, oldest first.
+    pub palette_history: Vec<String>,
 }
 
 /// Where a tab's page size comes from, for the help.
@@ -79,6 +81,9 @@ pub struct PersistedTab {
     pub sort_direction: SortDirection,
     pub per_page: u32,
     pub includes: Vec<String>,
+    /// The columns shown, in order, when not the resource's own (`:columns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<String>>,
 }
 
 impl PersistedTab {
@@ -88,6 +93,13 @@ impl PersistedTab {
             sort_direction: tab.direction,
             per_page: tab.per_page,
             includes: tab.includes.iter().map(|s| s.to_string()).collect(),
+            columns: (!tab.resource.default_columns()).then(|| {
+                tab.resource
+                    .columns
+                    .iter()
+                    .map(|c| c.title.to_string())
+                    .collect()
+            }),
         }
     }
 
@@ -106,6 +118,19 @@ impl PersistedTab {
         inc.sort();
         inc.dedup();
         tab.includes = inc;
+        if let Some(cols) = &self.columns {
+            let ids: Vec<_> = cols
+                .iter()
+                .filter_map(|t| {
+                    tab.resource
+                        .all_columns()
+                        .iter()
+                        .find(|c| c.title.eq_ignore_ascii_case(t))
+                })
+                .map(|c| c.id)
+                .collect();
+            tab.set_columns(&ids);
+        }
     }
 }
 

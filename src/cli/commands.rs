@@ -78,17 +78,26 @@ Examples:
 pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
     match command {
         ApiCommand::Contacts { command } => match command {
-            ContactsCommand::List(args) => list::run(ctx, args.query()?, &args.paging).await,
+            ContactsCommand::List(args) => {
+                let args = args.with_view()?;
+                list::run(ctx, args.query()?, &args.paging).await
+            }
             ContactsCommand::Create(args) => contacts::create(ctx, args).await,
             ContactsCommand::Import(args) => import::run(ctx, args).await,
         },
         ApiCommand::Deals { command } => match command {
-            DealsCommand::List(args) => list::run(ctx, args.query(), &args.paging).await,
+            DealsCommand::List(args) => {
+                let args = args.with_view(crate::app::TabKind::Deals)?;
+                list::run(ctx, args.query(), &args.paging).await
+            }
             DealsCommand::Summary(args) => summary::run(ctx, args).await,
         },
         ApiCommand::Projects {
             command: ProjectsCommand::List(args),
-        } => list::run(ctx, args.query(), &args.paging).await,
+        } => {
+            let args = args.with_view(crate::app::TabKind::Projects)?;
+            list::run(ctx, args.query(), &args.paging).await
+        }
         ApiCommand::Appointments {
             command: AppointmentsCommand::Reschedule(args),
         } => appointments::reschedule(ctx, args).await,

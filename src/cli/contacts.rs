@@ -67,6 +67,26 @@ fn list_help() -> String {
 }
 
 impl ContactListArgs {
+    /// These options with `--view`'s filled in where left out.
+    pub fn with_view(&self) -> Result<Self, CliError> {
+        use crate::cli::view;
+        let Some(name) = &self.paging.view else {
+            return Ok(self.clone());
+        };
+        let q = view::load(name, crate::app::TabKind::Contacts)?;
+        let (sort_by, sort_direction) = view::sort(self.sort_by, self.sort_direction, &q);
+        Ok(ContactListArgs {
+            email: view::filter(&self.email, &q, "email"),
+            full_name: view::filter(&self.full_name, &q, "full_name"),
+            created_after: view::filter(&self.created_after, &q, "created_after"),
+            updated_after: view::filter(&self.updated_after, &q, "updated_after"),
+            sort_by,
+            sort_direction,
+            include: view::includes(&self.include, &q),
+            paging: view::paging(&self.paging, &q),
+        })
+    }
+
     /// The query, times and email checked (exit 5 before anything is sent).
     pub fn query(&self) -> Result<ContactQuery, CliError> {
         if let Some(e) = &self.email {

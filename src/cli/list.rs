@@ -33,6 +33,10 @@ pub struct PageArgs {
     /// field of the records [default: the resource's fixed columns].
     #[arg(long, value_delimiter = ',', value_name = "COL,...")]
     pub columns: Option<Vec<String>>,
+    /// A saved view (views.toml beside the config file, `:save` in the dashboard) filling
+    /// in the filters, sort, includes and page size not given as options.
+    #[arg(long, value_name = "NAME")]
+    pub view: Option<String>,
 }
 
 impl PageArgs {
@@ -143,6 +147,24 @@ macro_rules! name_status_args {
         }
 
         impl $name {
+            /// These options with `--view`'s filled in where left out.
+            pub fn with_view(&self, kind: crate::app::TabKind) -> Result<Self, CliError> {
+                let Some(name) = &self.paging.view else {
+                    return Ok(self.clone());
+                };
+                let q = crate::cli::view::load(name, kind)?;
+                let (sort_by, sort_direction) =
+                    crate::cli::view::sort(self.sort_by, self.sort_direction, &q);
+                Ok($name {
+                    name: crate::cli::view::filter(&self.name, &q, "name"),
+                    status: crate::cli::view::filter(&self.status, &q, "status"),
+                    sort_by,
+                    sort_direction,
+                    include: crate::cli::view::includes(&self.include, &q),
+                    paging: crate::cli::view::paging(&self.paging, &q),
+                })
+            }
+
             pub fn query(&self) -> $query {
                 $query {
                     name: self.name.clone(),

@@ -20,6 +20,7 @@ pub mod summary;
 pub mod sync;
 pub mod times;
 pub mod verbose;
+pub mod view;
 
 use std::process::ExitCode;
 

@@ -15,46 +15,67 @@ pub fn save_profile_base_url(
     base_url: &str,
 ) -> Result<(), ConfigError> {
     super::check_profile_name(profile)?;
-    let file_err = |message: String| ConfigError::File {
+    let mut doc = read_document(path, "the base URL")?;
+    let profiles = top_table(&mut doc, "profiles", path)?;
+    let entry = profiles
+        .entry(profile)
+        .or_insert_with(|| Item::Table(Table::new()))
+        .as_table_like_mut()
+        .ok_or_else(|| file_error(path, format!("'profiles.{profile}' is not a table")))?;
+    entry.insert("base_url", value(base_url));
+    write_atomically(path, doc.to_string().as_bytes())
+        .map_err(|e| file_error(path, format!("cannot write it: {e}")))
+}
+
+fn file_error(path: &Path, message: String) -> ConfigError {
+    ConfigError::File {
         path: path.display().to_string(),
         message,
-    };
+    }
+}
+
+/// The TOML file at `path` for editing (empty when missing). A file that does not parse
+/// is reported with its line and left alone; `what` names what was being saved.
+pub(super) fn read_document(path: &Path, what: &str) -> Result<DocumentMut, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(file_err(format!("cannot read it: {e}"))),
+        Err(e) => return Err(file_error(path, format!("cannot read it: {e}"))),
     };
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+    text.parse().map_err(|e: toml_edit::TomlError| {
         let line = e
             .span()
             .map(|s| format!("line {}: ", text[..s.start].matches('\n').count() + 1))
             .unwrap_or_default();
-        file_err(format!(
-            "{line}{}; fix it before saving the base URL (the file was not changed)",
-            e.message().trim()
-        ))
-    })?;
-    let profiles = doc
-        .entry("profiles")
+        file_error(
+            path,
+            format!(
+                "{line}{}; fix it before saving {what} (the file was not changed)",
+                e.message().trim()
+            ),
+        )
+    })
+}
+
+/// The top-level table `key` (`[profiles]`, `[views]`), created implicit (only its
+/// sub-tables are written) when missing.
+pub(super) fn top_table<'a>(
+    doc: &'a mut DocumentMut,
+    key: &str,
+    path: &Path,
+) -> Result<&'a mut Table, ConfigError> {
+    doc.entry(key)
         .or_insert_with(|| {
             let mut t = Table::new();
             t.set_implicit(true);
             Item::Table(t)
         })
         .as_table_mut()
-        .ok_or_else(|| file_err("'profiles' is not a table".to_string()))?;
-    let entry = profiles
-        .entry(profile)
-        .or_insert_with(|| Item::Table(Table::new()))
-        .as_table_like_mut()
-        .ok_or_else(|| file_err(format!("'profiles.{profile}' is not a table")))?;
-    entry.insert("base_url", value(base_url));
-    write_atomically(path, doc.to_string().as_bytes())
-        .map_err(|e| file_err(format!("cannot write it: {e}")))
+        .ok_or_else(|| file_error(path, format!("'{key}' is not a table")))
 }
 
 /// Writes beside the target and renames over it, so a crash never leaves half a file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

@@ -80,14 +80,19 @@ pub enum ConfigError {
     File { path: String, message: String },
 }
 
-/// Profile names become keyring user names and TOML keys: keep them plain.
-pub fn check_profile_name(name: &str) -> Result<(), ConfigError> {
-    let ok = !name.is_empty()
+/// Letters, digits, `-`, `_`, `.`; 1 to 64 of them: names that are safe as TOML keys,
+/// keyring user names and palette words (profiles, saved views).
+pub(crate) fn plain_name(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= 64
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Profile names become keyring user names and TOML keys: keep them plain.
+pub fn check_profile_name(name: &str) -> Result<(), ConfigError> {
+    if plain_name(name) {
         Ok(())
     } else {
         Err(ConfigError::BadProfileName {
@@ -189,12 +194,14 @@ mod tests {
             "work".into(),
             Profile {
                 base_url: Some("https://crm.example.com/".into()),
+                ..Profile::default()
             },
         );
         s.profiles.insert(
             "staging".into(),
             Profile {
                 base_url: Some("https://staging.example.com".into()),
+                ..Profile::default()
             },
         );
         s

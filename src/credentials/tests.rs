@@ -31,6 +31,7 @@ fn settings_with(profile: &str, url: &str) -> Settings {
         profile.into(),
         Profile {
             base_url: Some(url.into()),
+            ..Profile::default()
         },
     );
     s

@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::source::DataSource;
 use crate::app::dialogs::login::TokenLookup;
+use crate::app::effects::NewClient;
 use crate::app::persist::PersistedState;
 use crate::app::{App, Effect, ExportEvent, Message, Now, RequestId};
 
@@ -53,6 +54,14 @@ pub struct Engine {
     /// Reschedule-log reads on the blocking pool whose answer has not been handled yet (so
     /// `settle` waits for them).
     log_reads: usize,
+    /// Views file, opener and profiles for the palette's effects (`runtime::workspace`).
+    workspace: Option<super::workspace::WorkspaceContext>,
+    /// Profile switches whose client is still being made (so `settle` waits for them).
+    switches: usize,
+    /// The client requests go out with now, and those of the profiles switched away from
+    /// (by profile name): going back reuses a profile's own client, bound to its own host.
+    current_client: Option<crate::api::Client>,
+    profile_clients: HashMap<String, crate::api::Client>,
 }
 
 /// Finds the token and makes the client (the keyring read, off the loop).
@@ -81,12 +90,22 @@ impl Engine {
             deferred: Vec::new(),
             config_per_page: None,
             log_reads: 0,
+            workspace: None,
+            switches: 0,
+            current_client: None,
+            profile_clients: HashMap::new(),
         }
     }
 
     /// The config file's `[ui] per_page` (when it sets one), saved with the state.
     pub fn with_config_per_page(mut self, per_page: Option<u32>) -> Engine {
         self.config_per_page = per_page;
+        self
+    }
+
+    /// Lets the palette's effects (views file, `o`, `:profile`) run with this context.
+    pub fn with_workspace(mut self, cx: super::workspace::WorkspaceContext) -> Engine {
+        self.workspace = Some(cx);
         self
     }
 
@@ -168,6 +187,9 @@ impl Engine {
             Message::RescheduleLog { .. } => {
                 self.log_reads = self.log_reads.saturating_sub(1);
             }
+            Message::ProfileSwitched { .. } => {
+                self.switches = self.switches.saturating_sub(1);
+            }
             _ => {}
         }
         let fx = self.app.update(msg, Now::current());
@@ -182,10 +204,49 @@ impl Engine {
     }
 
     /// From now on requests go out with this client's token (a login or the token lookup).
+    /// The client the source was built with (the dashboard's start).
+    pub fn with_client(mut self, client: Option<crate::api::Client>) -> Engine {
+        self.current_client = client;
+        self
+    }
+
     fn install_client(&mut self, client: &crate::api::Client) {
+        self.current_client = Some(client.clone());
         let zone = self.app.config.zone;
         let source = super::ClientSource::new(client.clone(), zone, Some(self.tx.clone()));
         self.source = Some(Arc::new(source));
+    }
+
+    /// `:profile NAME`: a profile used before in this session gets its own client back at
+    /// once; another is looked up (`runtime::workspace::switch_profile`).
+    fn switch_profile(&mut self, name: String) {
+        if let Some(client) = self.profile_clients.remove(&name) {
+            self.park_client();
+            let _ = self.tx.send(Message::ProfileSwitched {
+                profile: name,
+                result: Box::new(Ok(NewClient(client))),
+            });
+            return;
+        }
+        let Some(cx) = self.workspace.clone() else {
+            let _ = self.tx.send(Message::ProfileSwitched {
+                profile: name,
+                result: Box::new(Err("profiles cannot be switched here".into())),
+            });
+            return;
+        };
+        self.park_client();
+        self.switches += 1;
+        super::workspace::switch_profile(self.tx.clone(), cx, name);
+    }
+
+    /// Keeps the active profile's client for a return to it (`:profile`). Requests go on with
+    /// it until the app installs the next profile's.
+    fn park_client(&mut self) {
+        if let Some(c) = &self.current_client {
+            let profile = self.app.workspace.profile.clone();
+            self.profile_clients.insert(profile, c.clone());
+        }
     }
 
     /// A queued message, if any (for draining before a draw).
@@ -216,6 +277,7 @@ impl Engine {
             let horizon = Instant::now() + quiet;
             let idle = self.app.requests_in_flight() == 0
                 && self.log_reads == 0
+                && self.switches == 0
                 && !self.app.busy()
                 && self.app.next_deadline().is_none_or(|d| d > horizon)
                 && self.rx.is_empty();
@@ -333,6 +395,23 @@ impl Engine {
                 Effect::SaveState(state) => self.save_state(&state),
                 Effect::Suspend => out.push(TermAction::Suspend),
                 Effect::Redraw => out.push(TermAction::Redraw),
+                Effect::EditViews { path, edit } => {
+                    super::workspace::edit_views_file(self.tx.clone(), path, edit)
+                }
+                Effect::OpenUrl { url } => {
+                    let opener = match &self.workspace {
+                        Some(cx) => cx.opener.clone(),
+                        None => super::opener::Opener::from_settings(None),
+                    };
+                    // An SSH session: the address goes on the clipboard (OSC 52 reaches the
+                    // local terminal) as well as in the status bar.
+                    if !opener.can_open() {
+                        out.push(TermAction::Copy(url.clone()));
+                    }
+                    super::workspace::open_url(self.tx.clone(), opener, url);
+                }
+                Effect::Sync => super::workspace::sync_unavailable(&self.tx),
+                Effect::SwitchProfile { name } => self.switch_profile(name),
                 Effect::Quit => {
                     for (_, h) in self.tasks.drain() {
                         h.abort();

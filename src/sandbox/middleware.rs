@@ -34,6 +34,9 @@ fn idempotency_key(headers: &HeaderMap) -> Option<String> {
 pub async fn record(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
     let (parts, body) = req.into_parts();
     let bytes = to_bytes(body, MAX_BODY).await;
+    if let Some(t) = bearer(&parts.headers) {
+        shared.log().note_bearer(t);
+    }
     shared.log().push(RecordedRequest {
         method: parts.method.to_string(),
         path: parts.uri.path().to_string(),

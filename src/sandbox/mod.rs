@@ -184,6 +184,13 @@ impl SandboxHandle {
     }
 
     /// Every API request received so far (oldest first; never the token).
+    /// Whether any request reached this sandbox with `token` as its bearer token (tests: a
+    /// profile's token never goes to another profile's host). The tokens themselves are
+    /// never listed.
+    pub fn received_token(&self, token: &str) -> bool {
+        self.shared.log().received_bearer(token)
+    }
+
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.log().snapshot()
     }

@@ -15,3 +15,4 @@ mod scripting;
 mod setup;
 mod summary;
 mod terminal;
+mod views;

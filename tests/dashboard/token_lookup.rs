@@ -32,6 +32,7 @@ fn settings(base_url: Option<&str>) -> Settings {
         PROFILE.into(),
         Profile {
             base_url: base_url.map(str::to_string),
+            ..Profile::default()
         },
     );
     s

@@ -219,6 +219,13 @@ impl ExportDialog {
         }])
     }
 
+    /// Preselects a format (`:export json`), the suggested file name following it.
+    pub fn set_format(&mut self, format: ExportFormat) {
+        if self.format != format {
+            self.switch_format();
+        }
+    }
+
     fn switch_format(&mut self) {
         self.format = match self.format {
             ExportFormat::Csv => ExportFormat::Json,

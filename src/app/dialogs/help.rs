@@ -119,6 +119,14 @@ impl HelpView {
             e.push(named_row(keys, name, desc));
         }
         e.push(heading(""));
+        e.push(heading(&format!(
+            "Commands ({} opens the prompt, Tab completes)",
+            keymap.first_key(Action::Palette)
+        )));
+        for (c, d) in crate::app::dialogs::palette::grammar::COMMANDS {
+            e.push(row(format!(":{c}"), d.to_string()));
+        }
+        e.push(heading(""));
         e.push(heading(
             "Mouse: click a tab, a row or a column header (sorts); the wheel scrolls.",
         ));

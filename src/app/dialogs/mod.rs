@@ -19,6 +19,7 @@
 //! the rest of the screen must do goes back to the app as a `DialogResult`. `guards_quit`
 //! makes quitting ask once; `busy` turns the spinner.
 
+pub mod columns_picker;
 pub mod confirm;
 pub mod contact_form;
 pub mod detail;
@@ -26,12 +27,17 @@ pub mod export;
 pub mod help;
 pub mod includes;
 pub mod login;
+pub mod notice;
+pub mod palette;
+pub mod profiles_picker;
 pub mod reschedule;
+pub mod views_picker;
 
 use std::path::PathBuf;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
+use self::columns_picker::ColumnsPicker;
 use self::confirm::ConfirmQuit;
 use self::contact_form::ContactForm;
 use self::detail::DetailView;
@@ -39,7 +45,11 @@ use self::export::ExportDialog;
 use self::help::HelpView;
 use self::includes::IncludesPicker;
 use self::login::LoginDialog;
+use self::notice::Notice;
+use self::palette::PaletteDialog;
+use self::profiles_picker::ProfilesPicker;
 use self::reschedule::RescheduleForm;
+use self::views_picker::ViewsPicker;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::{Action, Hint, KeyMap};
 use crate::app::message::Message;
@@ -144,6 +154,19 @@ pub enum DialogResult {
     /// The login dialog was closed without logging in: the status bar says why requests
     /// fail (the dialog said it while it was open).
     LoginSkipped,
+    /// The palette accepted a command (`line` as typed, for the history).
+    Palette {
+        line: String,
+        command: palette::grammar::Command,
+    },
+    /// Open this saved view (the `:views` picker).
+    OpenView(String),
+    /// A saved view was deleted or renamed in the picker.
+    EditView(crate::config::views::ViewEdit),
+    /// Show these columns of the active tab, in this order.
+    SetColumns(Vec<crate::app::resources::ColumnId>),
+    /// Switch to this profile (the profiles picker).
+    SwitchProfile(String),
 }
 
 /// A contact a dialog points at.
@@ -246,6 +269,11 @@ pub enum Overlay {
     ContactForm(Box<ContactForm>),
     Reschedule(Box<RescheduleForm>),
     Login(LoginDialog),
+    Palette(Box<PaletteDialog>),
+    Views(Box<ViewsPicker>),
+    Columns(Box<ColumnsPicker>),
+    Profiles(Box<ProfilesPicker>),
+    Notice(Notice),
 }
 
 impl Overlay {
@@ -259,6 +287,11 @@ impl Overlay {
             Overlay::ContactForm(d) => d.as_mut(),
             Overlay::Reschedule(d) => d.as_mut(),
             Overlay::Login(d) => d,
+            Overlay::Palette(d) => d.as_mut(),
+            Overlay::Views(d) => d.as_mut(),
+            Overlay::Columns(d) => d.as_mut(),
+            Overlay::Profiles(d) => d.as_mut(),
+            Overlay::Notice(d) => d,
         }
     }
 
@@ -272,6 +305,11 @@ impl Overlay {
             Overlay::ContactForm(d) => d.as_ref(),
             Overlay::Reschedule(d) => d.as_ref(),
             Overlay::Login(d) => d,
+            Overlay::Palette(d) => d.as_ref(),
+            Overlay::Views(d) => d.as_ref(),
+            Overlay::Columns(d) => d.as_ref(),
+            Overlay::Profiles(d) => d.as_ref(),
+            Overlay::Notice(d) => d,
         }
     }
 }

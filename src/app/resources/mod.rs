@@ -4,11 +4,14 @@
 //! its arm in `Resource::of` and `QuerySpec::with_query`. The tabs are one generic paged
 //! table (`app::table`) driven by these descriptors, not copies of a table.
 
+mod columns;
 mod contacts;
 mod deals;
 mod projects;
 
 use serde::{Deserialize, Serialize};
+
+pub use columns::project;
 
 use crate::api::ListQuery;
 use crate::app::keymap::Action;

@@ -20,7 +20,10 @@ pub const PAGE_SIZES: [u32; 4] = [10, 25, 50, 100];
 #[derive(Debug, Clone)]
 pub struct Shown {
     pub spec: QuerySpec,
+    /// The page as drawn: its cells follow the tab's columns.
     pub page: Arc<FetchedPage>,
+    /// The page as fetched, with every column (re-picked when the columns change).
+    pub full: Arc<FetchedPage>,
     pub loaded_at: Instant,
 }
 
@@ -220,9 +223,12 @@ impl TabState {
                 self.filter_bar.seen_statuses.insert(s.clone());
             }
         }
+        let full = page.clone();
+        let page = self.picked(&full);
         self.shown = Some(Shown {
             spec,
             page,
+            full,
             loaded_at: at,
         });
         self.error = None;
@@ -231,6 +237,45 @@ impl TabState {
             self.offset = 0;
         }
         self.select(self.selected);
+    }
+
+    /// A page with every column, as this tab shows it (its chosen columns, in order).
+    fn picked(&self, full: &Arc<FetchedPage>) -> Arc<FetchedPage> {
+        if self.resource.default_columns() {
+            return full.clone();
+        }
+        let all = self.resource.all_columns();
+        Arc::new(crate::app::resources::project(
+            full,
+            all,
+            self.resource.columns,
+        ))
+    }
+
+    /// Shows these columns in this order (`:columns`, a view); the page on screen follows
+    /// at once.
+    pub fn set_columns(&mut self, ids: &[crate::app::resources::ColumnId]) {
+        self.resource.choose_columns(ids);
+        if let Some(full) = self.shown.as_ref().map(|s| s.full.clone()) {
+            let page = self.picked(&full);
+            if let Some(s) = &mut self.shown {
+                s.page = page;
+            }
+        }
+    }
+
+    /// Requests the relations the shown columns need (an Account column needs `account`);
+    /// true when one was added.
+    pub fn include_for_columns(&mut self) -> bool {
+        let mut added = false;
+        for i in self.resource.columns.iter().filter_map(|c| c.include) {
+            if !self.includes.contains(&i) {
+                self.includes.push(i);
+                added = true;
+            }
+        }
+        self.includes.sort();
+        added
     }
 
     /// Filters applied, or typed in the bar (even refused ones).

@@ -2,5 +2,6 @@
 //! text, and the fields of a form.
 
 pub mod form_fields;
+pub mod list_cursor;
 pub mod scroll;
 pub mod text_input;

@@ -4,6 +4,7 @@ pub mod cell_text;
 pub mod form_rows;
 pub mod frame_box;
 pub mod modal;
+pub mod picker_row;
 pub mod scroll_text;
 pub mod status_bar;
 pub mod table;

@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 use crate::app::App;
 use crate::app::dialogs::includes::IncludesPicker;
 use crate::app::keymap::Action;
-use crate::ui::common::modal;
+use crate::ui::common::{modal, picker_row};
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, p: &IncludesPicker, app: &App, theme: &Theme) {
@@ -29,12 +29,11 @@ pub fn draw(f: &mut Frame, area: Rect, p: &IncludesPicker, app: &App, theme: &Th
     ))];
     for (i, (name, on)) in p.items.iter().enumerate() {
         let mark = if *on { "[x]" } else { "[ ]" };
-        let style = if i == p.cursor {
-            theme.selected
-        } else {
-            ratatui::style::Style::new()
-        };
-        lines.push(Line::from(Span::styled(format!(" {mark} {name}"), style)));
+        lines.push(picker_row::row(
+            format!(" {mark} {name}"),
+            i == p.cursor,
+            theme,
+        ));
     }
     f.render_widget(Paragraph::new(lines), inner);
 }

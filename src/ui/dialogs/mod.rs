@@ -1,6 +1,7 @@
 //! Drawing of each overlay: one file per dialog, named as its state in `app::dialogs`;
 //! `draw` picks by variant.
 
+pub mod columns_picker;
 pub mod confirm;
 pub mod contact_form;
 pub mod detail;
@@ -8,7 +9,11 @@ pub mod export;
 pub mod help;
 pub mod includes;
 pub mod login;
+pub mod notice;
+pub mod palette;
+pub mod profiles_picker;
 pub mod reschedule;
+pub mod views_picker;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,6 +33,11 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), keys, theme),
         Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), keys, theme),
         Overlay::Login(l) => login::draw(f, area, l, spinner(app), keys, theme),
+        Overlay::Palette(p) => palette::draw(f, area, p, keys, theme),
+        Overlay::Views(v) => views_picker::draw(f, area, v, app, theme),
+        Overlay::Columns(c) => columns_picker::draw(f, area, c, app, theme),
+        Overlay::Profiles(p) => profiles_picker::draw(f, area, p, app, theme),
+        Overlay::Notice(n) => notice::draw(f, area, n, keys, theme),
     }
 }
 

@@ -1,0 +1,119 @@
+//! `:profile NAME`: switching profile without restarting. The runtime makes a client bound
+//! to that profile's base URL with that profile's token (`Effect::SwitchProfile`); only when
+//! it answers does the app park the old profile's tabs, cancel its requests, forget its
+//! cached pages and put the new client in place, so no request of one profile goes out with
+//! the other's token or to the other's host.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::time::Instant;
+
+use super::App;
+use crate::app::QuerySpec;
+use crate::app::dialogs::Overlay;
+use crate::app::dialogs::notice::Notice;
+use crate::app::effects::{Effect, NewClient};
+use crate::app::resources::{Resource, TabKind};
+use crate::app::table::record::FetchedPage;
+use crate::app::table::tab::TabState;
+use crate::app::workspace::Workspace;
+
+/// A profile set aside by `:profile`: its tabs and its page cache (which is never read while
+/// another profile is active).
+pub(crate) struct Parked {
+    tabs: Vec<TabState>,
+    cache: HashMap<QuerySpec, (Arc<FetchedPage>, Instant)>,
+}
+
+impl App {
+    /// The views, profiles and history the runtime read at start (the history already
+    /// remembered is kept).
+    pub fn set_workspace(&mut self, mut ws: Workspace) {
+        if ws.history.is_empty() {
+            ws.history = std::mem::take(&mut self.workspace.history);
+        }
+        if !ws.problems.is_empty() {
+            // After the config file's own warnings, if any.
+            let mut text = ws.problems.join("; ");
+            if let Some((before, _)) = &self.status.note {
+                text = format!("{before}; {text}");
+            }
+            self.status.note = Some((text, self.now + std::time::Duration::from_secs(15)));
+        }
+        self.workspace = ws;
+    }
+
+    pub(crate) fn switch_profile(&mut self, name: &str) -> Vec<Effect> {
+        if name == self.workspace.profile {
+            self.note(format!("Already on profile {name}"));
+            return Vec::new();
+        }
+        self.note(format!("Switching to profile {name}…"));
+        vec![Effect::SwitchProfile {
+            name: name.to_string(),
+        }]
+    }
+
+    pub(super) fn profile_switched(
+        &mut self,
+        profile: String,
+        result: Result<NewClient, String>,
+    ) -> Vec<Effect> {
+        let client = match result {
+            Ok(c) => c,
+            Err(e) => {
+                // Whole, in a dialog: the status bar would cut it, and it says what to run.
+                self.overlays.push(Overlay::Notice(Notice {
+                    title: format!("Profile {profile} not switched to"),
+                    text: format!("{e}. Still on profile {}.", self.workspace.profile),
+                    copy: None,
+                }));
+                self.dirty = true;
+                return Vec::new();
+            }
+        };
+        let host = crate::config::host_label(client.0.base_url().as_str());
+        // The old profile's requests stop; its pages are never shown under the new one.
+        let mut fx: Vec<Effect> = self
+            .in_flight
+            .drain()
+            .map(|(id, _)| Effect::Cancel(id))
+            .collect();
+        let next = self.parked.remove(&profile).unwrap_or_else(|| Parked {
+            tabs: TabKind::ALL
+                .iter()
+                .map(|k| TabState::new(Resource::of(*k), self.config.per_page))
+                .collect(),
+            cache: HashMap::new(),
+        });
+        let mut old = Parked {
+            tabs: std::mem::replace(&mut self.tabs, next.tabs),
+            cache: std::mem::replace(&mut self.cache, next.cache),
+        };
+        for t in old.tabs.iter_mut().chain(self.tabs.iter_mut()) {
+            t.pending = None;
+            t.prefetched_for = None;
+        }
+        let previous = std::mem::replace(&mut self.workspace.profile, profile.clone());
+        self.parked.insert(previous, old);
+        self.pipeline = None;
+        self.pipeline_visible = false;
+        self.timeline = None;
+        self.currency_chip = None;
+        let demo = self.config.profile.ends_with(" (demo)");
+        self.config.profile = if demo {
+            format!("{profile} (demo)")
+        } else {
+            profile.clone()
+        };
+        self.config.host = host;
+        self.status.error = None;
+        self.note(format!("Profile {profile} @ {}", self.config.host));
+        // The client first: the page requests below go out with its token.
+        fx.push(Effect::UseClient(client));
+        // Pages of this profile seen in the last 30 s come back from its own cache.
+        fx.extend(self.load(self.active, false));
+        fx
+    }
+}

@@ -1,0 +1,87 @@
+//! `o`: the selected record's page in the web UI, from the active profile's `web_url`
+//! template (`https://crm.example.com/{resource}/{id}`). Only the address is handed on,
+//! never the token; the runtime opens it or, when no browser can start, shows it.
+
+use super::App;
+use crate::app::effects::Effect;
+use crate::app::resources::TabKind;
+
+/// The template filled in: `{resource}` (`deals`) and `{id}` (percent-encoded).
+pub fn record_url(template: &str, kind: TabKind, id: &str) -> Result<String, String> {
+    if !template.contains("{id}") {
+        return Err(format!(
+            "web_url \"{template}\" has no {{id}}: write it like https://crm.example.com/{{resource}}/{{id}}"
+        ));
+    }
+    let id: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+    let url = template
+        .replace("{resource}", kind.noun())
+        .replace("{id}", &id);
+    match url::Url::parse(&url) {
+        Ok(u) if matches!(u.scheme(), "https" | "http") => Ok(u.to_string()),
+        Ok(u) => Err(format!(
+            "web_url gives a {} address ({url}): use https://",
+            u.scheme()
+        )),
+        Err(e) => Err(format!("web_url gives no valid address ({url}): {e}")),
+    }
+}
+
+impl App {
+    /// `o` on the table (or `:open`).
+    pub(crate) fn open_web(&mut self) -> Vec<Effect> {
+        let kind = self.active;
+        let Some(id) = self.tab().selected_record().map(|r| r.id.clone()) else {
+            self.note(format!(
+                "No {} selected to open",
+                kind.singular().to_lowercase()
+            ));
+            return Vec::new();
+        };
+        let profile = self.workspace.profile.clone();
+        let Some(template) = self.workspace.web_url().map(str::to_string) else {
+            self.note(format!(
+                "No web_url for profile {profile}: set [profiles.{profile}] web_url = \"https://crm.example.com/{{resource}}/{{id}}\" in config.toml"
+            ));
+            return Vec::new();
+        };
+        match record_url(&template, kind, &id) {
+            Ok(url) => {
+                self.note(format!("Opening {url}"));
+                vec![Effect::OpenUrl { url }]
+            }
+            Err(e) => {
+                self.show_error(e);
+                Vec::new()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_the_template() {
+        assert_eq!(
+            record_url(
+                "https://crm.example.com/{resource}/{id}",
+                TabKind::Deals,
+                "7"
+            )
+            .unwrap(),
+            "https://crm.example.com/deals/7"
+        );
+        assert_eq!(
+            record_url("https://x.test/r?id={id}", TabKind::Contacts, "a b/c").unwrap(),
+            "https://x.test/r?id=a+b%2Fc"
+        );
+        assert!(
+            record_url("https://x.test/", TabKind::Deals, "7")
+                .unwrap_err()
+                .contains("{id}")
+        );
+        assert!(record_url("file:///{id}", TabKind::Deals, "7").is_err());
+    }
+}

@@ -1,0 +1,87 @@
+//! The runtime's side of the palette's effects: writing the saved views file, opening a
+//! record's web page, switching profile (a client bound to that profile's own base URL with
+//! that profile's own token) and `:sync`. Each reports back as a message.
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::opener::Opener;
+use crate::api::Client;
+use crate::app::Message;
+use crate::app::effects::NewClient;
+use crate::config::Settings;
+use crate::config::views::{ViewEdit, edit_views};
+use crate::credentials::Keyring;
+
+/// What these effects need from the configuration.
+#[derive(Clone)]
+pub struct WorkspaceContext {
+    pub settings: Settings,
+    pub keyring: Keyring,
+    pub opener: Opener,
+}
+
+fn notice(tx: &UnboundedSender<Message>, text: String, error: bool) {
+    let _ = tx.send(Message::Notice { text, error });
+}
+
+/// Writes a views file change off the loop; says so only when it fails.
+pub fn edit_views_file(tx: UnboundedSender<Message>, path: std::path::PathBuf, edit: ViewEdit) {
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = edit_views(&path, &edit) {
+            notice(&tx, format!("View not saved: {e}"), true);
+        }
+    });
+}
+
+/// Opens a URL (the opener may take a moment to start: off the loop).
+pub fn open_url(tx: UnboundedSender<Message>, opener: Opener, url: String) {
+    tokio::task::spawn_blocking(move || match opener.open(&url) {
+        Ok(()) => notice(&tx, format!("Opened {url}"), false),
+        Err(reason) => {
+            let _ = tx.send(Message::UrlNotOpened { url, reason });
+        }
+    });
+}
+
+/// `:sync` while the dashboard has no mirror of its own.
+pub fn sync_unavailable(tx: &UnboundedSender<Message>) {
+    notice(
+        tx,
+        "Sync is not available in the dashboard: run `crmdash sync` in a shell".into(),
+        false,
+    );
+}
+
+/// Makes the client of profile `name`: its saved base URL and its keyring token, nothing
+/// else (the environment's token belongs to the profile the dashboard started with).
+pub fn switch_profile(tx: UnboundedSender<Message>, cx: WorkspaceContext, name: String) {
+    tokio::spawn(async move {
+        let result = profile_client(&cx, &name).await.map(NewClient);
+        let _ = tx.send(Message::ProfileSwitched {
+            profile: name,
+            result: Box::new(result),
+        });
+    });
+}
+
+async fn profile_client(cx: &WorkspaceContext, name: &str) -> Result<Client, String> {
+    let base_url = cx
+        .settings
+        .profiles
+        .get(name)
+        .and_then(|p| p.base_url.clone())
+        .filter(|u| !u.trim().is_empty())
+        .ok_or_else(|| {
+            format!(
+                "profile '{name}' has no base URL: run `crmdash login --profile {name} --base-url URL`"
+            )
+        })?;
+    let source = crate::credentials::keyring_token(&cx.keyring, name, &cx.settings)
+        .await
+        .map_err(|e| e.to_string())?;
+    let options = cx.settings.client_options();
+    tokio::task::spawn_blocking(move || Client::with_options(&base_url, source.token, options))
+        .await
+        .map_err(|e| format!("cannot set up the HTTP client: {e}"))?
+        .map_err(|e| e.summary())
+}
