@@ -6,6 +6,7 @@
 mod engine;
 mod export;
 mod login;
+pub mod mirror;
 mod pipeline;
 mod reschedule_log;
 mod source;
@@ -131,13 +132,25 @@ pub fn build_engine_with(
         .unwrap_or_default();
     let mut app = App::new(config, &remembered, size, Now::current());
     app.set_forms_config(forms);
+    let cache = &opts.settings.cache;
+    let mut mirror = mirror::MirrorRuntime::new(cache, &opts.profile, &opts.base_url, zone);
+    let sync_every = (cache.sync_every_minutes > 0)
+        .then(|| Duration::from_secs(cache.sync_every_minutes.saturating_mul(60)));
+    app.set_mirror(mirror.is_some(), sync_every);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let source: Option<Arc<dyn DataSource>> = opts
-        .client
-        .clone()
-        .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
+    let source: Option<Arc<dyn DataSource>> = opts.client.clone().map(|c| {
+        // The dashboard's requests go first; the background sync waits for them.
+        let c = match &mut mirror {
+            Some(m) => m.adopt_client(&c),
+            None => c,
+        };
+        Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>
+    });
     let reason = token_lookup::not_logged_in(&opts.profile);
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
+    if let Some(m) = mirror {
+        engine = engine.with_mirror(m);
+    }
     let lookup = lookup.filter(|_| opts.client.is_none());
     let looking_up = lookup.is_some();
     if let Some(lookup) = lookup {
@@ -165,6 +178,9 @@ fn setup_login(mut engine: Engine, opts: &DashboardOptions, looking_up: bool) ->
     engine
 }
 
+/// How long the first frame may wait for the mirror's rows.
+const PRELOAD_BUDGET: Duration = Duration::from_millis(50);
+
 /// How the dashboard ended.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Ended {
@@ -182,14 +198,18 @@ pub async fn run_dashboard(
     opts: DashboardOptions,
     lookup: Option<TokenLookupFuture>,
 ) -> anyhow::Result<Ended> {
+    let started = std::time::Instant::now();
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let mut engine = build_engine_with(&opts, size, lookup);
+    // The last known rows, read from the mirror before the first frame (a few ms for a
+    // page of 100,000 contacts); a slow disk only delays them to a later frame.
+    engine.preload_mirror(PRELOAD_BUDGET).await;
     let mouse = opts.settings.ui.mouse;
     let cancel = CancellationToken::new();
     let caught = Arc::new(std::sync::atomic::AtomicI32::new(0));
     let signals = tokio::spawn(watch_signals(cancel.clone(), caught.clone()));
     let mut term = terminal::enter(mouse)?;
-    let result = event_loop(&mut term, &mut engine, &cancel, mouse).await;
+    let result = event_loop(&mut term, &mut engine, &cancel, mouse, started).await;
     let restored = terminal::restore();
     signals.abort();
     result?;
@@ -219,6 +239,29 @@ async fn watch_signals(cancel: CancellationToken, caught: Arc<std::sync::atomic:
     };
     caught.store(number, std::sync::atomic::Ordering::SeqCst);
     cancel.cancel();
+}
+
+/// Logs (once) how long after start the first frame with rows was drawn, and where they
+/// came from: the start-up measurement of the README's Performance section.
+fn first_rows(app: &App, started: std::time::Instant, seen: bool) -> bool {
+    if seen {
+        return true;
+    }
+    let Some(shown) = app.tab().shown.as_ref().filter(|s| !s.page.records.is_empty()) else {
+        return false;
+    };
+    let from = if shown.page.mirrored.is_some() {
+        "mirror"
+    } else {
+        "service"
+    };
+    tracing::info!(
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        from,
+        rows = shown.page.records.len(),
+        "first rows drawn"
+    );
+    true
 }
 
 fn to_message(e: Event) -> Option<Message> {
@@ -271,11 +314,13 @@ async fn event_loop(
     engine: &mut Engine,
     cancel: &CancellationToken,
     mouse: bool,
+    started: std::time::Instant,
 ) -> anyhow::Result<()> {
     let mut events = EventStream::new();
     // Draw the first frame before any request goes out.
     term.draw(|f| crate::ui::render(&engine.app, f))?;
     engine.app.dirty = false;
+    let mut rows_seen = first_rows(&engine.app, started, false);
     // Debug builds only: lets the terminal-restore tests panic with every mode set.
     #[cfg(debug_assertions)]
     if std::env::var_os("CRMDASH_DEBUG_PANIC").is_some_and(|v| v == "1") {
@@ -289,6 +334,7 @@ async fn event_loop(
         if engine.app.dirty {
             term.draw(|f| crate::ui::render(&engine.app, f))?;
             engine.app.dirty = false;
+            rows_seen = first_rows(&engine.app, started, rows_seen);
         }
         let deadline = engine.app.next_deadline();
         // `biased`: polled in this order, not at random. A signal wins over everything (the

@@ -4,6 +4,7 @@
 pub mod client;
 pub mod error;
 pub mod models;
+pub mod priority;
 pub mod query;
 pub mod retry;
 mod transport;
@@ -12,6 +13,7 @@ pub use client::{
     Client, ClientOptions, Created, Observer, RequestEvent, check_base_url, is_loopback,
 };
 pub use error::{ApiError, ErrorKind, parse_error_body, parse_retry_after};
+pub use priority::{Lane, PriorityGate};
 pub use models::{
     ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,
     Page, Project, Related, Timestamp, When, decode_page, decode_single, value_to_string,

@@ -115,5 +115,7 @@ pub enum Effect {
     /// Clear the terminal and draw the whole screen again (Ctrl-L): repairs whatever another
     /// program or a misrendered glyph left behind.
     Redraw,
+    /// Local mirror work (reads, search, sync, the offline probe): `app::mirror`.
+    Mirror(crate::app::mirror::MirrorEffect),
     Quit,
 }

@@ -91,6 +91,8 @@ actions! {
         ScrollLeft => "scroll_left", "timeline: earlier by one column", ["h", "left"];
         ScrollRight => "scroll_right", "timeline: later by one column", ["l", "right"];
         Scale => "scale", "timeline: next scale (day, week, month)", ["z"];
+        Search => "search", "search everything in the local mirror", ["ctrl-f"];
+        Related => "related", "related records of the selected one (local mirror)", ["o"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
@@ -113,6 +115,7 @@ actions! {
         NextAppointment => "next_appointment", "reschedule another appointment", ["n"];
         NextValue => "next_value", "filter bar: next status value seen", ["ctrl-n"];
         PrevValue => "prev_value", "filter bar: previous status value seen", ["ctrl-p"];
+        PrevRecord => "prev_record", "related records: back to the previous record", ["backspace"];
     }
 }
 
@@ -226,6 +229,7 @@ pub const TABLE_HINTS: &[Hint] = &[
     Hint::new(&[Action::Quit], "quit", 0),
     Hint::new(&[Action::Help], "help", 0),
     Hint::new(&[Action::Filter], "filter", 1),
+    Hint::new(&[Action::Search], "search", 2),
     Hint::new(&[Action::SortNext], "sort", 2),
     Hint::new(&[Action::SortFlip], "direction", 5),
     Hint::new(&[Action::NextPage], "next", 2),
@@ -409,16 +413,16 @@ mod tests {
     #[test]
     fn rebinding_shows_in_hint_and_help() {
         let mut keys = BTreeMap::new();
-        keys.insert("filter".to_string(), vec!["ctrl-f".to_string()]);
+        keys.insert("filter".to_string(), vec!["ctrl-t".to_string()]);
         keys.insert("nope".to_string(), vec!["x".to_string()]);
         let (map, warnings) = KeyMap::from_settings(&keys);
         assert_eq!(warnings, ["keys: unknown action 'nope'"]);
         assert!(
             map.hint_text(TABLE_HINTS, u16::MAX)
-                .contains("Ctrl-F filter")
+                .contains("Ctrl-T filter")
         );
         assert_eq!(
-            map.action(&KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL)),
+            map.action(&KeyEvent::new(KeyCode::Char('t'), KeyModifiers::CONTROL)),
             Some(Action::Filter)
         );
         assert_eq!(

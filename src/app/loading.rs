@@ -88,7 +88,10 @@ impl App {
             Ok(page) => {
                 self.cache
                     .retain(|_, (_, at)| self.now.saturating_duration_since(*at) < CACHE_TTL);
-                self.cache.insert(f.spec.clone(), (page.clone(), self.now));
+                // Pages from the mirror (offline) are read again each time, never cached.
+                if page.mirrored.is_none() {
+                    self.cache.insert(f.spec.clone(), (page.clone(), self.now));
+                }
                 if current {
                     self.tabs[i].pending = None;
                     self.status.error = None;

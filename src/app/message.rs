@@ -94,4 +94,6 @@ pub enum Message {
     },
     /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
     Terminate,
+    /// The local mirror's answers and the connection's state: `app::mirror`.
+    Mirror(crate::app::mirror::MirrorMessage),
 }

@@ -10,6 +10,7 @@ pub mod keymap;
 pub mod layout;
 mod loading;
 pub mod message;
+pub mod mirror;
 pub mod persist;
 pub mod pipeline;
 pub mod resources;
@@ -148,6 +149,8 @@ pub struct App {
     pub currency_chip: Option<String>,
     /// The Projects tab's timeline view, while shown instead of the table.
     pub timeline: Option<timeline::TimelineView>,
+    /// The local mirror and the connection (offline mode, background sync).
+    pub mirror: mirror::MirrorState,
 }
 
 impl App {
@@ -192,13 +195,17 @@ impl App {
             pipeline_visible: false,
             currency_chip: None,
             timeline: None,
+            mirror: mirror::MirrorState::default(),
         }
     }
 
     /// The first effects: load the active tab.
     pub fn start(&mut self, now: Now) -> Vec<Effect> {
         self.set_now(now);
-        let mut fx = self.load(self.active, false);
+        // The mirror's rows first: read from disk, they are on screen before the service
+        // answers.
+        let mut fx = self.mirror_start();
+        fx.extend(self.load(self.active, false));
         self.after_update(&mut fx);
         fx
     }
@@ -324,6 +331,7 @@ impl App {
             Message::Summary { id, event } => self.on_summary(id, event),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
+            Message::Mirror(m) => self.on_mirror(m),
         };
         self.after_update(&mut fx);
         fx
@@ -386,7 +394,9 @@ impl App {
         self.active = kind;
         self.dirty = true;
         let t = self.tab();
-        if t.shown.is_none() && t.pending.is_none() && t.error.is_none() {
+        // Rows from the mirror are shown while the service is asked.
+        let stale = t.shown.as_ref().is_none_or(|s| s.page.mirrored.is_some());
+        if stale && t.pending.is_none() && t.error.is_none() {
             return self.load(kind, false);
         }
         Vec::new()

@@ -50,6 +50,10 @@ pub struct Engine {
     /// Reschedule-log reads on the blocking pool whose answer has not been handled yet (so
     /// `settle` waits for them).
     log_reads: usize,
+    /// The local mirror (`None` when `[cache] enabled = false`).
+    mirror: Option<super::mirror::MirrorRuntime>,
+    /// Mirror reads, searches and probes whose answer has not been handled yet.
+    mirror_work: usize,
 }
 
 /// Finds the token and makes the client (the keyring read, off the loop).
@@ -77,6 +81,40 @@ impl Engine {
             lookup: None,
             deferred: Vec::new(),
             log_reads: 0,
+            mirror: None,
+            mirror_work: 0,
+        }
+    }
+
+    /// Uses this local mirror: rows at start, offline fallback, search, background sync.
+    /// The current source's client (if any) is the caller's to have adopted already.
+    pub fn with_mirror(mut self, mirror: super::mirror::MirrorRuntime) -> Engine {
+        self.mirror = Some(mirror);
+        self
+    }
+
+    /// The local mirror's runtime, if on.
+    pub fn mirror(&self) -> Option<&super::mirror::MirrorRuntime> {
+        self.mirror.as_ref()
+    }
+
+    /// Paints the active tab's rows from the mirror before anything else, waiting at most
+    /// `budget` for the disk (the first frame then has rows; later, they come as a message).
+    pub async fn preload_mirror(&mut self, budget: std::time::Duration) {
+        let Some(m) = &self.mirror else { return };
+        if !self.app.mirror.enabled {
+            return;
+        }
+        let reader = m.reader();
+        let spec = self.app.tab().spec();
+        let read_spec = spec.clone();
+        let read = reader.run(move |r| r.page(&read_spec));
+        if let Ok(result) = tokio::time::timeout(budget, read).await {
+            let result = result.map(|p| p.map(Arc::new));
+            self.handle(Message::Mirror(crate::app::mirror::MirrorMessage::Rows {
+                spec,
+                result,
+            }));
         }
     }
 
@@ -153,6 +191,14 @@ impl Engine {
             Message::RescheduleLog { .. } => {
                 self.log_reads = self.log_reads.saturating_sub(1);
             }
+            Message::Mirror(
+                crate::app::mirror::MirrorMessage::Rows { .. }
+                | crate::app::mirror::MirrorMessage::Search { .. }
+                | crate::app::mirror::MirrorMessage::Related { .. }
+                | crate::app::mirror::MirrorMessage::Probed(_),
+            ) => {
+                self.mirror_work = self.mirror_work.saturating_sub(1);
+            }
             _ => {}
         }
         let fx = self.app.update(msg, Now::current());
@@ -169,7 +215,11 @@ impl Engine {
     /// From now on requests go out with this client's token (a login or the token lookup).
     fn install_client(&mut self, client: &crate::api::Client) {
         let zone = self.app.config.zone;
-        let source = super::ClientSource::new(client.clone(), zone, Some(self.tx.clone()));
+        let client = match &mut self.mirror {
+            Some(m) => m.adopt_client(client),
+            None => client.clone(),
+        };
+        let source = super::ClientSource::new(client, zone, Some(self.tx.clone()));
         self.source = Some(Arc::new(source));
     }
 
@@ -201,6 +251,7 @@ impl Engine {
             let horizon = Instant::now() + quiet;
             let idle = self.app.requests_in_flight() == 0
                 && self.log_reads == 0
+                && self.mirror_work == 0
                 && !self.app.busy()
                 && self.app.next_deadline().is_none_or(|d| d > horizon)
                 && self.rx.is_empty();
@@ -306,7 +357,11 @@ impl Engine {
                 Effect::SaveState(state) => self.save_state(&state),
                 Effect::Suspend => out.push(TermAction::Suspend),
                 Effect::Redraw => out.push(TermAction::Redraw),
+                Effect::Mirror(e) => self.mirror_effect(e),
                 Effect::Quit => {
+                    if let Some(m) = &mut self.mirror {
+                        m.stop();
+                    }
                     for (_, h) in self.tasks.drain() {
                         h.abort();
                     }
@@ -331,16 +386,46 @@ impl Engine {
             });
             return;
         };
+        let reader = self.mirror.as_ref().map(|m| m.reader());
+        let offline = self.app.is_offline();
         let handle = tokio::spawn(async move {
             let started = Instant::now();
-            let result = source.fetch(spec).await;
+            // Offline, pages come from the mirror at once; the probe finds the service again.
+            if offline && let Some(reader) = &reader {
+                let spec2 = spec.clone();
+                if let Ok(Some(page)) = reader.run(move |r| r.page(&spec2)).await {
+                    let _ = tx.send(Message::Fetched {
+                        id,
+                        result: Ok(Arc::new(page)),
+                        elapsed: started.elapsed(),
+                    });
+                    return;
+                }
+            }
+            let result = source.fetch(spec.clone()).await;
             let elapsed = started.elapsed();
             if let Err(e) = &result {
                 tracing::warn!(error = %e.summary(), "list request failed");
             }
+            let result = match result {
+                Err(e) if super::mirror::unreachable(&e) && reader.is_some() => {
+                    let _ = tx.send(Message::Mirror(
+                        crate::app::mirror::MirrorMessage::Connectivity(Some(e.summary())),
+                    ));
+                    let from_mirror = match &reader {
+                        Some(r) => r.run(move |r| r.page(&spec)).await,
+                        None => Ok(None),
+                    };
+                    match from_mirror {
+                        Ok(Some(page)) => Ok(Arc::new(page)),
+                        _ => Err(e.summary()),
+                    }
+                }
+                other => other.map(Arc::new).map_err(|e| e.summary()),
+            };
             let _ = tx.send(Message::Fetched {
                 id,
-                result: result.map(Arc::new).map_err(|e| e.summary()),
+                result,
                 elapsed,
             });
         });
@@ -375,11 +460,24 @@ impl Engine {
         Fut: std::future::Future<Output = Message> + Send + 'static,
     {
         let tx = self.tx.clone();
-        let Some(source) = self.source.clone() else {
-            let err = crate::api::ApiError::new(
-                crate::api::ErrorKind::Unauthorized,
-                self.no_source_reason.clone(),
-            );
+        // Offline, a write is refused at once (never queued): the form keeps its content
+        // and shows why.
+        let refused = self.app.offline_refusal().map(|why| {
+            tracing::info!("write refused: offline");
+            crate::api::ApiError::new(crate::api::ErrorKind::Network, why)
+        });
+        let source = if refused.is_some() {
+            None
+        } else {
+            self.source.clone()
+        };
+        let Some(source) = source else {
+            let err = refused.unwrap_or_else(|| {
+                crate::api::ApiError::new(
+                    crate::api::ErrorKind::Unauthorized,
+                    self.no_source_reason.clone(),
+                )
+            });
             let msg = run(&NoSource(err));
             let handle = tokio::spawn(async move {
                 let _ = tx.send(msg.await);
@@ -440,6 +538,64 @@ impl Engine {
         });
     }
 
+    /// Runs a mirror effect: reads and searches on the blocking pool, the sync as a task.
+    fn mirror_effect(&mut self, e: crate::app::mirror::MirrorEffect) {
+        use crate::app::mirror::{MirrorEffect, MirrorMessage};
+        let tx = self.tx.clone();
+        let Some(m) = &mut self.mirror else {
+            // No mirror: reads answer "none", so dialogs say how to get one.
+            let msg = match e {
+                MirrorEffect::Rows(_) | MirrorEffect::Sync | MirrorEffect::Probe(_) => return,
+                MirrorEffect::Search { id, .. } => MirrorMessage::Search { id, result: Ok(None) },
+                MirrorEffect::Related { id, .. } => MirrorMessage::Related { id, result: Ok(None) },
+            };
+            let _ = tx.send(Message::Mirror(msg));
+            return;
+        };
+        let reader = m.reader();
+        match e {
+            MirrorEffect::Rows(specs) => {
+                for spec in specs {
+                    self.mirror_work += 1;
+                    let tx = tx.clone();
+                    let reader = reader.clone();
+                    tokio::spawn(async move {
+                        let s = spec.clone();
+                        let result = reader.run(move |r| r.page(&s)).await;
+                        let result = result.map(|p| p.map(Arc::new));
+                        let _ = tx.send(Message::Mirror(MirrorMessage::Rows { spec, result }));
+                    });
+                }
+            }
+            MirrorEffect::Search { id, text } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.search(&text)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Search { id, result }));
+                });
+            }
+            MirrorEffect::Related { id, of } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.related(&of)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Related { id, result }));
+                });
+            }
+            MirrorEffect::Sync => m.start_sync(tx),
+            MirrorEffect::Probe(spec) => {
+                self.mirror_work += 1;
+                let source = self.source.clone();
+                tokio::spawn(async move {
+                    let result = match source {
+                        Some(s) => s.fetch(spec).await.map(|_| ()).map_err(|e| e.summary()),
+                        None => Err("no API token".to_string()),
+                    };
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Probed(result)));
+                });
+            }
+        }
+    }
+
     fn save_state(&mut self, state: &PersistedState) {
         let Some(path) = &self.state_file else { return };
         match write_state(path, state) {
@@ -466,6 +622,9 @@ fn needs_source(e: &Effect) -> bool {
     matches!(
         e,
         Effect::Fetch { .. }
+            | Effect::Mirror(
+                crate::app::mirror::MirrorEffect::Sync | crate::app::mirror::MirrorEffect::Probe(_)
+            )
             | Effect::Summarize { .. }
             | Effect::Export { .. }
             | Effect::CreateContact { .. }

@@ -26,7 +26,9 @@ pub mod export;
 pub mod help;
 pub mod includes;
 pub mod login;
+pub mod related;
 pub mod reschedule;
+pub mod search;
 
 use std::path::PathBuf;
 
@@ -139,6 +141,10 @@ pub enum DialogResult {
         note: String,
         client: crate::app::effects::NewClient,
     },
+    /// Open this record's detail above the dialog (search, related records).
+    OpenRecord(crate::app::mirror::RecordRef),
+    /// List the records related to this one (from the mirror) above the dialog.
+    Related(crate::app::mirror::RecordRef),
 }
 
 /// A contact a dialog points at.
@@ -241,6 +247,8 @@ pub enum Overlay {
     ContactForm(Box<ContactForm>),
     Reschedule(Box<RescheduleForm>),
     Login(LoginDialog),
+    Search(Box<search::SearchDialog>),
+    Related(related::RelatedView),
 }
 
 impl Overlay {
@@ -254,6 +262,8 @@ impl Overlay {
             Overlay::ContactForm(d) => d.as_mut(),
             Overlay::Reschedule(d) => d.as_mut(),
             Overlay::Login(d) => d,
+            Overlay::Search(d) => d.as_mut(),
+            Overlay::Related(d) => d,
         }
     }
 
@@ -267,6 +277,8 @@ impl Overlay {
             Overlay::ContactForm(d) => d.as_ref(),
             Overlay::Reschedule(d) => d.as_ref(),
             Overlay::Login(d) => d,
+            Overlay::Search(d) => d.as_ref(),
+            Overlay::Related(d) => d,
         }
     }
 }

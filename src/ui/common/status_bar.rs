@@ -68,6 +68,17 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         left.push(Span::styled(format!("{} ms", l.as_millis()), theme.dim));
     }
+    if let Some(m) = app.mirror_status() {
+        if !left.is_empty() {
+            left.push(sep());
+        }
+        let style = if app.is_offline() {
+            theme.error
+        } else {
+            theme.dim
+        };
+        left.push(Span::styled(m, style));
+    }
     if app.status.awaiting_token {
         left.push(sep());
         left.push(Span::styled("looking up the API token", theme.pending));

@@ -8,7 +8,9 @@ pub mod export;
 pub mod help;
 pub mod includes;
 pub mod login;
+pub mod related;
 pub mod reschedule;
+pub mod search;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,6 +30,8 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), keys, theme),
         Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), keys, theme),
         Overlay::Login(l) => login::draw(f, area, l, spinner(app), keys, theme),
+        Overlay::Search(s) => search::draw(f, area, s, spinner(app), keys, theme),
+        Overlay::Related(r) => related::draw(f, area, r, spinner(app), keys, theme),
     }
 }
 
