@@ -132,31 +132,34 @@ pub fn build_engine_with(
         .unwrap_or_default();
     let mut app = App::new(config, &remembered, size, Now::current());
     app.set_forms_config(forms);
-    let cache = &opts.settings.cache;
-    let mut mirror = mirror::MirrorRuntime::new(cache, &opts.profile, &opts.base_url, zone);
-    let sync_every = (cache.sync_every_minutes > 0)
-        .then(|| Duration::from_secs(cache.sync_every_minutes.saturating_mul(60)));
-    app.set_mirror(mirror.is_some(), sync_every);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let source: Option<Arc<dyn DataSource>> = opts.client.clone().map(|c| {
-        // The dashboard's requests go first; the background sync waits for them.
-        let c = match &mut mirror {
-            Some(m) => m.adopt_client(&c),
-            None => c,
-        };
-        Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>
-    });
+    let source: Option<Arc<dyn DataSource>> = opts
+        .client
+        .clone()
+        .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
     let reason = token_lookup::not_logged_in(&opts.profile);
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
-    if let Some(m) = mirror {
-        engine = engine.with_mirror(m);
-    }
     let lookup = lookup.filter(|_| opts.client.is_none());
     let looking_up = lookup.is_some();
     if let Some(lookup) = lookup {
         engine = engine.with_token_lookup(lookup);
     }
     setup_login(engine, opts, looking_up)
+}
+
+/// Gives the engine the profile's local mirror (`[cache]`): rows at start, offline mode,
+/// search, related records and the background sync. Nothing when `[cache] enabled = false`.
+/// Kept apart from `build_engine` so headless runs and tests touch no cache directory unless
+/// they ask.
+pub fn attach_mirror(engine: Engine, opts: &DashboardOptions) -> Engine {
+    let cache = &opts.settings.cache;
+    let zone = engine.app.config.zone;
+    let Some(m) = mirror::MirrorRuntime::new(cache, &opts.profile, &opts.base_url, zone) else {
+        return engine;
+    };
+    let sync_every = (cache.sync_every_minutes > 0)
+        .then(|| Duration::from_secs(cache.sync_every_minutes.saturating_mul(60)));
+    engine.with_mirror(m, sync_every, opts.client.as_ref())
 }
 
 /// Without a token (and none being looked up), the login dialog first; without a token at
@@ -200,7 +203,7 @@ pub async fn run_dashboard(
 ) -> anyhow::Result<Ended> {
     let started = std::time::Instant::now();
     let size = crossterm::terminal::size().unwrap_or((80, 24));
-    let mut engine = build_engine_with(&opts, size, lookup);
+    let mut engine = attach_mirror(build_engine_with(&opts, size, lookup), &opts);
     // The last known rows, read from the mirror before the first frame (a few ms for a
     // page of 100,000 contacts); a slow disk only delays them to a later frame.
     engine.preload_mirror(PRELOAD_BUDGET).await;

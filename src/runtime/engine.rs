@@ -86,10 +86,20 @@ impl Engine {
         }
     }
 
-    /// Uses this local mirror: rows at start, offline fallback, search, background sync.
-    /// The current source's client (if any) is the caller's to have adopted already.
-    pub fn with_mirror(mut self, mirror: super::mirror::MirrorRuntime) -> Engine {
+    /// Uses this local mirror: rows at start, offline fallback, search, background sync
+    /// every `sync_every`. `client` (the one the source was made with, if any) is put in the
+    /// foreground lane, the sync's clone in the background lane.
+    pub fn with_mirror(
+        mut self,
+        mirror: super::mirror::MirrorRuntime,
+        sync_every: Option<std::time::Duration>,
+        client: Option<&crate::api::Client>,
+    ) -> Engine {
         self.mirror = Some(mirror);
+        self.app.set_mirror(true, sync_every);
+        if let Some(c) = client {
+            self.install_client(c);
+        }
         self
     }
 

@@ -11,6 +11,7 @@ mod form_snapshots;
 mod forms_sandbox;
 mod keyring_support;
 mod login;
+mod mirror;
 mod perf_requests;
 mod pipeline;
 mod polish;
