@@ -229,7 +229,7 @@ pub const TABLE_HINTS: &[Hint] = &[
     Hint::new(&[Action::Quit], "quit", 0),
     Hint::new(&[Action::Help], "help", 0),
     Hint::new(&[Action::Filter], "filter", 1),
-    Hint::new(&[Action::Search], "search", 2),
+    Hint::new(&[Action::Search], "search", 5),
     Hint::new(&[Action::SortNext], "sort", 2),
     Hint::new(&[Action::SortFlip], "direction", 5),
     Hint::new(&[Action::NextPage], "next", 2),
