@@ -7,7 +7,23 @@ use rusqlite::Connection;
 /// "crmd" in ASCII.
 pub const APPLICATION_ID: i64 = 0x6372_6d64;
 /// The schema this build writes.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 3;
+
+/// The columns a tab sorts by. Version 3 indexes each (live records only), so a page is read
+/// in index order: the first page of 100,000 contacts in about a millisecond instead of a
+/// sort of them all.
+pub const SORT_COLUMNS: [&str; 10] = [
+    "created_at",
+    "updated_at",
+    "name_lc",
+    "first_lc",
+    "last_lc",
+    "email_lc",
+    "status_lc",
+    "value_num",
+    "start_date",
+    "end_date",
+];
 
 /// Version 1: records, relations, sync state and the full-text indexes.
 const V1: &str = "
@@ -99,6 +115,16 @@ pub fn migrate(conn: &Connection, from: i64) -> rusqlite::Result<()> {
                 [r],
             )?;
         }
+    }
+    if from < 3 {
+        for col in SORT_COLUMNS {
+            tx.execute_batch(&format!(
+                "CREATE INDEX IF NOT EXISTS live_{col} ON records (resource, {col}, id) WHERE gone_at IS NULL;"
+            ))?;
+        }
+        tx.execute_batch(
+            "CREATE INDEX IF NOT EXISTS live_records ON records (resource) WHERE gone_at IS NULL;",
+        )?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.pragma_update(None, "user_version", VERSION)?;
