@@ -167,11 +167,17 @@ impl Mirror {
         let page = u64::from(paging.page.unwrap_or(1).max(1));
         let cond = c.conditions.join(" AND ");
         let args = &c.args;
-        let total: i64 = self
-            .conn
-            .prepare_cached(&format!("SELECT count(*) FROM records WHERE {cond}"))
-            .and_then(|mut s| s.query_row(params_from_iter(args.iter()), |row| row.get(0)))
-            .map_err(|e| self.err(e))?;
+        // Unfiltered: the count the triggers keep (`schema`), not a count of every row.
+        let total: i64 = if c.conditions.len() == 1 {
+            self.conn
+                .prepare_cached("SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0)")
+                .and_then(|mut s| s.query_row([r.as_str()], |row| row.get(0)))
+        } else {
+            self.conn
+                .prepare_cached(&format!("SELECT count(*) FROM records WHERE {cond}"))
+                .and_then(|mut s| s.query_row(params_from_iter(args.iter()), |row| row.get(0)))
+        }
+        .map_err(|e| self.err(e))?;
         let col = c.sort_column;
         // Records without a value come last ascending, first descending. Read as two runs,
         // each in the order of an index (`schema::SORT_COLUMNS`): the page's rows are found
