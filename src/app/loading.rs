@@ -128,7 +128,8 @@ impl App {
         let settled = tab.pending.is_none()
             && tab.debounce_until.is_none()
             && tab.error.is_none()
-            && tab.shown.as_ref().is_some_and(|s| s.spec == spec);
+            // The service's page, not the mirror's (offline, or before the service answered).
+            && tab.shown.as_ref().is_some_and(|s| s.spec == spec && s.page.mirrored.is_none());
         if !settled || !tab.server_pages() || tab.prefetched_for.as_ref() == Some(&spec) {
             return None;
         }

@@ -231,6 +231,10 @@ impl App {
 
     /// The age label of mirrored rows: `from mirror · 12:03` (`None` for the service's).
     pub fn mirror_age_label(&self) -> Option<String> {
+        // Offline, the status line's `offline · data from 12:03` says it already.
+        if self.is_offline() {
+            return None;
+        }
         let shown = self.tab().shown.as_ref()?;
         let m = shown.page.mirrored?;
         Some(match m.synced_at {

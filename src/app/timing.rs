@@ -35,10 +35,10 @@ fn age_step_left(age: Duration) -> Duration {
 impl App {
     /// The age label of the data on the active tab.
     pub fn age_label(&self) -> Option<String> {
-        if let Some(m) = self.mirror_age_label() {
-            return Some(m);
-        }
         let shown = self.tab().shown.as_ref()?;
+        if shown.page.mirrored.is_some() {
+            return self.mirror_age_label();
+        }
         Some(age_label(
             self.now.saturating_duration_since(shown.loaded_at),
         ))

@@ -121,7 +121,7 @@ async fn offline_start_browses_the_mirror_and_refuses_a_create() {
     assert_eq!(e.app.tab().records().len(), 25);
     let text = screen(&e);
     assert!(text.contains("offline · data from "), "{text}");
-    assert!(text.contains("from mirror · "), "{text}");
+    assert!(!text.contains("from mirror · "), "said once, by the offline marker: {text}");
     assert!(e.app.tab().error.is_none(), "no error beside the offline marker");
 
     // Sorting and paging work from the mirror.
@@ -378,5 +378,25 @@ async fn cache_disabled_keeps_nothing_on_disk() {
     let text = screen(&e);
     assert!(text.contains("turned off"), "{text}");
     assert!(!dir.path().join("mirror").exists());
+    sb.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_first_frame_has_the_mirrors_rows_marked_then_the_services() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = synced_sandbox(dir.path(), 0).await;
+    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
+    // What `run_dashboard` does before its first frame.
+    e.preload_mirror(Duration::from_secs(10)).await;
+    assert!(mirrored(&e), "rows before any request");
+    assert_eq!(e.app.requests_in_flight(), 0);
+    let text = screen(&e);
+    assert!(text.contains("from mirror · "), "{text}");
+    assert!(text.contains("page 1/"), "{text}");
+    e.start();
+    e.settle(QUIET).await;
+    assert!(!mirrored(&e), "the service's answer replaces them");
+    assert!(!e.app.is_offline());
+    assert!(!screen(&e).contains("from mirror"));
     sb.shutdown().await;
 }
