@@ -200,7 +200,11 @@ fn first_rows(path: &std::path::Path) -> usize {
         ..ContactQuery::default()
     };
     let page = m.list(&q).expect("page").page;
-    let cols: Vec<_> = Tab::of(TabKind::Contacts).columns.iter().map(|c| c.id).collect();
+    let cols: Vec<_> = Tab::of(TabKind::Contacts)
+        .columns
+        .iter()
+        .map(|c| c.id)
+        .collect();
     let shown = crmdash::app::table::record::build_page(
         page,
         &cols,

@@ -250,7 +250,12 @@ fn first_rows(app: &App, started: std::time::Instant, seen: bool) -> bool {
     if seen {
         return true;
     }
-    let Some(shown) = app.tab().shown.as_ref().filter(|s| !s.page.records.is_empty()) else {
+    let Some(shown) = app
+        .tab()
+        .shown
+        .as_ref()
+        .filter(|s| !s.page.records.is_empty())
+    else {
         return false;
     };
     let from = if shown.page.mirrored.is_some() {

@@ -13,11 +13,11 @@ pub use client::{
     Client, ClientOptions, Created, Observer, RequestEvent, check_base_url, is_loopback,
 };
 pub use error::{ApiError, ErrorKind, parse_error_body, parse_retry_after};
-pub use priority::{Lane, PriorityGate};
 pub use models::{
     ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,
     Page, Project, Related, Timestamp, When, decode_page, decode_single, value_to_string,
 };
+pub use priority::{Lane, PriorityGate};
 pub use query::{
     ContactInclude, ContactQuery, ContactSort, DealInclude, DealQuery, DealSort, ListQuery,
     MAX_FILTER_CHARS, MAX_PER_PAGE, Paging, ProjectInclude, ProjectQuery, ProjectSort,

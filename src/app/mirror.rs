@@ -246,7 +246,10 @@ impl App {
     /// The mirror's deadlines (probe, sync) for `next_deadline`.
     pub(super) fn mirror_deadline(&self) -> Option<Instant> {
         let probe = self.mirror.probe_due.filter(|_| !self.mirror.probing);
-        let sync = self.mirror.sync_due.filter(|_| self.mirror.syncing.is_none());
+        let sync = self
+            .mirror
+            .sync_due
+            .filter(|_| self.mirror.syncing.is_none());
         match (probe, sync) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -296,7 +299,8 @@ impl App {
                     Ok(Some(page)) => {
                         self.mirror.exists = Some(true);
                         if let Some(t) = page.mirrored.and_then(|m| m.synced_at) {
-                            self.mirror.data_from = Some(self.mirror.data_from.map_or(t, |d| d.max(t)));
+                            self.mirror.data_from =
+                                Some(self.mirror.data_from.map_or(t, |d| d.max(t)));
                         }
                         let i = spec.kind.index();
                         let tab = &self.tabs[i];
@@ -399,9 +403,8 @@ impl App {
     pub fn offline_refusal(&self) -> Option<String> {
         let (since, _) = self.mirror.offline.as_ref()?;
         Some(format!(
-            "offline since {}: {} cannot be reached, so nothing was sent (nothing is queued). \
-             Your input is kept: send it again once the status bar no longer says offline \
-             (r on the table checks now).",
+            "offline since {}: {} cannot be reached, so nothing was sent or queued. \
+             Send it again once back online (r on the table checks now).",
             clock(*since, self.wall, &self.config.zone),
             self.config.host
         ))
@@ -448,7 +451,8 @@ impl App {
 
     /// `Ctrl-F`: the search dialog.
     pub(crate) fn open_search(&mut self) -> Vec<Effect> {
-        let d = crate::app::dialogs::search::SearchDialog::new(self.mirror.enabled, self.mirror.exists);
+        let d =
+            crate::app::dialogs::search::SearchDialog::new(self.mirror.enabled, self.mirror.exists);
         self.overlays.push(Overlay::Search(Box::new(d)));
         self.dirty = true;
         Vec::new()

@@ -170,7 +170,9 @@ impl Mirror {
         // Unfiltered: the count the triggers keep (`schema`), not a count of every row.
         let total: i64 = if c.conditions.len() == 1 {
             self.conn
-                .prepare_cached("SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0)")
+                .prepare_cached(
+                    "SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0)",
+                )
                 .and_then(|mut s| s.query_row([r.as_str()], |row| row.get(0)))
         } else {
             self.conn

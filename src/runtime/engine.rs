@@ -556,8 +556,14 @@ impl Engine {
             // No mirror: reads answer "none", so dialogs say how to get one.
             let msg = match e {
                 MirrorEffect::Rows(_) | MirrorEffect::Sync | MirrorEffect::Probe(_) => return,
-                MirrorEffect::Search { id, .. } => MirrorMessage::Search { id, result: Ok(None) },
-                MirrorEffect::Related { id, .. } => MirrorMessage::Related { id, result: Ok(None) },
+                MirrorEffect::Search { id, .. } => MirrorMessage::Search {
+                    id,
+                    result: Ok(None),
+                },
+                MirrorEffect::Related { id, .. } => MirrorMessage::Related {
+                    id,
+                    result: Ok(None),
+                },
             };
             let _ = tx.send(Message::Mirror(msg));
             return;

@@ -145,7 +145,10 @@ pub struct MirrorReader {
 
 impl MirrorReader {
     /// Runs `f` on the open mirror; `Ok(None)` when there is none on disk.
-    fn with<T>(&self, f: impl FnOnce(&Mirror) -> Result<T, MirrorError>) -> Result<Option<T>, String> {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&Mirror) -> Result<T, MirrorError>,
+    ) -> Result<Option<T>, String> {
         let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
             match Mirror::open_existing(&self.path) {
@@ -186,7 +189,13 @@ impl MirrorReader {
             .map(|c| c.id)
             .collect();
         let zone = self.zone;
-        self.with(|m| spec.with_query(ListFrom { mirror: m, cols, zone }))
+        self.with(|m| {
+            spec.with_query(ListFrom {
+                mirror: m,
+                cols,
+                zone,
+            })
+        })
     }
 
     pub fn search(&self, text: &str) -> Result<Option<SearchResults>, String> {

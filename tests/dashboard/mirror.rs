@@ -9,8 +9,8 @@ use crmdash::api::{Client, ClientOptions};
 use crmdash::app::dialogs::Overlay;
 use crmdash::app::{Message, TabKind};
 use crmdash::config::Settings;
-use crmdash::mirror::sync::{self, SyncOptions};
 use crmdash::mirror::MirrorLocation;
+use crmdash::mirror::sync::{self, SyncOptions};
 use crmdash::runtime::{DashboardOptions, Engine, attach_mirror, build_engine};
 use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -121,15 +121,25 @@ async fn offline_start_browses_the_mirror_and_refuses_a_create() {
     assert_eq!(e.app.tab().records().len(), 25);
     let text = screen(&e);
     assert!(text.contains("offline · data from "), "{text}");
-    assert!(!text.contains("from mirror · "), "said once, by the offline marker: {text}");
-    assert!(e.app.tab().error.is_none(), "no error beside the offline marker");
+    assert!(
+        !text.contains("from mirror · "),
+        "said once, by the offline marker: {text}"
+    );
+    assert!(
+        e.app.tab().error.is_none(),
+        "no error beside the offline marker"
+    );
 
     // Sorting and paging work from the mirror.
     let first_before = e.app.tab().records()[0].id.clone();
     press(&mut e, KeyCode::Char('S'));
     e.settle(QUIET).await;
     assert!(mirrored(&e));
-    assert_ne!(e.app.tab().records()[0].id, first_before, "direction flipped");
+    assert_ne!(
+        e.app.tab().records()[0].id,
+        first_before,
+        "direction flipped"
+    );
     press(&mut e, KeyCode::Char('n'));
     e.settle(QUIET).await;
     assert_eq!(e.app.tab().shown.as_ref().unwrap().spec.page, 2);
@@ -213,7 +223,13 @@ async fn back_online_on_the_next_successful_request() {
     e.settle(QUIET).await;
     assert!(!e.app.is_offline(), "online again");
     assert!(!mirrored(&e), "the service's rows replace the mirror's");
-    let note = e.app.status.note.as_ref().map(|n| n.0.clone()).unwrap_or_default();
+    let note = e
+        .app
+        .status
+        .note
+        .as_ref()
+        .map(|n| n.0.clone())
+        .unwrap_or_default();
     assert!(note.contains("Online again"), "{note}");
     sb.shutdown().await;
 }
@@ -299,14 +315,21 @@ async fn a_deals_account_and_contacts_and_back_with_backspace() {
         _ => panic!("o lists the related records"),
     };
     let items = related.items();
-    assert!(items.iter().any(|i| i.kind == crmdash::app::mirror::LinkKind::Account));
+    assert!(
+        items
+            .iter()
+            .any(|i| i.kind == crmdash::app::mirror::LinkKind::Account)
+    );
     let contact = items
         .iter()
         .position(|i| i.kind == crmdash::app::mirror::LinkKind::Contact)
         .expect("a contact");
     let contact_id = items[contact].id.clone();
     let text = screen(&e);
-    assert!(text.contains("Account") && text.contains("Contacts"), "{text}");
+    assert!(
+        text.contains("Account") && text.contains("Contacts"),
+        "{text}"
+    );
     for _ in 0..contact {
         press(&mut e, KeyCode::Char('j'));
     }

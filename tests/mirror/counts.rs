@@ -30,7 +30,13 @@ async fn the_kept_count_equals_a_real_count_after_syncs_and_deletions() {
     let mut deleted = 0;
     while deleted < 3 {
         for c in env.sb.churn(20) {
-            if matches!(c, Change::Deleted { kind: "contacts", .. }) {
+            if matches!(
+                c,
+                Change::Deleted {
+                    kind: "contacts",
+                    ..
+                }
+            ) {
                 deleted += 1;
             }
         }

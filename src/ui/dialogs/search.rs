@@ -123,7 +123,10 @@ pub fn draw(
                 };
                 lines.push(Line::from(vec![
                     Span::styled(format!("{mark}{label}"), style),
-                    Span::styled(format!("  {detail}"), if is_sel { style } else { theme.dim }),
+                    Span::styled(
+                        format!("  {detail}"),
+                        if is_sel { style } else { theme.dim },
+                    ),
                 ]));
                 index += 1;
             }
