@@ -349,6 +349,12 @@ impl App {
                     self.note(format!("background sync: {e}"));
                 }
                 self.mirror.last_sync = Some(result);
+                let wall = self.wall;
+                for o in &mut self.overlays {
+                    if let Overlay::Search(d) = o {
+                        d.mirror_changed(wall);
+                    }
+                }
                 // Rows on screen from the mirror are read again (the sync changed them).
                 let specs: Vec<QuerySpec> = self
                     .tabs

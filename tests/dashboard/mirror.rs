@@ -361,6 +361,9 @@ async fn background_sync_fills_the_mirror_and_reports_progress() {
     let sb = Sandbox::start(SandboxConfig::default()).await.unwrap();
     let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 15));
     e.start();
+    // A search typed before there is a mirror runs again once the sync made one.
+    key(&mut e, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    typed(&mut e, "muller");
     let mut progress_seen = false;
     let done = tokio::time::timeout(Duration::from_secs(120), async {
         loop {
@@ -383,6 +386,17 @@ async fn background_sync_fills_the_mirror_and_reports_progress() {
     let loc = MirrorLocation::for_settings(&settings(dir.path(), 15).cache, "test", &sb.base_url())
         .unwrap();
     assert!(loc.db_path().exists());
+    e.settle(QUIET).await;
+    let hits = e
+        .app
+        .overlays
+        .iter()
+        .find_map(|o| match o {
+            Overlay::Search(d) => Some(d.hits().len()),
+            _ => None,
+        })
+        .expect("search dialog");
+    assert!(hits > 0, "searched again after the sync");
     sb.shutdown().await;
 }
 

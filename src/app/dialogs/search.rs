@@ -51,6 +51,15 @@ impl SearchDialog {
         }
     }
 
+    /// A sync finished (the mirror may exist now, or hold more): what is typed is searched
+    /// again at the next tick.
+    pub fn mirror_changed(&mut self, now: DateTime<Utc>) {
+        self.exists = None;
+        if !self.input.value().trim().is_empty() {
+            self.debounce = Some(now);
+        }
+    }
+
     /// Every hit, in the order drawn (contacts, deals, projects).
     pub fn hits(&self) -> Vec<&SearchHit> {
         self.results
