@@ -77,6 +77,20 @@ fn engine(base_url: &str, token: &str, settings: Settings) -> Engine {
     attach_mirror(build_engine(&opts, (120, 30)), &opts)
 }
 
+/// A sandbox (synced into a mirror, or not) and the dashboard started against it, settled.
+async fn started(synced: bool) -> (tempfile::TempDir, SandboxHandle, Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = if synced {
+        synced_sandbox(dir.path(), 0).await
+    } else {
+        Sandbox::start(SandboxConfig::default()).await.unwrap()
+    };
+    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
+    e.start();
+    e.settle(QUIET).await;
+    (dir, sb, e)
+}
+
 fn key(e: &mut Engine, code: KeyCode, m: KeyModifiers) {
     e.handle(Message::Key(KeyEvent::new(code, m)));
 }
@@ -96,6 +110,17 @@ fn screen(e: &Engine) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| crmdash::ui::render(&e.app, f)).unwrap();
     buffer_text(t.backend())
+}
+
+fn search_dialog(e: &Engine) -> &crmdash::app::dialogs::search::SearchDialog {
+    e.app
+        .overlays
+        .iter()
+        .find_map(|o| match o {
+            Overlay::Search(d) => Some(d.as_ref()),
+            _ => None,
+        })
+        .expect("the search dialog is open")
 }
 
 fn mirrored(e: &Engine) -> bool {
@@ -236,23 +261,11 @@ async fn back_online_on_the_next_successful_request() {
 
 #[tokio::test]
 async fn search_dialog_finds_without_accents_and_opens_the_record() {
-    let dir = tempfile::tempdir().unwrap();
-    let sb = synced_sandbox(dir.path(), 0).await;
-    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
-    e.start();
-    e.settle(QUIET).await;
+    let (_dir, sb, mut e) = started(true).await;
     key(&mut e, KeyCode::Char('f'), KeyModifiers::CONTROL);
     typed(&mut e, "muller");
     e.settle(QUIET).await;
-    let d = e
-        .app
-        .overlays
-        .iter()
-        .find_map(|o| match o {
-            Overlay::Search(d) => Some(d.as_ref()),
-            _ => None,
-        })
-        .expect("search dialog");
+    let d = search_dialog(&e);
     let hits = d.hits();
     assert!(!hits.is_empty(), "muller finds Müller");
     assert!(hits.iter().any(|h| h.label.contains("Müller")));
@@ -273,11 +286,7 @@ async fn search_dialog_finds_without_accents_and_opens_the_record() {
 
 #[tokio::test]
 async fn search_without_a_mirror_says_how_to_get_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let sb = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
-    e.start();
-    e.settle(QUIET).await;
+    let (_dir, sb, mut e) = started(false).await;
     key(&mut e, KeyCode::Char('f'), KeyModifiers::CONTROL);
     typed(&mut e, "ada");
     e.settle(QUIET).await;
@@ -289,11 +298,7 @@ async fn search_without_a_mirror_says_how_to_get_one() {
 
 #[tokio::test]
 async fn a_deals_account_and_contacts_and_back_with_backspace() {
-    let dir = tempfile::tempdir().unwrap();
-    let sb = synced_sandbox(dir.path(), 0).await;
-    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
-    e.start();
-    e.settle(QUIET).await;
+    let (_dir, sb, mut e) = started(true).await;
     press(&mut e, KeyCode::Char('2'));
     e.settle(QUIET).await;
     // A deal with contacts.
@@ -387,16 +392,10 @@ async fn background_sync_fills_the_mirror_and_reports_progress() {
         .unwrap();
     assert!(loc.db_path().exists());
     e.settle(QUIET).await;
-    let hits = e
-        .app
-        .overlays
-        .iter()
-        .find_map(|o| match o {
-            Overlay::Search(d) => Some(d.hits().len()),
-            _ => None,
-        })
-        .expect("search dialog");
-    assert!(hits > 0, "searched again after the sync");
+    assert!(
+        !search_dialog(&e).hits().is_empty(),
+        "searched again after the sync"
+    );
     sb.shutdown().await;
 }
 
