@@ -200,6 +200,7 @@ impl App {
                     if of.kind.has_related() {
                         return self.open_related(of);
                     }
+                    self.note("Related records: from a deal or a contact (projects have none in the mirror)");
                 }
                 return Vec::new();
             }

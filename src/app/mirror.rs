@@ -79,6 +79,8 @@ pub struct RecordRef {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RelatedRecords {
     pub groups: Vec<(&'static str, Vec<RecordRef>)>,
+    /// The record itself is not in the mirror (created since the last sync).
+    pub unknown: bool,
 }
 
 /// What the app asks of the mirror.
@@ -390,6 +392,10 @@ impl App {
         }
         tracing::info!("online again");
         self.mirror.probe_due = None;
+        // The syncs skipped while offline: one soon.
+        if self.mirror.sync_every.is_some() && self.mirror.syncing.is_none() {
+            self.mirror.sync_due = Some(self.now + FIRST_SYNC_AFTER);
+        }
         self.note(format!("Online again: {}", self.config.host));
         // Mirrored rows on screen are replaced by the service's.
         let mut fx = Vec::new();

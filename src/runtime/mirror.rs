@@ -214,7 +214,10 @@ impl MirrorReader {
             match of.kind {
                 LinkKind::Deal => {
                     let Some(rel) = m.deal_relations(&of.id)? else {
-                        return Ok(RelatedRecords::default());
+                        return Ok(RelatedRecords {
+                            groups,
+                            unknown: true,
+                        });
                     };
                     let account = rel.account.into_iter().filter_map(|a| {
                         let id = a.id.clone()?;
@@ -269,7 +272,10 @@ impl MirrorReader {
                 }
                 LinkKind::Project => {}
             }
-            Ok(RelatedRecords { groups })
+            Ok(RelatedRecords {
+                groups,
+                unknown: false,
+            })
         })
     }
 }

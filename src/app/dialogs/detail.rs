@@ -162,7 +162,7 @@ impl Dialog for DetailView {
         match cx.keymap.action(key) {
             Some(Action::Related) => match &self.link {
                 Some(l) if l.kind.has_related() => Outcome::Apply(DialogResult::Related(l.clone())),
-                _ => Outcome::Handled,
+                _ => Outcome::Ignored,
             },
             Some(Action::CopyJson) => Outcome::Apply(DialogResult::CopyJson {
                 json: self.raw.to_string(),

@@ -42,6 +42,13 @@ pub fn draw(
             "No local mirror yet: run `crmdash sync`, or keep the dashboard open while it syncs in the background.",
             theme.pending,
         ))),
+        Some(Ok(Some(r))) if r.unknown => lines.push(Line::from(Span::styled(
+            format!(
+                "This {} is not in the local mirror yet: the next sync brings it.",
+                v.of.kind.noun()
+            ),
+            theme.dim,
+        ))),
         Some(Ok(Some(r))) if r.groups.iter().all(|(_, v)| v.is_empty()) => {
             lines.push(Line::from(Span::styled(
                 format!(
