@@ -175,6 +175,9 @@ pub struct CacheSettings {
     /// A sync is a full one (which also finds deleted records) when the last full sync is
     /// older than this many hours.
     pub full_sync_after_hours: u64,
+    /// The dashboard syncs in the background when it starts and then every this many
+    /// minutes; 0 turns the dashboard's background sync off (`crmdash sync` still works).
+    pub sync_every_minutes: u64,
 }
 
 impl Default for CacheSettings {
@@ -183,6 +186,7 @@ impl Default for CacheSettings {
             enabled: true,
             dir: None,
             full_sync_after_hours: 24,
+            sync_every_minutes: 15,
         }
     }
 }

@@ -110,6 +110,8 @@ struct Inner {
 pub struct Client {
     inner: Arc<Inner>,
     observer: Option<Observer>,
+    /// The gate its requests pass (foreground first), when shared with a background sync.
+    lane: Option<(Arc<super::PriorityGate>, super::Lane)>,
 }
 
 impl std::fmt::Debug for Client {
@@ -238,6 +240,7 @@ impl Client {
         Ok(Client {
             inner: Arc::new(Inner { base, http, opts }),
             observer: None,
+            lane: None,
         })
     }
 
@@ -246,6 +249,25 @@ impl Client {
         Client {
             inner: self.inner.clone(),
             observer: Some(observer),
+            lane: self.lane.clone(),
+        }
+    }
+
+    /// A clone whose every attempt passes `gate` in `lane`: a background client waits
+    /// while a foreground request of the same gate is in flight (see `api::priority`).
+    pub fn with_lane(&self, gate: Arc<super::PriorityGate>, lane: super::Lane) -> Self {
+        Client {
+            inner: self.inner.clone(),
+            observer: self.observer.clone(),
+            lane: Some((gate, lane)),
+        }
+    }
+
+    /// Waits for this client's turn at its gate (at once without one).
+    pub(super) async fn turn(&self) -> Option<super::priority::Turn> {
+        match &self.lane {
+            Some((gate, lane)) => Some(gate.turn(*lane).await),
+            None => None,
         }
     }
 

@@ -4,6 +4,7 @@
 pub mod client;
 pub mod error;
 pub mod models;
+pub mod priority;
 pub mod query;
 pub mod retry;
 mod transport;
@@ -16,6 +17,7 @@ pub use models::{
     ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,
     Page, Project, Related, Timestamp, When, decode_page, decode_single, value_to_string,
 };
+pub use priority::{Lane, PriorityGate};
 pub use query::{
     ContactInclude, ContactQuery, ContactSort, DealInclude, DealQuery, DealSort, ListQuery,
     MAX_FILTER_CHARS, MAX_PER_PAGE, Paging, ProjectInclude, ProjectQuery, ProjectSort,

@@ -49,6 +49,9 @@ impl Client {
             let result = if remaining.is_zero() {
                 Err(deadline_error(opts.deadline, write && attempt > 1))
             } else {
+                // A background client waits here while the dashboard's own requests are
+                // in flight (the wait is the remaining deadline's too).
+                let _turn = self.turn().await;
                 tokio::time::timeout(remaining, self.attempt(&req, attempt, max_attempts))
                     .await
                     .unwrap_or_else(|_| Err(deadline_error(opts.deadline, write)))

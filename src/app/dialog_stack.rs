@@ -110,6 +110,8 @@ impl App {
                 self.overlays.push(Overlay::Detail(v));
                 Vec::new()
             }
+            DialogResult::OpenRecord(r) => self.open_record(r),
+            DialogResult::Related(r) => self.open_related(r),
             DialogResult::LoginSkipped => {
                 if let Some(e) = self.status.behind_login.take() {
                     let tab = self.tab_mut();

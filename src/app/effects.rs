@@ -128,6 +128,8 @@ pub enum Effect {
     /// Clear the terminal and draw the whole screen again (Ctrl-L): repairs whatever another
     /// program or a misrendered glyph left behind.
     Redraw,
+    /// Local mirror work (reads, search, sync, the offline probe): `app::mirror`.
+    Mirror(crate::app::mirror::MirrorEffect),
     Quit,
     /// Change the saved views file (`:save`, the `:views` picker); a failure comes back as
     /// `Message::Notice`.
@@ -140,8 +142,6 @@ pub enum Effect {
     OpenUrl {
         url: String,
     },
-    /// `:sync`: refresh the local mirror in the background (answered by `Message::Notice`).
-    Sync,
     /// `:profile NAME`: find that profile's base URL and token and make a client bound to
     /// them; answer with `Message::ProfileSwitched`.
     SwitchProfile {

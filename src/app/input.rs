@@ -178,7 +178,32 @@ impl App {
                     self.overlays.push(Overlay::Detail(v));
                 }
             }
-            Action::Refresh => return self.load(self.active, true),
+            Action::Refresh => {
+                // Offline: the page comes from the mirror again, and the service is asked
+                // whether it is back.
+                let mut fx = self.load(self.active, true);
+                fx.extend(self.probe_now());
+                return fx;
+            }
+            Action::Search => return self.open_search(),
+            Action::Related => {
+                let kind = self.active;
+                if let Some(r) = self.tab().selected_record() {
+                    let of = crate::app::mirror::RecordRef {
+                        kind: crate::app::mirror::LinkKind::of(kind),
+                        id: r.id.clone(),
+                        label: r.label.clone(),
+                        detail: String::new(),
+                        raw: r.raw.clone(),
+                        note: None,
+                    };
+                    if of.kind.has_related() {
+                        return self.open_related(of);
+                    }
+                    self.note("Related records: from a deal or a contact (projects have none in the mirror)");
+                }
+                return Vec::new();
+            }
             Action::Export => {
                 let t = self.tab();
                 let scope = {

@@ -93,6 +93,8 @@ actions! {
         Scale => "scale", "timeline: next scale (day, week, month)", ["z"];
         Palette => "palette", "command palette (:deals status=open, :view NAME, :help)", [":"];
         OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];
+        Search => "search", "search everything in the local mirror", ["ctrl-f"];
+        Related => "related", "related records of the selected one (local mirror)", ["R"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
@@ -123,6 +125,7 @@ actions! {
         RenameItem => "rename_item", "views: rename the saved view", ["r"];
         MoveItemUp => "move_item_up", "columns: move the column up", ["shift-up", "K"];
         MoveItemDown => "move_item_down", "columns: move the column down", ["shift-down", "J"];
+        PrevRecord => "prev_record", "related records: back to the previous record", ["backspace"];
     }
 }
 
@@ -193,6 +196,43 @@ fn contexts() -> Vec<(&'static str, Vec<Action>)> {
         (
             "in the includes picker",
             vec![Toggle, Confirm, Down, Up, Back, Suspend, Redraw],
+        ),
+        (
+            "in the palette",
+            vec![
+                Complete,
+                CompletePrev,
+                HistoryPrev,
+                HistoryNext,
+                Confirm,
+                Cancel,
+                Suspend,
+                Redraw,
+            ],
+        ),
+        (
+            "in the views picker",
+            vec![
+                DeleteItem, RenameItem, Confirm, Cancel, Down, Up, Suspend, Redraw,
+            ],
+        ),
+        (
+            "in the columns picker",
+            vec![
+                Toggle,
+                MoveItemUp,
+                MoveItemDown,
+                Confirm,
+                Cancel,
+                Down,
+                Up,
+                Suspend,
+                Redraw,
+            ],
+        ),
+        (
+            "in related records",
+            vec![PrevRecord, Confirm, Cancel, Down, Up, Suspend, Redraw],
         ),
     ]
 }
@@ -318,6 +358,7 @@ pub const TABLE_HINTS: &[Hint] = &[
     Hint::new(&[Action::Quit], "quit", 0),
     Hint::new(&[Action::Help], "help", 0),
     Hint::new(&[Action::Filter], "filter", 1),
+    Hint::new(&[Action::Search], "search", 5),
     Hint::new(&[Action::SortNext], "sort", 2),
     Hint::new(&[Action::SortFlip], "direction", 5),
     Hint::new(&[Action::NextPage], "next", 2),
@@ -612,9 +653,9 @@ mod tests {
         assert_eq!(map.first_key(Action::Filter), "/");
 
         // Other keys of the same rebinding stay; only the colliding one goes.
-        let (map, warnings) = rebind(&[("filter", &["r", "ctrl-f"])]);
+        let (map, warnings) = rebind(&[("filter", &["r", "ctrl-t"])]);
         assert_eq!(warnings.len(), 1);
-        assert_eq!(map.first_key(Action::Filter), "Ctrl-F");
+        assert_eq!(map.first_key(Action::Filter), "Ctrl-T");
 
         // Dialog contexts: `submit` on Tab would make the forms' next field unreachable.
         let (map, warnings) = rebind(&[("submit", &["tab"])]);
@@ -645,16 +686,16 @@ mod tests {
     #[test]
     fn rebinding_shows_in_hint_and_help() {
         let mut keys = BTreeMap::new();
-        keys.insert("filter".to_string(), vec!["ctrl-f".to_string()]);
+        keys.insert("filter".to_string(), vec!["ctrl-t".to_string()]);
         keys.insert("nope".to_string(), vec!["x".to_string()]);
         let (map, warnings) = KeyMap::from_settings(&keys);
         assert_eq!(warnings, ["keys: unknown action 'nope'"]);
         assert!(
             map.hint_text(TABLE_HINTS, u16::MAX)
-                .contains("Ctrl-F filter")
+                .contains("Ctrl-T filter")
         );
         assert_eq!(
-            map.action(&KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL)),
+            map.action(&KeyEvent::new(KeyCode::Char('t'), KeyModifiers::CONTROL)),
             Some(Action::Filter)
         );
         assert_eq!(

@@ -91,7 +91,10 @@ impl App {
             Ok(page) => {
                 self.cache
                     .retain(|_, (_, at)| self.now.saturating_duration_since(*at) < CACHE_TTL);
-                self.cache.insert(f.spec.clone(), (page.clone(), self.now));
+                // Pages from the mirror (offline) are read again each time, never cached.
+                if page.mirrored.is_none() {
+                    self.cache.insert(f.spec.clone(), (page.clone(), self.now));
+                }
                 if current {
                     self.tabs[i].pending = None;
                     self.status.error = None;
@@ -134,7 +137,8 @@ impl App {
         let settled = tab.pending.is_none()
             && tab.debounce_until.is_none()
             && tab.error.is_none()
-            && tab.shown.as_ref().is_some_and(|s| s.spec == spec);
+            // The service's page, not the mirror's (offline, or before the service answered).
+            && tab.shown.as_ref().is_some_and(|s| s.spec == spec && s.page.mirrored.is_none());
         if !settled || !tab.server_pages() || tab.prefetched_for.as_ref() == Some(&spec) {
             return None;
         }

@@ -128,4 +128,6 @@ pub enum Message {
         profile: String,
         result: Box<Result<crate::app::effects::NewClient, String>>,
     },
+    /// The local mirror's answers and the connection's state: `app::mirror`.
+    Mirror(crate::app::mirror::MirrorMessage),
 }

@@ -10,6 +10,7 @@ pub mod keymap;
 pub mod layout;
 mod loading;
 pub mod message;
+pub mod mirror;
 pub mod persist;
 pub mod pipeline;
 pub mod profiles;
@@ -159,6 +160,8 @@ pub struct App {
     pub workspace: workspace::Workspace,
     /// Each other profile's tabs and cached pages, kept while another is active (`:profile`).
     parked: HashMap<String, profiles::Parked>,
+    /// The local mirror and the connection (offline mode, background sync).
+    pub mirror: mirror::MirrorState,
 }
 
 impl App {
@@ -210,13 +213,17 @@ impl App {
                 ..Default::default()
             },
             parked: HashMap::new(),
+            mirror: mirror::MirrorState::default(),
         }
     }
 
     /// The first effects: load the active tab.
     pub fn start(&mut self, now: Now) -> Vec<Effect> {
         self.set_now(now);
-        let mut fx = self.load(self.active, false);
+        // The mirror's rows first: read from disk, they are on screen before the service
+        // answers.
+        let mut fx = self.mirror_start();
+        fx.extend(self.load(self.active, false));
         self.after_update(&mut fx);
         fx
     }
@@ -365,6 +372,7 @@ impl App {
                 self.dirty = true;
                 Vec::new()
             }
+            Message::Mirror(m) => self.on_mirror(m),
         };
         self.after_update(&mut fx);
         fx
@@ -427,7 +435,9 @@ impl App {
         self.active = kind;
         self.dirty = true;
         let t = self.tab();
-        if t.shown.is_none() && t.pending.is_none() && t.error.is_none() {
+        // Rows from the mirror are shown while the service is asked.
+        let stale = t.shown.as_ref().is_none_or(|s| s.page.mirrored.is_some());
+        if stale && t.pending.is_none() && t.error.is_none() {
             return self.load(kind, false);
         }
         Vec::new()

@@ -112,6 +112,8 @@ impl App {
         self.note(format!("Profile {profile} @ {}", self.config.host));
         // The client first: the page requests below go out with its token.
         fx.push(Effect::UseClient(client));
+        // The runtime swapped in this profile's own mirror: its rows, its sync schedule.
+        fx.extend(self.mirror_switched());
         // Pages of this profile seen in the last 30 s come back from its own cache.
         fx.extend(self.load(self.active, false));
         fx

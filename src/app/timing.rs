@@ -36,6 +36,9 @@ impl App {
     /// The age label of the data on the active tab.
     pub fn age_label(&self) -> Option<String> {
         let shown = self.tab().shown.as_ref()?;
+        if shown.page.mirrored.is_some() {
+            return self.mirror_age_label();
+        }
         Some(age_label(
             self.now.saturating_duration_since(shown.loaded_at),
         ))
@@ -59,6 +62,7 @@ impl App {
         add(self.spinner_due);
         add(self.dialog_deadline());
         add(self.status.note.as_ref().map(|n| n.1));
+        add(self.mirror_deadline());
         if let Some(shown) = &self.tab().shown {
             let age = self.now.saturating_duration_since(shown.loaded_at);
             add(Some(self.now + age_step_left(age)));
@@ -72,6 +76,7 @@ impl App {
     pub(super) fn on_tick(&mut self) -> Vec<Effect> {
         let now = self.now;
         let mut fx = self.dialogs_tick();
+        fx.extend(self.mirror_tick());
         for kind in TabKind::ALL {
             if self.tabs[kind.index()]
                 .debounce_until

@@ -41,12 +41,7 @@ pub async fn run(ctx: &Ctx, args: &SyncArgs) -> Result<(), CliError> {
     let location =
         MirrorLocation::for_settings(&settings.cache, profile, client.base_url().as_str())
             .map_err(cli_error)?;
-    let opts = SyncOptions {
-        resources: args.resources.clone(),
-        full: args.full,
-        full_after: Duration::from_secs(settings.cache.full_sync_after_hours.saturating_mul(3600)),
-        ..SyncOptions::default()
-    };
+    let opts = SyncOptions::from_settings(&settings.cache, args.full, args.resources.clone());
     let bar = std::io::stderr().is_terminal().then(new_bar);
     let progress = {
         let bar = bar.clone();

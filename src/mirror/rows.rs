@@ -167,28 +167,63 @@ impl Mirror {
         let page = u64::from(paging.page.unwrap_or(1).max(1));
         let cond = c.conditions.join(" AND ");
         let args = &c.args;
-        let total: i64 = self
+        // Unfiltered: the count the triggers keep (`schema`), not a count of every row.
+        let total: i64 = if c.conditions.len() == 1 {
+            self.conn
+                .prepare_cached(
+                    "SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0)",
+                )
+                .and_then(|mut s| s.query_row([r.as_str()], |row| row.get(0)))
+        } else {
+            self.conn
+                .prepare_cached(&format!("SELECT count(*) FROM records WHERE {cond}"))
+                .and_then(|mut s| s.query_row(params_from_iter(args.iter()), |row| row.get(0)))
+        }
+        .map_err(|e| self.err(e))?;
+        let col = c.sort_column;
+        // Records without a value come last ascending, first descending. Read as two runs,
+        // each in the order of an index (`schema::SORT_COLUMNS`): the page's rows are found
+        // without sorting every record.
+        let missing: i64 = self
             .conn
-            .prepare_cached(&format!("SELECT count(*) FROM records WHERE {cond}"))
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM records WHERE {cond} AND {col} IS NULL"
+            ))
             .and_then(|mut s| s.query_row(params_from_iter(args.iter()), |row| row.get(0)))
             .map_err(|e| self.err(e))?;
-        let col = c.sort_column;
-        let order = if c.descending {
-            format!("({col} IS NULL) DESC, {col} DESC, id DESC")
+        let (total, missing) = (total as u64, missing as u64);
+        let present = total - missing;
+        let start = (page - 1).saturating_mul(per_page);
+        let end = start.saturating_add(per_page);
+        let dir = if c.descending { "DESC" } else { "ASC" };
+        // Positions [a, b) of each run, in the page's order.
+        let (first, second) = if c.descending {
+            (("IS NULL", missing, 0), ("IS NOT NULL", present, missing))
         } else {
-            format!("({col} IS NULL), {col}, id")
+            (("IS NOT NULL", present, 0), ("IS NULL", missing, present))
         };
-        let sql = format!(
-            "SELECT raw FROM records WHERE {cond} ORDER BY {order} LIMIT {per_page} OFFSET {}",
-            (page - 1).saturating_mul(per_page)
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        let data: Vec<Q::Item> = stmt
-            .query_map(params_from_iter(args.iter()), |row| row.get::<_, String>(0))
-            .map_err(|e| self.err(e))?
-            .filter_map(|raw| raw.ok().and_then(decode))
-            .collect();
-        let total = total as u64;
+        let mut raws: Vec<String> = Vec::new();
+        for (test, len, at) in [first, second] {
+            let from = start.max(at);
+            let to = end.min(at + len);
+            if from >= to {
+                continue;
+            }
+            let sql = format!(
+                "SELECT raw FROM records WHERE {cond} AND {col} {test}
+                 ORDER BY {col} {dir}, id {dir} LIMIT {} OFFSET {}",
+                to - from,
+                from - at
+            );
+            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+            let rows = stmt
+                .query_map(params_from_iter(args.iter()), |row| row.get::<_, String>(0))
+                .map_err(|e| self.err(e))?;
+            for raw in rows {
+                raws.push(raw.map_err(|e| self.err(e))?);
+            }
+        }
+        let data: Vec<Q::Item> = raws.into_iter().filter_map(decode).collect();
         Ok(MirrorPage {
             page: Page {
                 data,

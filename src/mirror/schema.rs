@@ -7,7 +7,23 @@ use rusqlite::Connection;
 /// "crmd" in ASCII.
 pub const APPLICATION_ID: i64 = 0x6372_6d64;
 /// The schema this build writes.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 4;
+
+/// The columns a tab sorts by. Version 3 indexes each (live records only), so a page is read
+/// in index order: the first page of 100,000 contacts in about a millisecond instead of a
+/// sort of them all.
+pub const SORT_COLUMNS: [&str; 10] = [
+    "created_at",
+    "updated_at",
+    "name_lc",
+    "first_lc",
+    "last_lc",
+    "email_lc",
+    "status_lc",
+    "value_num",
+    "start_date",
+    "end_date",
+];
 
 /// Version 1: records, relations, sync state and the full-text indexes.
 const V1: &str = "
@@ -75,6 +91,30 @@ fn fts_tables(version: i64) -> String {
     sql
 }
 
+/// Version 4: the number of live records per resource, kept by triggers, so an unfiltered
+/// page knows its total without counting 100,000 rows (about 5 ms) at every start.
+const LIVE_COUNTS: &str = "
+CREATE TABLE live_counts (resource TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO live_counts (resource, n)
+  SELECT resource, count(*) FROM records WHERE gone_at IS NULL GROUP BY resource;
+CREATE TRIGGER live_insert AFTER INSERT ON records WHEN new.gone_at IS NULL BEGIN
+  INSERT INTO live_counts (resource, n) VALUES (new.resource, 1)
+    ON CONFLICT (resource) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER live_delete AFTER DELETE ON records WHEN old.gone_at IS NULL BEGIN
+  UPDATE live_counts SET n = n - 1 WHERE resource = old.resource;
+END;
+CREATE TRIGGER live_gone AFTER UPDATE OF gone_at ON records
+  WHEN old.gone_at IS NULL AND new.gone_at IS NOT NULL BEGIN
+  UPDATE live_counts SET n = n - 1 WHERE resource = old.resource;
+END;
+CREATE TRIGGER live_back AFTER UPDATE OF gone_at ON records
+  WHEN old.gone_at IS NOT NULL AND new.gone_at IS NULL BEGIN
+  INSERT INTO live_counts (resource, n) VALUES (new.resource, 1)
+    ON CONFLICT (resource) DO UPDATE SET n = n + 1;
+END;
+";
+
 /// Creates the schema in an empty database.
 pub fn create(conn: &Connection) -> rusqlite::Result<()> {
     migrate(conn, 0)
@@ -99,6 +139,16 @@ pub fn migrate(conn: &Connection, from: i64) -> rusqlite::Result<()> {
                 [r],
             )?;
         }
+    }
+    if from < 3 {
+        for col in SORT_COLUMNS {
+            tx.execute_batch(&format!(
+                "CREATE INDEX IF NOT EXISTS live_{col} ON records (resource, {col}, id) WHERE gone_at IS NULL;"
+            ))?;
+        }
+    }
+    if from < 4 {
+        tx.execute_batch(LIVE_COUNTS)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.pragma_update(None, "user_version", VERSION)?;

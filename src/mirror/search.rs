@@ -141,6 +141,11 @@ fn similarity(query_grams: &[String], label: &str) -> f64 {
     found as f64 / query_grams.len() as f64
 }
 
+/// Ranking costs about a microsecond per matching record (bm25 reads every match's
+/// positions): above this many matches the text says too little to rank by anyway, and the
+/// hits are name matches first, then the rest, in index order.
+const RANK_MAX: usize = 800;
+
 /// A near match needs this share of the query's trigrams.
 const NEAR_MIN: f64 = 0.5;
 /// Candidates the trigram index hands over for judging.
@@ -166,7 +171,11 @@ impl Mirror {
             let mut hits = Vec::new();
             let mut more = false;
             if let Some(expr) = &expr {
-                hits = self.word_hits(r, expr, ranked, limit + 1)?;
+                hits = if ranked && self.matches_over(r, expr, RANK_MAX)? {
+                    self.name_first_hits(r, expr, limit + 1)?
+                } else {
+                    self.word_hits(r, expr, ranked, limit + 1)?
+                };
                 more = hits.len() > limit;
                 hits.truncate(limit);
             }
@@ -183,6 +192,41 @@ impl Mirror {
             });
         }
         Ok(SearchResults { groups })
+    }
+
+    /// Whether more than `max` records match (counting stops there: cheap, unlike ranking).
+    fn matches_over(&self, r: Resource, expr: &str, max: usize) -> Result<bool, MirrorError> {
+        let sql = format!(
+            "SELECT count(*) FROM (SELECT rowid FROM fts_{r} WHERE fts_{r} MATCH ?1 LIMIT ?2)"
+        );
+        let n: i64 = self
+            .conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| s.query_row(params![expr, (max + 1) as i64], |row| row.get(0)))
+            .map_err(|e| self.err(e))?;
+        Ok(n as usize > max)
+    }
+
+    /// Too many matches to rank: those matching in the name first, then the others.
+    fn name_first_hits(
+        &self,
+        r: Resource,
+        expr: &str,
+        n: usize,
+    ) -> Result<Vec<SearchHit>, MirrorError> {
+        let mut hits = self.word_hits(r, &format!("name : ({expr})"), false, n)?;
+        if hits.len() < n {
+            let rest = self.word_hits(r, expr, false, n + hits.len())?;
+            for h in rest {
+                if hits.len() >= n {
+                    break;
+                }
+                if !hits.iter().any(|x| x.id == h.id) {
+                    hits.push(h);
+                }
+            }
+        }
+        Ok(hits)
     }
 
     fn word_hits(

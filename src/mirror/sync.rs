@@ -27,6 +27,24 @@ use crate::api::{
     ListQuery, Page, Paging, ProjectInclude, ProjectQuery, ProjectSort, SortDirection,
 };
 
+impl SyncOptions {
+    /// The options `[cache]` asks for (the CLI's `crmdash sync` and the dashboard's
+    /// background sync alike): a full pass when the last one is older than
+    /// `full_sync_after_hours`.
+    pub fn from_settings(
+        cache: &crate::config::CacheSettings,
+        full: bool,
+        resources: Vec<Resource>,
+    ) -> SyncOptions {
+        SyncOptions {
+            resources,
+            full,
+            full_after: Duration::from_secs(cache.full_sync_after_hours.saturating_mul(3600)),
+            ..SyncOptions::default()
+        }
+    }
+}
+
 /// What to sync and how.
 #[derive(Debug, Clone)]
 pub struct SyncOptions {

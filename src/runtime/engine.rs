@@ -62,6 +62,12 @@ pub struct Engine {
     /// (by profile name): going back reuses a profile's own client, bound to its own host.
     current_client: Option<crate::api::Client>,
     profile_clients: HashMap<String, crate::api::Client>,
+    /// The local mirror (`None` when `[cache] enabled = false`).
+    mirror: Option<super::mirror::MirrorRuntime>,
+    /// Mirror reads, searches and probes whose answer has not been handled yet.
+    mirror_work: usize,
+    /// The mirrors of the profiles switched away from (by profile name).
+    parked_mirrors: HashMap<String, super::mirror::MirrorRuntime>,
 }
 
 /// Finds the token and makes the client (the keyring read, off the loop).
@@ -94,6 +100,51 @@ impl Engine {
             switches: 0,
             current_client: None,
             profile_clients: HashMap::new(),
+            mirror: None,
+            mirror_work: 0,
+            parked_mirrors: HashMap::new(),
+        }
+    }
+
+    /// Uses this local mirror: rows at start, offline fallback, search, background sync
+    /// every `sync_every`. `client` (the one the source was made with, if any) is put in the
+    /// foreground lane, the sync's clone in the background lane.
+    pub fn with_mirror(
+        mut self,
+        mirror: super::mirror::MirrorRuntime,
+        sync_every: Option<std::time::Duration>,
+        client: Option<&crate::api::Client>,
+    ) -> Engine {
+        self.mirror = Some(mirror);
+        self.app.set_mirror(true, sync_every);
+        if let Some(c) = client {
+            self.install_client(c);
+        }
+        self
+    }
+
+    /// The local mirror's runtime, if on.
+    pub fn mirror(&self) -> Option<&super::mirror::MirrorRuntime> {
+        self.mirror.as_ref()
+    }
+
+    /// Paints the active tab's rows from the mirror before anything else, waiting at most
+    /// `budget` for the disk (the first frame then has rows; later, they come as a message).
+    pub async fn preload_mirror(&mut self, budget: std::time::Duration) {
+        let Some(m) = &self.mirror else { return };
+        if !self.app.mirror.enabled {
+            return;
+        }
+        let reader = m.reader();
+        let spec = self.app.tab().spec();
+        let read_spec = spec.clone();
+        let read = reader.run(move |r| r.page(&read_spec));
+        if let Ok(result) = tokio::time::timeout(budget, read).await {
+            let result = result.map(|p| p.map(Arc::new));
+            self.handle(Message::Mirror(crate::app::mirror::MirrorMessage::Rows {
+                spec,
+                result,
+            }));
         }
     }
 
@@ -187,8 +238,19 @@ impl Engine {
             Message::RescheduleLog { .. } => {
                 self.log_reads = self.log_reads.saturating_sub(1);
             }
-            Message::ProfileSwitched { .. } => {
+            Message::ProfileSwitched { profile, result } => {
                 self.switches = self.switches.saturating_sub(1);
+                if let Ok(client) = result.as_ref() {
+                    self.switch_mirror(profile, client.0.base_url().as_str());
+                }
+            }
+            Message::Mirror(
+                crate::app::mirror::MirrorMessage::Rows { .. }
+                | crate::app::mirror::MirrorMessage::Search { .. }
+                | crate::app::mirror::MirrorMessage::Related { .. }
+                | crate::app::mirror::MirrorMessage::Probed(_),
+            ) => {
+                self.mirror_work = self.mirror_work.saturating_sub(1);
             }
             _ => {}
         }
@@ -213,7 +275,11 @@ impl Engine {
     fn install_client(&mut self, client: &crate::api::Client) {
         self.current_client = Some(client.clone());
         let zone = self.app.config.zone;
-        let source = super::ClientSource::new(client.clone(), zone, Some(self.tx.clone()));
+        let client = match &mut self.mirror {
+            Some(m) => m.adopt_client(client),
+            None => client.clone(),
+        };
+        let source = super::ClientSource::new(client, zone, Some(self.tx.clone()));
         self.source = Some(Arc::new(source));
     }
 
@@ -238,6 +304,23 @@ impl Engine {
         self.park_client();
         self.switches += 1;
         super::workspace::switch_profile(self.tx.clone(), cx, name);
+    }
+
+    /// Each profile has its own mirror (one file per profile and base URL): the active one's
+    /// sync stops (it resumes next time) and it is kept for a return; the new profile's is
+    /// taken from the kept ones or made. The app then reads its rows (`App::mirror_switched`).
+    fn switch_mirror(&mut self, profile: &str, base_url: &str) {
+        let Some(mut current) = self.mirror.take() else {
+            return;
+        };
+        current.stop();
+        let next = self
+            .parked_mirrors
+            .remove(profile)
+            .or_else(|| current.for_profile(profile, base_url));
+        let previous = self.app.workspace.profile.clone();
+        self.parked_mirrors.insert(previous, current);
+        self.mirror = next;
     }
 
     /// Keeps the active profile's client for a return to it (`:profile`). Requests go on with
@@ -278,6 +361,7 @@ impl Engine {
             let idle = self.app.requests_in_flight() == 0
                 && self.log_reads == 0
                 && self.switches == 0
+                && self.mirror_work == 0
                 && !self.app.busy()
                 && self.app.next_deadline().is_none_or(|d| d > horizon)
                 && self.rx.is_empty();
@@ -410,9 +494,12 @@ impl Engine {
                     }
                     super::workspace::open_url(self.tx.clone(), opener, url);
                 }
-                Effect::Sync => super::workspace::sync_unavailable(&self.tx),
                 Effect::SwitchProfile { name } => self.switch_profile(name),
+                Effect::Mirror(e) => self.mirror_effect(e),
                 Effect::Quit => {
+                    if let Some(m) = &mut self.mirror {
+                        m.stop();
+                    }
                     for (_, h) in self.tasks.drain() {
                         h.abort();
                     }
@@ -437,16 +524,46 @@ impl Engine {
             });
             return;
         };
+        let reader = self.mirror.as_ref().map(|m| m.reader());
+        let offline = self.app.is_offline();
         let handle = tokio::spawn(async move {
             let started = Instant::now();
-            let result = source.fetch(spec).await;
+            // Offline, pages come from the mirror at once; the probe finds the service again.
+            if offline && let Some(reader) = &reader {
+                let spec2 = spec.clone();
+                if let Ok(Some(page)) = reader.run(move |r| r.page(&spec2)).await {
+                    let _ = tx.send(Message::Fetched {
+                        id,
+                        result: Ok(Arc::new(page)),
+                        elapsed: started.elapsed(),
+                    });
+                    return;
+                }
+            }
+            let result = source.fetch(spec.clone()).await;
             let elapsed = started.elapsed();
             if let Err(e) = &result {
                 tracing::warn!(error = %e.summary(), "list request failed");
             }
+            let result = match result {
+                Err(e) if super::mirror::unreachable(&e) && reader.is_some() => {
+                    let _ = tx.send(Message::Mirror(
+                        crate::app::mirror::MirrorMessage::Connectivity(Some(e.summary())),
+                    ));
+                    let from_mirror = match &reader {
+                        Some(r) => r.run(move |r| r.page(&spec)).await,
+                        None => Ok(None),
+                    };
+                    match from_mirror {
+                        Ok(Some(page)) => Ok(Arc::new(page)),
+                        _ => Err(e.summary()),
+                    }
+                }
+                other => other.map(Arc::new).map_err(|e| e.summary()),
+            };
             let _ = tx.send(Message::Fetched {
                 id,
-                result: result.map(Arc::new).map_err(|e| e.summary()),
+                result,
                 elapsed,
             });
         });
@@ -496,11 +613,24 @@ impl Engine {
         Fut: std::future::Future<Output = Message> + Send + 'static,
     {
         let tx = self.tx.clone();
-        let Some(source) = self.source.clone() else {
-            let err = crate::api::ApiError::new(
-                crate::api::ErrorKind::Unauthorized,
-                self.no_source_reason.clone(),
-            );
+        // Offline, a write is refused at once (never queued): the form keeps its content
+        // and shows why.
+        let refused = self.app.offline_refusal().map(|why| {
+            tracing::info!("write refused: offline");
+            crate::api::ApiError::new(crate::api::ErrorKind::Network, why)
+        });
+        let source = if refused.is_some() {
+            None
+        } else {
+            self.source.clone()
+        };
+        let Some(source) = source else {
+            let err = refused.unwrap_or_else(|| {
+                crate::api::ApiError::new(
+                    crate::api::ErrorKind::Unauthorized,
+                    self.no_source_reason.clone(),
+                )
+            });
             let msg = run(&NoSource(err));
             let handle = tokio::spawn(async move {
                 let _ = tx.send(msg.await);
@@ -581,6 +711,70 @@ impl Engine {
         });
     }
 
+    /// Runs a mirror effect: reads and searches on the blocking pool, the sync as a task.
+    fn mirror_effect(&mut self, e: crate::app::mirror::MirrorEffect) {
+        use crate::app::mirror::{MirrorEffect, MirrorMessage};
+        let tx = self.tx.clone();
+        let Some(m) = &mut self.mirror else {
+            // No mirror: reads answer "none", so dialogs say how to get one.
+            let msg = match e {
+                MirrorEffect::Rows(_) | MirrorEffect::Sync | MirrorEffect::Probe(_) => return,
+                MirrorEffect::Search { id, .. } => MirrorMessage::Search {
+                    id,
+                    result: Ok(None),
+                },
+                MirrorEffect::Related { id, .. } => MirrorMessage::Related {
+                    id,
+                    result: Ok(None),
+                },
+            };
+            let _ = tx.send(Message::Mirror(msg));
+            return;
+        };
+        let reader = m.reader();
+        match e {
+            MirrorEffect::Rows(specs) => {
+                for spec in specs {
+                    self.mirror_work += 1;
+                    let tx = tx.clone();
+                    let reader = reader.clone();
+                    tokio::spawn(async move {
+                        let s = spec.clone();
+                        let result = reader.run(move |r| r.page(&s)).await;
+                        let result = result.map(|p| p.map(Arc::new));
+                        let _ = tx.send(Message::Mirror(MirrorMessage::Rows { spec, result }));
+                    });
+                }
+            }
+            MirrorEffect::Search { id, text } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.search(&text)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Search { id, result }));
+                });
+            }
+            MirrorEffect::Related { id, of } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.related(&of)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Related { id, result }));
+                });
+            }
+            MirrorEffect::Sync => m.start_sync(tx),
+            MirrorEffect::Probe(spec) => {
+                self.mirror_work += 1;
+                let source = self.source.clone();
+                tokio::spawn(async move {
+                    let result = match source {
+                        Some(s) => s.fetch(spec).await.map(|_| ()).map_err(|e| e.summary()),
+                        None => Err("no API token".to_string()),
+                    };
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Probed(result)));
+                });
+            }
+        }
+    }
+
     fn save_state(&mut self, state: &PersistedState) {
         let Some(path) = &self.state_file else { return };
         let state = PersistedState {
@@ -611,6 +805,9 @@ fn needs_source(e: &Effect) -> bool {
     matches!(
         e,
         Effect::Fetch { .. }
+            | Effect::Mirror(
+                crate::app::mirror::MirrorEffect::Sync | crate::app::mirror::MirrorEffect::Probe(_)
+            )
             | Effect::Summarize { .. }
             | Effect::Collect { .. }
             | Effect::Export { .. }

@@ -43,15 +43,6 @@ pub fn open_url(tx: UnboundedSender<Message>, opener: Opener, url: String) {
     });
 }
 
-/// `:sync` while the dashboard has no mirror of its own.
-pub fn sync_unavailable(tx: &UnboundedSender<Message>) {
-    notice(
-        tx,
-        "Sync is not available in the dashboard: run `crmdash sync` in a shell".into(),
-        false,
-    );
-}
-
 /// Makes the client of profile `name`: its saved base URL and its keyring token, nothing
 /// else (the environment's token belongs to the profile the dashboard started with).
 pub fn switch_profile(tx: UnboundedSender<Message>, cx: WorkspaceContext, name: String) {

@@ -13,6 +13,7 @@ mod form_snapshots;
 mod forms_sandbox;
 mod keyring_support;
 mod login;
+mod mirror;
 mod palette;
 mod perf_requests;
 mod pipeline;

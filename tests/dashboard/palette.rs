@@ -195,7 +195,27 @@ fn export_help_sync_and_quit() {
     run(&mut h, "help");
     assert!(matches!(h.app.overlays.last(), Some(Overlay::Help(_))));
     h.key(KeyCode::Esc);
-    assert_eq!(run(&mut h, "sync"), [Effect::Sync]);
+    // The harness has no mirror ([cache] off): `:sync` says so instead of starting one.
+    assert_eq!(run(&mut h, "sync"), []);
+    let note = h
+        .app
+        .status
+        .note
+        .as_ref()
+        .map(|n| n.0.clone())
+        .unwrap_or_default();
+    assert!(note.contains("mirror is off"), "{note}");
+    h.app.set_mirror(true, None);
+    let fx = run(&mut h, "sync");
+    assert!(
+        matches!(
+            fx.as_slice(),
+            [Effect::Mirror(crmdash::app::mirror::MirrorEffect::Sync)]
+        ),
+        "{fx:?}"
+    );
+    // A second one while it runs is not started.
+    assert_eq!(run(&mut h, "sync"), []);
     let fx = run(&mut h, "q");
     assert!(fx.contains(&Effect::Quit));
     assert!(h.app.quitting);

@@ -50,11 +50,11 @@ fn help_text(h: &mut Harness) -> String {
 
 #[test]
 fn help_names_the_action_of_every_binding_dialogs_included() {
-    let mut h = harness_with(&[("filter", &["ctrl-f"])], &[]);
+    let mut h = harness_with(&[("filter", &["ctrl-t"])], &[]);
     let help = help_text(&mut h);
     for line in [
         "Keys (in parentheses: the action's name for [keys] in the config file)",
-        "Ctrl-F                  filter (filter)",
+        "Ctrl-T                  filter (filter)",
         "j ↓                     move down (down)",
         "P                       Deals: pipeline view",
         "In dialogs and the filter bar",

@@ -5,6 +5,7 @@
 mod cli;
 #[path = "../cli/cli_support.rs"]
 mod cli_support;
+mod counts;
 mod mirror_support;
 mod search;
 mod sync;

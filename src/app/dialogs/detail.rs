@@ -34,6 +34,8 @@ pub struct DetailView {
     /// The record's label, for the "Copied … as JSON" note.
     pub label: String,
     pub text: ScrollText,
+    /// The record, for `R` (its related records from the mirror).
+    pub link: Option<crate::app::mirror::RecordRef>,
 }
 
 impl DetailView {
@@ -51,6 +53,14 @@ impl DetailView {
             raw: record.raw.clone(),
             label: record.label.clone(),
             text: ScrollText::new(entries, width, height),
+            link: Some(crate::app::mirror::RecordRef {
+                kind: crate::app::mirror::LinkKind::of(kind),
+                id: record.id.clone(),
+                label: record.label.clone(),
+                detail: String::new(),
+                raw: record.raw.clone(),
+                note: None,
+            }),
         }
     }
 }
@@ -135,6 +145,7 @@ impl Dialog for DetailView {
         const H: &[Hint] = &[
             Hint::new(&[Action::Down, Action::Up], "scroll", 1),
             Hint::new(&[Action::CopyJson], "copy JSON", 0),
+            Hint::new(&[Action::Related], "related", 1),
             Hint::new(&[Action::Back], "close", 0),
             Hint::new(&[Action::Quit], "quit", 0),
         ];
@@ -145,7 +156,14 @@ impl Dialog for DetailView {
         if self.text.on_key(key, cx.keymap) {
             return Outcome::Handled;
         }
+        if cx.keymap.pick(key, &[Action::PrevRecord]).is_some() {
+            return Outcome::Close;
+        }
         match cx.keymap.action(key) {
+            Some(Action::Related) => match &self.link {
+                Some(l) if l.kind.has_related() => Outcome::Apply(DialogResult::Related(l.clone())),
+                _ => Outcome::Ignored,
+            },
             Some(Action::CopyJson) => Outcome::Apply(DialogResult::CopyJson {
                 json: self.raw.to_string(),
                 label: self.label.clone(),

@@ -30,7 +30,9 @@ pub mod login;
 pub mod notice;
 pub mod palette;
 pub mod profiles_picker;
+pub mod related;
 pub mod reschedule;
+pub mod search;
 pub mod views_picker;
 
 use std::path::PathBuf;
@@ -167,6 +169,10 @@ pub enum DialogResult {
     SetColumns(Vec<crate::app::resources::ColumnId>),
     /// Switch to this profile (the profiles picker).
     SwitchProfile(String),
+    /// Open this record's detail above the dialog (search, related records).
+    OpenRecord(crate::app::mirror::RecordRef),
+    /// List the records related to this one (from the mirror) above the dialog.
+    Related(crate::app::mirror::RecordRef),
 }
 
 /// A contact a dialog points at.
@@ -274,6 +280,8 @@ pub enum Overlay {
     Columns(Box<ColumnsPicker>),
     Profiles(Box<ProfilesPicker>),
     Notice(Notice),
+    Search(Box<search::SearchDialog>),
+    Related(related::RelatedView),
 }
 
 impl Overlay {
@@ -292,6 +300,8 @@ impl Overlay {
             Overlay::Columns(d) => d.as_mut(),
             Overlay::Profiles(d) => d.as_mut(),
             Overlay::Notice(d) => d,
+            Overlay::Search(d) => d.as_mut(),
+            Overlay::Related(d) => d,
         }
     }
 
@@ -310,6 +320,8 @@ impl Overlay {
             Overlay::Columns(d) => d.as_ref(),
             Overlay::Profiles(d) => d.as_ref(),
             Overlay::Notice(d) => d,
+            Overlay::Search(d) => d.as_ref(),
+            Overlay::Related(d) => d,
         }
     }
 }

@@ -211,7 +211,7 @@ pub trait WithQuery {
     type Output;
     fn run<Q>(self, query: Q) -> Self::Output
     where
-        Q: ListQuery + Send + Sync + 'static,
+        Q: ListQuery + crate::mirror::MirrorQuery + Send + Sync + 'static,
         Q::Item: TableRecord + Send + 'static;
 }
 

@@ -186,6 +186,16 @@ pub struct Record {
 pub struct FetchedPage {
     pub records: Vec<Record>,
     pub meta: Option<Meta>,
+    /// Answered from the local mirror (the service was not asked or not reachable): when
+    /// the mirror's copy of this resource was last synced (`None` for the service's answer).
+    pub mirrored: Option<Mirrored>,
+}
+
+/// Where a page answered from the mirror comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mirrored {
+    /// The last sync of the resource (`None`: never completed).
+    pub synced_at: Option<DateTime<Utc>>,
 }
 
 /// A record type the generic table can show.
@@ -217,6 +227,7 @@ pub fn build_page<T: TableRecord>(
     FetchedPage {
         records,
         meta: page.meta,
+        mirrored: None,
     }
 }
 

@@ -46,8 +46,18 @@ pub fn position(app: &App) -> String {
 pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut left: Vec<Span> = Vec::new();
     let sep = || Span::styled(" · ", theme.dim);
+    let mirror = app.mirror_status();
+    // Offline comes first: on a narrow screen it is the last thing to be cut.
+    if app.is_offline()
+        && let Some(m) = &mirror
+    {
+        left.push(Span::styled(m.clone(), theme.error));
+    }
     let pos = position(app);
     if !pos.is_empty() {
+        if !left.is_empty() {
+            left.push(sep());
+        }
         left.push(Span::raw(pos));
     }
     if let Some(age) = app.age_label() {
@@ -62,11 +72,17 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         let frame = SPINNER[app.spinner_frame % SPINNER.len()];
         left.push(Span::styled(format!("{frame} loading"), theme.spinner));
-    } else if let Some(l) = app.status.latency {
+    } else if let Some(l) = app.status.latency.filter(|_| !app.is_offline()) {
         if !left.is_empty() {
             left.push(sep());
         }
         left.push(Span::styled(format!("{} ms", l.as_millis()), theme.dim));
+    }
+    if let Some(m) = mirror.filter(|_| !app.is_offline()) {
+        if !left.is_empty() {
+            left.push(sep());
+        }
+        left.push(Span::styled(m, theme.dim));
     }
     if app.status.awaiting_token {
         left.push(sep());

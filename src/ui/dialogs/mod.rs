@@ -12,7 +12,9 @@ pub mod login;
 pub mod notice;
 pub mod palette;
 pub mod profiles_picker;
+pub mod related;
 pub mod reschedule;
+pub mod search;
 pub mod views_picker;
 
 use ratatui::Frame;
@@ -38,6 +40,8 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Columns(c) => columns_picker::draw(f, area, c, app, theme),
         Overlay::Profiles(p) => profiles_picker::draw(f, area, p, app, theme),
         Overlay::Notice(n) => notice::draw(f, area, n, keys, theme),
+        Overlay::Search(s) => search::draw(f, area, s, spinner(app), keys, theme),
+        Overlay::Related(r) => related::draw(f, area, r, spinner(app), keys, theme),
     }
 }
 

@@ -93,7 +93,7 @@ impl App {
                 let ids = self.column_ids(self.active, &titles);
                 self.set_columns(self.active, &ids)
             }
-            Command::Sync => vec![Effect::Sync],
+            Command::Sync => self.sync_now(),
             Command::Help => self.on_action(Action::Help),
             Command::Quit => self.request_quit(),
         }

@@ -1,0 +1,499 @@
+//! The dashboard's side of the local mirror: the last known rows painted at start (marked
+//! with their age), offline mode (the status bar says so, writes are refused, a probe every
+//! [`PROBE_EVERY`] finds the service again), the background sync's schedule and progress, and
+//! the requests of the search and related-records dialogs. Every disk access is an
+//! `Effect::Mirror` the runtime runs on the blocking pool; answers come back as
+//! `Message::Mirror`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::time::Instant;
+
+use super::App;
+use crate::app::dialogs::Overlay;
+use crate::app::dialogs::detail::DetailView;
+use crate::app::dialogs::related::RelatedView;
+use crate::app::effects::{Effect, RequestId};
+use crate::app::layout::modal_inner;
+use crate::app::resources::TabKind;
+use crate::app::table::record::{DisplayZone, FetchedPage, Record};
+use crate::app::table::spec::QuerySpec;
+use crate::mirror::{SearchResults, SyncProgress};
+
+/// While offline, how often the service is asked again.
+pub const PROBE_EVERY: Duration = Duration::from_secs(15);
+/// The first background sync waits this long after start: the tab's own first request goes
+/// out first.
+pub const FIRST_SYNC_AFTER: Duration = Duration::from_secs(2);
+
+/// What kind of record a link points at (accounts are not mirrored records: they come
+/// included with contacts and deals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LinkKind {
+    Contact,
+    Deal,
+    Project,
+    Account,
+}
+
+impl LinkKind {
+    pub fn of(kind: TabKind) -> LinkKind {
+        match kind {
+            TabKind::Contacts => LinkKind::Contact,
+            TabKind::Deals => LinkKind::Deal,
+            TabKind::Projects => LinkKind::Project,
+        }
+    }
+
+    pub fn noun(self) -> &'static str {
+        match self {
+            LinkKind::Contact => "contact",
+            LinkKind::Deal => "deal",
+            LinkKind::Project => "project",
+            LinkKind::Account => "account",
+        }
+    }
+
+    /// Whether the mirror knows records related to this kind.
+    pub fn has_related(self) -> bool {
+        self != LinkKind::Project
+    }
+}
+
+/// A record one can open: what it is, and its JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordRef {
+    pub kind: LinkKind,
+    pub id: String,
+    pub label: String,
+    /// One line under the label in lists (status, email...).
+    pub detail: String,
+    pub raw: Arc<str>,
+    /// From the mirror (or, for an account or an unmirrored contact, as included there).
+    pub note: Option<&'static str>,
+}
+
+/// The records related to one, grouped under headings ("Account", "Contacts", "Deals").
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RelatedRecords {
+    pub groups: Vec<(&'static str, Vec<RecordRef>)>,
+    /// The record itself is not in the mirror (created since the last sync).
+    pub unknown: bool,
+}
+
+/// What the app asks of the mirror.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MirrorEffect {
+    /// Read these pages from the mirror; answer `MirrorMessage::Rows` for each.
+    Rows(Vec<QuerySpec>),
+    /// Search everything; answer `MirrorMessage::Search` with the id.
+    Search { id: RequestId, text: String },
+    /// The records related to `of`; answer `MirrorMessage::Related`.
+    Related { id: RequestId, of: RecordRef },
+    /// Run a sync in the background (unless one runs); progress and the end come back.
+    Sync,
+    /// Ask the service for `spec` (offline: is it back?); answer `MirrorMessage::Probed`.
+    Probe(QuerySpec),
+}
+
+/// What the mirror (and the runtime around it) answers.
+#[derive(Debug, Clone)]
+pub enum MirrorMessage {
+    /// A page from the mirror; `Ok(None)`: there is no mirror (yet).
+    Rows {
+        spec: QuerySpec,
+        result: Result<Option<Arc<FetchedPage>>, String>,
+    },
+    Search {
+        id: RequestId,
+        result: Result<Option<SearchResults>, String>,
+    },
+    Related {
+        id: RequestId,
+        result: Result<Option<RelatedRecords>, String>,
+    },
+    /// The service could not be reached (`Some(why)`), or answered again (`None`).
+    Connectivity(Option<String>),
+    Probed(Result<(), String>),
+    SyncProgress(SyncProgress),
+    /// A background sync ended: a one-line summary, or why it failed.
+    Synced(Result<String, String>),
+}
+
+/// What the app knows of the mirror and the connection.
+#[derive(Debug, Clone, Default)]
+pub struct MirrorState {
+    /// `[cache] enabled`: false keeps nothing on disk and turns all of this off.
+    pub enabled: bool,
+    /// Whether a mirror exists (`None` until the first read says).
+    pub exists: Option<bool>,
+    /// The service is unreachable: since when, and why.
+    pub offline: Option<(DateTime<Utc>, String)>,
+    /// The newest sync time of the data shown from the mirror.
+    pub data_from: Option<DateTime<Utc>>,
+    /// `[cache] sync_every_minutes` (`None`: no background sync).
+    pub sync_every: Option<Duration>,
+    pub sync_due: Option<Instant>,
+    /// A background sync is running: its last progress.
+    pub syncing: Option<Option<SyncProgress>>,
+    /// The last background sync's summary or failure, for the help of a curious user.
+    pub last_sync: Option<Result<String, String>>,
+    probe_due: Option<Instant>,
+    probing: bool,
+}
+
+impl MirrorState {
+    pub fn new(enabled: bool, sync_every: Option<Duration>) -> MirrorState {
+        MirrorState {
+            enabled,
+            sync_every: sync_every.filter(|_| enabled),
+            ..MirrorState::default()
+        }
+    }
+}
+
+/// `12:03` today, else `2026-11-24 12:03`, in the display zone.
+pub fn clock(t: DateTime<Utc>, now: DateTime<Utc>, zone: &DisplayZone) -> String {
+    let full = zone.format_instant(t);
+    let today = zone.format_instant(now);
+    if full.get(..10) == today.get(..10) {
+        full.get(11..).unwrap_or(&full).to_string()
+    } else {
+        full
+    }
+}
+
+impl App {
+    /// Turns the mirror on (`[cache] enabled`) with the background sync's period.
+    pub fn set_mirror(&mut self, enabled: bool, sync_every: Option<Duration>) {
+        self.mirror = MirrorState::new(enabled, sync_every);
+    }
+
+    /// `:sync`: a background sync now (the same as the periodic one), or why not.
+    pub(crate) fn sync_now(&mut self) -> Vec<Effect> {
+        if !self.mirror.enabled {
+            self.note("The local mirror is off ([cache] enabled = false): nothing to sync");
+            return Vec::new();
+        }
+        if self.mirror.offline.is_some() {
+            self.note("Offline: the sync starts when the service answers again");
+            return Vec::new();
+        }
+        if self.mirror.syncing.is_some() {
+            self.note("A sync of the local mirror is already running");
+            return Vec::new();
+        }
+        self.mirror.syncing = Some(None);
+        self.mirror.sync_due = self.mirror.sync_every.map(|e| self.now + e);
+        self.note("Syncing the local mirror…");
+        vec![Effect::Mirror(MirrorEffect::Sync)]
+    }
+
+    /// After a profile switch: the new profile's mirror (the runtime swapped it in) paints
+    /// its rows and gets its own sync schedule; nothing of the old one's state is kept.
+    pub(crate) fn mirror_switched(&mut self) -> Vec<Effect> {
+        self.mirror = MirrorState::new(self.mirror.enabled, self.mirror.sync_every);
+        self.mirror_start()
+    }
+
+    pub fn is_offline(&self) -> bool {
+        self.mirror.offline.is_some()
+    }
+
+    /// At start: every tab's current page from the mirror (shown until the service answers)
+    /// and the first background sync scheduled.
+    pub(super) fn mirror_start(&mut self) -> Vec<Effect> {
+        if !self.mirror.enabled {
+            return Vec::new();
+        }
+        if self.mirror.sync_every.is_some() {
+            self.mirror.sync_due = Some(self.now + FIRST_SYNC_AFTER);
+        }
+        let specs = self
+            .tabs
+            .iter()
+            .filter(|t| t.shown.is_none())
+            .map(|t| t.spec())
+            .collect::<Vec<_>>();
+        if specs.is_empty() {
+            return Vec::new();
+        }
+        vec![Effect::Mirror(MirrorEffect::Rows(specs))]
+    }
+
+    /// The status bar's words for the connection and the sync: `offline · data from 12:03`,
+    /// `syncing contacts 1200/100000`.
+    pub fn mirror_status(&self) -> Option<String> {
+        let m = &self.mirror;
+        let mut parts = Vec::new();
+        if m.offline.is_some() {
+            match self.shown_mirror_time().or(m.data_from) {
+                Some(t) => parts.push(format!(
+                    "offline · data from {}",
+                    clock(t, self.wall, &self.config.zone)
+                )),
+                None if m.exists == Some(false) => {
+                    parts.push("offline · no local mirror yet".to_string())
+                }
+                None => parts.push("offline".to_string()),
+            }
+        }
+        if let Some(p) = &m.syncing {
+            parts.push(match p {
+                Some(p) => match p.total {
+                    Some(t) => format!("syncing {} {}/{}", p.resource, p.fetched, t),
+                    None => format!("syncing {} {}", p.resource, p.fetched),
+                },
+                None => "syncing".to_string(),
+            });
+        }
+        (!parts.is_empty()).then(|| parts.join(" · "))
+    }
+
+    /// When the rows on screen were synced, if they come from the mirror.
+    fn shown_mirror_time(&self) -> Option<DateTime<Utc>> {
+        let shown = self.tab().shown.as_ref()?;
+        shown.page.mirrored?.synced_at
+    }
+
+    /// The age label of mirrored rows: `from mirror · 12:03` (`None` for the service's).
+    pub fn mirror_age_label(&self) -> Option<String> {
+        // Offline, the status line's `offline · data from 12:03` says it already.
+        if self.is_offline() {
+            return None;
+        }
+        let shown = self.tab().shown.as_ref()?;
+        let m = shown.page.mirrored?;
+        Some(match m.synced_at {
+            Some(t) => format!("from mirror · {}", clock(t, self.wall, &self.config.zone)),
+            None => "from mirror".to_string(),
+        })
+    }
+
+    /// The mirror's deadlines (probe, sync) for `next_deadline`.
+    pub(super) fn mirror_deadline(&self) -> Option<Instant> {
+        let probe = self.mirror.probe_due.filter(|_| !self.mirror.probing);
+        let sync = self
+            .mirror
+            .sync_due
+            .filter(|_| self.mirror.syncing.is_none());
+        match (probe, sync) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs what is due: a probe while offline, the periodic sync while online.
+    pub(super) fn mirror_tick(&mut self) -> Vec<Effect> {
+        let now = self.now;
+        let mut fx = Vec::new();
+        if self.mirror.offline.is_some()
+            && !self.mirror.probing
+            && self.mirror.probe_due.is_some_and(|d| d <= now)
+        {
+            fx.extend(self.probe_now());
+        }
+        if let Some(due) = self.mirror.sync_due
+            && due <= now
+            && self.mirror.syncing.is_none()
+        {
+            self.mirror.sync_due = self.mirror.sync_every.map(|e| now + e);
+            // Offline, the sync waits for the next period (or the service's return).
+            if self.mirror.offline.is_none() {
+                self.mirror.syncing = Some(None);
+                self.dirty = true;
+                fx.push(Effect::Mirror(MirrorEffect::Sync));
+            }
+        }
+        fx
+    }
+
+    /// Offline: asks the service again now (`r`, or the probe's period).
+    pub(super) fn probe_now(&mut self) -> Vec<Effect> {
+        if self.mirror.offline.is_none() || self.mirror.probing {
+            return Vec::new();
+        }
+        self.mirror.probing = true;
+        self.mirror.probe_due = None;
+        vec![Effect::Mirror(MirrorEffect::Probe(self.tab().spec()))]
+    }
+
+    pub(super) fn on_mirror(&mut self, msg: MirrorMessage) -> Vec<Effect> {
+        self.dirty = true;
+        match msg {
+            MirrorMessage::Rows { spec, result } => {
+                match result {
+                    Ok(Some(page)) => {
+                        self.mirror.exists = Some(true);
+                        if let Some(t) = page.mirrored.and_then(|m| m.synced_at) {
+                            self.mirror.data_from =
+                                Some(self.mirror.data_from.map_or(t, |d| d.max(t)));
+                        }
+                        let i = spec.kind.index();
+                        let tab = &self.tabs[i];
+                        // Only where nothing fresher is shown: the service's answer wins.
+                        let stale = tab.shown.as_ref().is_none_or(|s| s.page.mirrored.is_some());
+                        if tab.spec() == spec && stale {
+                            let now = self.now;
+                            self.tabs[i].show(spec, page, now);
+                            let rows = self.areas().table_rows();
+                            self.tabs[i].scroll_into_view(rows);
+                        }
+                    }
+                    Ok(None) => self.mirror.exists = Some(false),
+                    Err(e) => tracing::warn!(error = %e, "mirror read failed"),
+                }
+                Vec::new()
+            }
+            MirrorMessage::Connectivity(Some(why)) => {
+                self.go_offline(why);
+                Vec::new()
+            }
+            MirrorMessage::Connectivity(None) | MirrorMessage::Probed(Ok(())) => {
+                self.mirror.probing = false;
+                self.go_online()
+            }
+            MirrorMessage::Probed(Err(why)) => {
+                self.mirror.probing = false;
+                if self.mirror.offline.is_some() {
+                    self.mirror.probe_due = Some(self.now + PROBE_EVERY);
+                    if let Some(o) = &mut self.mirror.offline {
+                        o.1 = why;
+                    }
+                }
+                Vec::new()
+            }
+            MirrorMessage::SyncProgress(p) => {
+                self.mirror.syncing = Some(Some(p));
+                Vec::new()
+            }
+            MirrorMessage::Synced(result) => {
+                self.mirror.syncing = None;
+                if result.is_ok() {
+                    self.mirror.exists = Some(true);
+                }
+                if let Err(e) = &result {
+                    self.note(format!("background sync: {e}"));
+                }
+                self.mirror.last_sync = Some(result);
+                let wall = self.wall;
+                for o in &mut self.overlays {
+                    if let Overlay::Search(d) = o {
+                        d.mirror_changed(wall);
+                    }
+                }
+                // Rows on screen from the mirror are read again (the sync changed them).
+                let specs: Vec<QuerySpec> = self
+                    .tabs
+                    .iter()
+                    .filter(|t| t.shown.as_ref().is_some_and(|s| s.page.mirrored.is_some()))
+                    .map(|t| t.spec())
+                    .collect();
+                if specs.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Effect::Mirror(MirrorEffect::Rows(specs))]
+                }
+            }
+            msg @ (MirrorMessage::Search { .. } | MirrorMessage::Related { .. }) => {
+                self.dispatch_to_dialogs(&super::Message::Mirror(msg))
+            }
+        }
+    }
+
+    fn go_offline(&mut self, why: String) {
+        if self.mirror.offline.is_none() {
+            tracing::info!(reason = %why, "offline");
+            self.mirror.offline = Some((self.wall, why));
+            self.mirror.probe_due = Some(self.now + PROBE_EVERY);
+            // The tab's error says no more than the status bar does.
+            self.status.error = None;
+        }
+    }
+
+    fn go_online(&mut self) -> Vec<Effect> {
+        if self.mirror.offline.take().is_none() {
+            return Vec::new();
+        }
+        tracing::info!("online again");
+        self.mirror.probe_due = None;
+        // The syncs skipped while offline: one soon.
+        if self.mirror.sync_every.is_some() && self.mirror.syncing.is_none() {
+            self.mirror.sync_due = Some(self.now + FIRST_SYNC_AFTER);
+        }
+        self.note(format!("Online again: {}", self.config.host));
+        // Mirrored rows on screen are replaced by the service's.
+        let mut fx = Vec::new();
+        for kind in TabKind::ALL {
+            let mirrored = self.tabs[kind.index()]
+                .shown
+                .as_ref()
+                .is_some_and(|s| s.page.mirrored.is_some());
+            if mirrored && (kind == self.active) {
+                fx.extend(self.load(kind, false));
+            }
+        }
+        fx
+    }
+
+    /// Why a write is refused now (offline), in words for the form.
+    pub fn offline_refusal(&self) -> Option<String> {
+        let (since, _) = self.mirror.offline.as_ref()?;
+        Some(format!(
+            "offline since {}: {} cannot be reached, so nothing was sent or queued. \
+             Send it again once back online (r on the table checks now).",
+            clock(*since, self.wall, &self.config.zone),
+            self.config.host
+        ))
+    }
+
+    /// Opens a record's detail pane (from search or a related list) above what is open.
+    pub(crate) fn open_record(&mut self, r: RecordRef) -> Vec<Effect> {
+        let (w, h) = modal_inner(self.size.0, self.size.1);
+        let record = Record {
+            id: r.id.clone(),
+            label: r.label.clone(),
+            cells: Vec::new(),
+            status: None,
+            raw: r.raw.clone(),
+        };
+        let kind = match r.kind {
+            LinkKind::Contact | LinkKind::Account => TabKind::Contacts,
+            LinkKind::Deal => TabKind::Deals,
+            LinkKind::Project => TabKind::Projects,
+        };
+        let mut v = DetailView::new(kind, &record, &self.config.zone, w, h);
+        v.link = Some(r.clone());
+        if r.kind == LinkKind::Account || r.note.is_some() {
+            let note = r.note.map(|n| format!(" ({n})")).unwrap_or_default();
+            v.title = format!("{} {} · {}{note}", r.kind.noun(), r.id, r.label);
+        }
+        self.overlays.push(Overlay::Detail(v));
+        self.dirty = true;
+        Vec::new()
+    }
+
+    /// Opens the list of records related to `of` (read from the mirror).
+    pub(crate) fn open_related(&mut self, of: RecordRef) -> Vec<Effect> {
+        if !self.mirror.enabled {
+            self.note("Related records come from the local mirror, which is turned off ([cache] enabled = false)");
+            return Vec::new();
+        }
+        let id = self.new_id();
+        let view = RelatedView::new(of.clone(), id);
+        self.overlays.push(Overlay::Related(view));
+        self.dirty = true;
+        vec![Effect::Mirror(MirrorEffect::Related { id, of })]
+    }
+
+    /// `Ctrl-F`: the search dialog.
+    pub(crate) fn open_search(&mut self) -> Vec<Effect> {
+        let d =
+            crate::app::dialogs::search::SearchDialog::new(self.mirror.enabled, self.mirror.exists);
+        self.overlays.push(Overlay::Search(Box::new(d)));
+        self.dirty = true;
+        Vec::new()
+    }
+}

@@ -1,0 +1,335 @@
+//! The runtime's side of the local mirror: one read connection, opened on first use and
+//! used only on the blocking pool (SQLite calls block: the loop never waits on disk), the
+//! background sync task (one at a time; its client waits at the priority gate while the
+//! dashboard's own requests are in flight), and the offline fallback of page requests.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::AbortHandle;
+
+use crate::api::{ApiError, ApiRecord, Client, Deal, ErrorKind, Lane, ListQuery, PriorityGate};
+use crate::app::mirror::{LinkKind, MirrorMessage, RecordRef, RelatedRecords};
+use crate::app::resources::{ColumnId, Resource as TabResource, WithQuery};
+use crate::app::table::record::{Mirrored as MirroredMark, TableRecord, build_page};
+use crate::app::{DisplayZone, FetchedPage, Message, QuerySpec};
+use crate::config::CacheSettings;
+use crate::mirror::sync::SyncOptions;
+use crate::mirror::{Mirror, MirrorError, MirrorLocation, MirrorQuery, SearchQuery, SearchResults};
+
+/// Hits per resource the search dialog shows.
+pub const SEARCH_LIMIT: usize = 20;
+
+/// Whether an error means the service cannot be reached (refused, DNS, timeout): the
+/// dashboard then answers from the mirror and says it is offline.
+pub fn unreachable(e: &ApiError) -> bool {
+    matches!(e.kind, ErrorKind::Network | ErrorKind::Timeout) && e.status.is_none()
+}
+
+/// The mirror of the dashboard's profile and base URL.
+pub struct MirrorRuntime {
+    location: MirrorLocation,
+    cache: CacheSettings,
+    /// Opened on first use; `None` again after a failure (reopened next time).
+    reader: Arc<Mutex<Option<Mirror>>>,
+    gate: Arc<PriorityGate>,
+    /// The background lane's client (none until a token is known).
+    client: Option<Client>,
+    zone: DisplayZone,
+    sync: Option<AbortHandle>,
+}
+
+impl MirrorRuntime {
+    /// `None` when `[cache] enabled = false` or no cache directory is known.
+    pub fn new(
+        cache: &CacheSettings,
+        profile: &str,
+        base_url: &str,
+        zone: DisplayZone,
+    ) -> Option<MirrorRuntime> {
+        let location = MirrorLocation::for_settings(cache, profile, base_url).ok()?;
+        Some(MirrorRuntime {
+            location,
+            cache: cache.clone(),
+            reader: Arc::new(Mutex::new(None)),
+            gate: PriorityGate::new(),
+            client: None,
+            zone,
+            sync: None,
+        })
+    }
+
+    /// The mirror of another profile and base URL, with the same settings (`None` when no
+    /// cache directory is known).
+    pub fn for_profile(&self, profile: &str, base_url: &str) -> Option<MirrorRuntime> {
+        MirrorRuntime::new(&self.cache, profile, base_url, self.zone)
+    }
+
+    pub fn location(&self) -> &MirrorLocation {
+        &self.location
+    }
+
+    /// The dashboard's client for its own requests (foreground lane); the sync gets a
+    /// background clone of it.
+    pub fn adopt_client(&mut self, client: &Client) -> Client {
+        self.client = Some(client.with_lane(self.gate.clone(), Lane::Background));
+        client.with_lane(self.gate.clone(), Lane::Foreground)
+    }
+
+    /// A handle for reads on the blocking pool.
+    pub fn reader(&self) -> MirrorReader {
+        MirrorReader {
+            path: self.location.db_path(),
+            conn: self.reader.clone(),
+            zone: self.zone,
+        }
+    }
+
+    /// Starts a background sync unless one runs; reports progress and the end on `tx`.
+    pub fn start_sync(&mut self, tx: UnboundedSender<Message>) {
+        if self.sync.as_ref().is_some_and(|h| !h.is_finished()) {
+            return;
+        }
+        let Some(client) = self.client.clone() else {
+            let _ = tx.send(Message::Mirror(MirrorMessage::Synced(Err(
+                "no API token yet".to_string(),
+            ))));
+            return;
+        };
+        let location = self.location.clone();
+        let opts = SyncOptions::from_settings(&self.cache, false, Vec::new());
+        let reader = self.reader.clone();
+        let task = tokio::spawn(async move {
+            let progress_tx = tx.clone();
+            let progress = move |p: &crate::mirror::SyncProgress| {
+                let _ = progress_tx.send(Message::Mirror(MirrorMessage::SyncProgress(p.clone())));
+            };
+            let result = crate::mirror::sync::sync(&client, &location, &opts, &progress).await;
+            let summary = match result {
+                Ok(report) => {
+                    if report.moved_aside.is_some() {
+                        // The reader's file was replaced: open the new one next time.
+                        *reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                    }
+                    let changed: u64 = report
+                        .resources
+                        .iter()
+                        .map(|r| r.inserted + r.updated + r.gone)
+                        .sum();
+                    let requests: u64 = report.resources.iter().map(|r| r.requests).sum();
+                    tracing::info!(changed, requests, "background sync done");
+                    Ok(format!("{changed} changes in {requests} requests"))
+                }
+                Err(MirrorError::Busy { .. }) => {
+                    tracing::info!("background sync skipped: another sync runs");
+                    Ok("another sync was running".to_string())
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "background sync failed");
+                    Err(e.to_string())
+                }
+            };
+            let _ = tx.send(Message::Mirror(MirrorMessage::Synced(summary)));
+        });
+        self.sync = Some(task.abort_handle());
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(h) = self.sync.take() {
+            h.abort();
+        }
+    }
+}
+
+/// Reads from the mirror on the blocking pool.
+#[derive(Clone)]
+pub struct MirrorReader {
+    path: std::path::PathBuf,
+    conn: Arc<Mutex<Option<Mirror>>>,
+    zone: DisplayZone,
+}
+
+impl MirrorReader {
+    /// Runs `f` on the open mirror; `Ok(None)` when there is none on disk.
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&Mirror) -> Result<T, MirrorError>,
+    ) -> Result<Option<T>, String> {
+        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            match Mirror::open_existing(&self.path) {
+                Ok(Some(opened)) => *guard = Some(opened.mirror),
+                Ok(None) => return Ok(None),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        let Some(m) = guard.as_ref() else {
+            return Ok(None);
+        };
+        match f(m) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => {
+                // Reopened next time (a corrupt file is moved aside then).
+                *guard = None;
+                Err(e.to_string())
+            }
+        }
+    }
+
+    /// Runs a blocking read on the blocking pool.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&MirrorReader) -> Result<Option<T>, String> + Send + 'static,
+    ) -> Result<Option<T>, String> {
+        let me = self.clone();
+        tokio::task::spawn_blocking(move || f(&me))
+            .await
+            .map_err(|e| format!("the mirror's disk work stopped: {e}"))?
+    }
+
+    /// A tab's page, formatted like the service's, marked as from the mirror.
+    pub fn page(&self, spec: &QuerySpec) -> Result<Option<FetchedPage>, String> {
+        let cols: Vec<ColumnId> = TabResource::of(spec.kind)
+            .columns
+            .iter()
+            .map(|c| c.id)
+            .collect();
+        let zone = self.zone;
+        self.with(|m| {
+            spec.with_query(ListFrom {
+                mirror: m,
+                cols,
+                zone,
+            })
+        })
+    }
+
+    pub fn search(&self, text: &str) -> Result<Option<SearchResults>, String> {
+        let q = SearchQuery {
+            text: text.to_string(),
+            resources: Vec::new(),
+            limit: SEARCH_LIMIT,
+        };
+        self.with(|m| m.search(&q))
+    }
+
+    /// The records related to `of`.
+    pub fn related(&self, of: &RecordRef) -> Result<Option<RelatedRecords>, String> {
+        self.with(|m| {
+            let mut groups = Vec::new();
+            match of.kind {
+                LinkKind::Deal => {
+                    let Some(rel) = m.deal_relations(&of.id)? else {
+                        return Ok(RelatedRecords {
+                            groups,
+                            unknown: true,
+                        });
+                    };
+                    let account = rel.account.into_iter().filter_map(|a| {
+                        let id = a.id.clone()?;
+                        Some(RecordRef {
+                            kind: LinkKind::Account,
+                            label: a.label(),
+                            detail: a
+                                .fields
+                                .get("website")
+                                .and_then(crate::api::value_to_string)
+                                .unwrap_or_default(),
+                            raw: serde_json::Value::Object(a.fields).to_string().into(),
+                            id,
+                            note: Some("as included with the deal"),
+                        })
+                    });
+                    groups.push(("Account", account.collect()));
+                    let contacts = rel
+                        .contacts
+                        .into_iter()
+                        .filter_map(|l| match l.record {
+                            Some(c) => Some(RecordRef {
+                                kind: LinkKind::Contact,
+                                id: c.id.clone(),
+                                label: c.label(),
+                                detail: c.email.clone().unwrap_or_default(),
+                                raw: c.raw().get().into(),
+                                note: None,
+                            }),
+                            None => {
+                                let id = l.related.id.clone()?;
+                                Some(RecordRef {
+                                    kind: LinkKind::Contact,
+                                    label: l.related.label(),
+                                    detail: String::new(),
+                                    raw: serde_json::Value::Object(l.related.fields)
+                                        .to_string()
+                                        .into(),
+                                    id,
+                                    note: Some("not in the mirror; as included with the deal"),
+                                })
+                            }
+                        })
+                        .collect();
+                    groups.push(("Contacts", contacts));
+                }
+                LinkKind::Contact => {
+                    groups.push(("Deals", deal_refs(m.deals_of_contact(&of.id)?)));
+                }
+                LinkKind::Account => {
+                    groups.push(("Deals", deal_refs(m.deals_of_account(&of.id)?)));
+                }
+                LinkKind::Project => {}
+            }
+            Ok(RelatedRecords {
+                groups,
+                unknown: false,
+            })
+        })
+    }
+}
+
+fn deal_refs(deals: Vec<Deal>) -> Vec<RecordRef> {
+    deals
+        .into_iter()
+        .map(|d| {
+            let detail = [
+                d.status.clone(),
+                d.value.as_ref().map(|v| v.raw().to_string()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" · ");
+            RecordRef {
+                kind: LinkKind::Deal,
+                id: d.id.clone(),
+                label: d.label(),
+                detail,
+                raw: d.raw().get().into(),
+                note: None,
+            }
+        })
+        .collect()
+}
+
+/// A tab's typed query answered by the mirror.
+struct ListFrom<'a> {
+    mirror: &'a Mirror,
+    cols: Vec<ColumnId>,
+    zone: DisplayZone,
+}
+
+impl WithQuery for ListFrom<'_> {
+    type Output = Result<FetchedPage, MirrorError>;
+
+    fn run<Q>(self, query: Q) -> Self::Output
+    where
+        Q: ListQuery + MirrorQuery + Send + Sync + 'static,
+        Q::Item: TableRecord + Send + 'static,
+    {
+        let answer = self.mirror.list(&query)?;
+        let mut page = build_page(answer.page, &self.cols, &self.zone);
+        page.mirrored = Some(MirroredMark {
+            synced_at: answer.synced_at,
+        });
+        Ok(page)
+    }
+}
