@@ -125,6 +125,8 @@ pub struct UiSettings {
     pub per_page: u32,
     /// Mouse capture; false keeps the terminal's own text selection.
     pub mouse: bool,
+    /// Currency shown with amounts whose record names none (`"EUR"`); unset shows none.
+    pub currency: Option<String>,
 }
 
 impl Default for UiSettings {
@@ -134,6 +136,7 @@ impl Default for UiSettings {
             refresh_seconds: 0,
             per_page: 25,
             mouse: true,
+            currency: None,
         }
     }
 }

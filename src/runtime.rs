@@ -95,6 +95,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
         per_page: ui.per_page,
         refresh: (ui.refresh_seconds > 0).then(|| Duration::from_secs(ui.refresh_seconds)),
         zone: DisplayZone::from(zone),
+        currency: ui.currency.clone(),
         date_parser: parser,
         log_path: opts.log_path.clone(),
         keymap,
@@ -123,7 +124,7 @@ pub fn build_engine_with(
     lookup: Option<TokenLookupFuture>,
 ) -> Engine {
     let (config, forms) = dashboard_config(opts);
-    let zone = config.zone;
+    let format = config.cell_format();
     let remembered = opts
         .state_file
         .as_deref()
@@ -135,7 +136,7 @@ pub fn build_engine_with(
     let source: Option<Arc<dyn DataSource>> = opts
         .client
         .clone()
-        .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
+        .map(|c| Arc::new(ClientSource::new(c, format.clone(), Some(tx.clone()))) as Arc<dyn DataSource>);
     let reason = token_lookup::not_logged_in(&opts.profile);
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
     let lookup = lookup.filter(|_| opts.client.is_none());

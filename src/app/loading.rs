@@ -111,7 +111,7 @@ impl App {
                 if current {
                     self.tabs[i].pending = None;
                     self.tabs[i].error = Some(e.clone());
-                    self.status.error = Some(e);
+                    self.status.set_error(self.wall, e);
                 }
             }
         }

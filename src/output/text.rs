@@ -27,9 +27,25 @@ pub fn sanitize_cell(s: &str) -> String {
     out
 }
 
-/// Columns `s` takes in a terminal.
+/// Columns `s` takes in a terminal: the width of each grapheme cluster (unicode-width)
+/// summed, which is how ratatui's buffer places text and how layout and cutting measure it.
+/// (The whole string's width can differ: `unicode-width` counts lam-alef `لا` as one column,
+/// while its two clusters take two cells.)
 pub fn display_width(s: &str) -> usize {
-    UnicodeWidthStr::width(s)
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return s.len();
+    }
+    s.graphemes(true).map(cluster_width).sum()
+}
+
+/// One grapheme cluster's columns, as ratatui's buffer counts them: `unicode-width`, plus one
+/// per halfwidth sound mark (U+FF9E, U+FF9F), which terminals draw as a cell of its own.
+fn cluster_width(g: &str) -> usize {
+    let marks = g
+        .chars()
+        .filter(|c| matches!(c, '\u{ff9e}' | '\u{ff9f}'))
+        .count();
+    UnicodeWidthStr::width(g) + marks
 }
 
 /// `s` cut to at most `max` columns, ending in `…` when cut; never splits a grapheme.
@@ -43,7 +59,7 @@ pub fn truncate_to_width(s: &str, max: usize) -> String {
     let mut out = String::new();
     let mut used = 0;
     for g in s.graphemes(true) {
-        let w = display_width(g);
+        let w = cluster_width(g);
         if used + w > max - 1 {
             break;
         }

@@ -168,8 +168,8 @@ impl Engine {
 
     /// From now on requests go out with this client's token (a login or the token lookup).
     fn install_client(&mut self, client: &crate::api::Client) {
-        let zone = self.app.config.zone;
-        let source = super::ClientSource::new(client.clone(), zone, Some(self.tx.clone()));
+        let format = self.app.config.cell_format();
+        let source = super::ClientSource::new(client.clone(), format, Some(self.tx.clone()));
         self.source = Some(Arc::new(source));
     }
 

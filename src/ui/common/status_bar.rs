@@ -4,10 +4,11 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
-use unicode_width::UnicodeWidthStr;
+use ratatui::widgets::Widget;
 
 use crate::app::App;
+use crate::app::keymap::Action;
+use crate::ui::common::fit;
 use crate::ui::theme::Theme;
 
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
@@ -83,8 +84,8 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         left.push(sep());
         left.push(Span::styled(n.as_str(), theme.note));
     }
-    let right = format!(" {} @ {} ", app.config.profile, app.config.host);
-    let rw = (right.width() as u16).min(area.width / 3);
+    let right = profile_and_host(app, area.width / 3);
+    let rw = fit::width(&right) as u16;
     let left_area = Rect {
         width: area.width.saturating_sub(rw),
         ..area
@@ -94,19 +95,54 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         width: rw,
         ..area
     };
-    f.render_widget(Paragraph::new(Line::from(left)), left_area);
-    f.render_widget(
-        Paragraph::new(Line::from(Span::styled(right, theme.dim)).right_aligned()),
-        right_area,
-    );
+    let buf = f.buffer_mut();
+    let (line, cut) = fit::line(Line::from(left), usize::from(left_area.width));
+    if cut && left_area.width > 12 {
+        // Cut: say where the whole message is (the `?` overlay lists the recent ones).
+        let more = format!(" {} ", app.keymap.first_key(Action::Help));
+        let mw = fit::width(&more) as u16;
+        let text_area = Rect {
+            width: left_area.width - mw,
+            ..left_area
+        };
+        let (line, _) = fit::line(line, usize::from(text_area.width));
+        line.render(text_area, buf);
+        fit::draw_str(
+            buf,
+            Rect {
+                x: text_area.right(),
+                width: mw,
+                ..left_area
+            },
+            &more,
+            theme.key,
+        );
+    } else {
+        line.render(left_area, buf);
+    }
+    fit::draw_str(buf, right_area, &right, theme.dim);
+}
+
+/// ` default @ crm.example.com `, or shorter when `room` is short: the host alone, then the
+/// host cut with `…` (the profile is in `?`).
+fn profile_and_host(app: &App, room: u16) -> String {
+    let room = usize::from(room);
+    let full = format!(" {} @ {} ", app.config.profile, app.config.host);
+    if fit::width(&full) <= room {
+        return full;
+    }
+    let host = format!(" @ {} ", app.config.host);
+    if fit::width(&host) <= room {
+        return host;
+    }
+    format!("{} ", fit::cut(&host, room.saturating_sub(1)))
 }
 
 pub fn draw_hint(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    f.render_widget(
-        Paragraph::new(Line::from(Span::styled(
-            app.hint_line(area.width),
-            theme.dim,
-        ))),
+    fit::draw_str(
+        f.buffer_mut(),
         area,
+        &app.hint_line(area.width),
+        theme.dim,
     );
 }
