@@ -14,7 +14,7 @@ pub const FILTER_HINTS: &[Hint] = &[
 ];
 
 /// Scrolling to the columns a narrow screen leaves out.
-pub const COLUMNS_HINT: Hint = Hint::new(&[Action::ScrollLeft, Action::ScrollRight], "columns", 2);
+pub const COLUMNS_HINT: Hint = Hint::new(&[Action::ScrollLeft, Action::ScrollRight], "columns", 1);
 
 /// A form's keys (a dialog with text fields that does not say more).
 pub const FORM_HINTS: &[Hint] = &[

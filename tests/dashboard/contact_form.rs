@@ -285,6 +285,7 @@ fn dup_page(email: &str) -> Arc<FetchedPage> {
             raw: raw.into(),
         }],
         meta: None,
+        currencies: Vec::new(),
     })
 }
 

@@ -174,6 +174,7 @@ const MAX_CELL_CHARS: usize = 160;
 /// Control characters (newlines, tabs, escapes) become spaces and runs of spaces collapse, so
 /// a value always takes one line and cannot move the cursor.
 pub fn one_line(s: &str) -> String {
+    let s = &*crate::output::terminal_safe(s);
     let mut out = String::with_capacity(s.len().min(MAX_CELL_CHARS));
     let mut last_space = true;
     for c in s.chars().take(MAX_CELL_CHARS * 2) {

@@ -144,6 +144,7 @@ impl ScrollText {
 /// Splits text into lines: at newlines, then at width (by grapheme and display width,
 /// preferring spaces). Control characters become spaces.
 pub fn wrap(text: &str, first_width: usize, width: usize) -> Vec<String> {
+    let text = &*crate::output::terminal_safe(text);
     let mut out = Vec::new();
     for raw_line in text.split('\n') {
         let clean: String = raw_line

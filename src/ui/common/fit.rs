@@ -33,6 +33,7 @@ pub fn line_width(line: &Line) -> usize {
 /// `line` in at most `max` columns: whole, or its spans cut where the room ends, the last
 /// one kept ending in `…` (in that span's style). Returns whether it was cut.
 pub fn line<'a>(line: Line<'a>, max: usize) -> (Line<'a>, bool) {
+    let line = safe(line);
     if line_width(&line) <= max {
         return (line, false);
     }
@@ -70,6 +71,16 @@ pub fn line<'a>(line: Line<'a>, max: usize) -> (Line<'a>, bool) {
     let mut l = Line::from(out).style(style);
     l.alignment = alignment;
     (l, true)
+}
+
+/// Emoji sequences drawn as their parts (`output::terminal_safe`), in the spans that have any.
+fn safe(mut line: Line<'_>) -> Line<'_> {
+    for span in &mut line.spans {
+        if let std::borrow::Cow::Owned(s) = crate::output::terminal_safe(&span.content) {
+            span.content = s.into();
+        }
+    }
+    line
 }
 
 /// Draws `line` on the first row of `area`, cut with `…` when it does not fit.
@@ -110,8 +121,14 @@ mod tests {
         // `र्मा` is one cluster three columns wide: it goes whole or not at all.
         assert_eq!(cut("वर्मा & Sons", 4), "व…");
         assert_eq!(cut("वर्मा & Sons", 5), "वर्मा…");
-        assert_eq!(cut("👩‍👩‍👧 family", 3), "👩‍👩‍👧…");
-        assert_eq!(cut("👩‍👩‍👧 family", 2), "…");
+        // As drawn, it is split into one grapheme per terminal cell (the terminal's view).
+        let safe = crate::output::terminal_safe("वर्मा");
+        assert_eq!(safe, "वर्\u{200b}म\u{200b}ा");
+        assert_eq!(width(&safe), width("वर्मा"));
+        assert_eq!(cut(&safe, 3), "वर्…");
+        assert_eq!(cut("👩👩👧 family", 5), "👩👩…");
+        let (l, _) = line(Line::from("👩‍👩‍👧 👍🏽 🏳️‍🌈"), 40);
+        assert_eq!(text(&l), "👩👩👧 👍 🏳🌈");
         // Lam-alef: two clusters, two cells (the string's own width says one).
         assert_eq!(width("لا"), 2);
         assert_eq!(cut("", 0), "");

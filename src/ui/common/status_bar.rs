@@ -45,46 +45,34 @@ pub fn position(app: &App) -> String {
 }
 
 pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let mut left: Vec<Span> = Vec::new();
-    let sep = || Span::styled(" · ", theme.dim);
+    // The facts, each with a rank: when the line is short, the highest ranks go first (the
+    // latency, the age, the page position), so a message keeps as much room as it can.
+    let mut facts: Vec<(u8, Span)> = Vec::new();
     let pos = position(app);
     if !pos.is_empty() {
-        left.push(Span::raw(pos));
+        facts.push((2, Span::raw(pos)));
     }
     if let Some(age) = app.age_label() {
-        if !left.is_empty() {
-            left.push(sep());
-        }
-        left.push(Span::styled(age, theme.dim));
+        facts.push((3, Span::styled(age, theme.dim)));
     }
     if app.busy() {
-        if !left.is_empty() {
-            left.push(sep());
-        }
         let frame = SPINNER[app.spinner_frame % SPINNER.len()];
-        left.push(Span::styled(format!("{frame} loading"), theme.spinner));
+        facts.push((1, Span::styled(format!("{frame} loading"), theme.spinner)));
     } else if let Some(l) = app.status.latency {
-        if !left.is_empty() {
-            left.push(sep());
-        }
-        left.push(Span::styled(format!("{} ms", l.as_millis()), theme.dim));
+        facts.push((4, Span::styled(format!("{} ms", l.as_millis()), theme.dim)));
     }
     if app.status.awaiting_token {
-        left.push(sep());
-        left.push(Span::styled("looking up the API token", theme.pending));
+        facts.push((0, Span::styled("looking up the API token", theme.pending)));
     }
     if let Some(r) = &app.status.retrying {
-        left.push(sep());
-        left.push(Span::styled(r.as_str(), theme.pending));
+        facts.push((0, Span::styled(r.as_str(), theme.pending)));
     }
     if let Some(e) = &app.status.error {
-        left.push(sep());
-        left.push(Span::styled(e.as_str(), theme.error));
+        facts.push((0, Span::styled(e.as_str(), theme.error)));
     } else if let Some((n, _)) = &app.status.note {
-        left.push(sep());
-        left.push(Span::styled(n.as_str(), theme.note));
+        facts.push((0, Span::styled(n.as_str(), theme.note)));
     }
-    let right = profile_and_host(app, area.width / 3);
+    let right = profile_and_host(app, area.width * 2 / 5);
     let rw = fit::width(&right) as u16;
     let left_area = Rect {
         width: area.width.saturating_sub(rw),
@@ -95,8 +83,34 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         width: rw,
         ..area
     };
+    let room = usize::from(left_area.width);
+    let joined = |facts: &[(u8, Span<'static>)]| {
+        let mut spans = Vec::with_capacity(facts.len() * 2);
+        for (i, (_, s)) in facts.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(" · ", theme.dim));
+            }
+            spans.push(s.clone());
+        }
+        Line::from(spans)
+    };
+    let mut facts: Vec<(u8, Span<'static>)> = facts
+        .into_iter()
+        .map(|(r, s)| (r, Span::styled(s.content.into_owned(), s.style)))
+        .collect();
+    while fit::line_width(&joined(&facts)) > room {
+        let Some((at, _)) = facts
+            .iter()
+            .enumerate()
+            .filter(|(_, (r, _))| *r > 0)
+            .max_by_key(|(i, (r, _))| (*r, *i))
+        else {
+            break;
+        };
+        facts.remove(at);
+    }
     let buf = f.buffer_mut();
-    let (line, cut) = fit::line(Line::from(left), usize::from(left_area.width));
+    let (line, cut) = fit::line(joined(&facts), room);
     if cut && left_area.width > 12 {
         // Cut: say where the whole message is (the `?` overlay lists the recent ones).
         let more = format!(" {} ", app.keymap.first_key(Action::Help));
