@@ -133,10 +133,9 @@ pub fn build_engine_with(
     let mut app = App::new(config, &remembered, size, Now::current());
     app.set_forms_config(forms);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let source: Option<Arc<dyn DataSource>> = opts
-        .client
-        .clone()
-        .map(|c| Arc::new(ClientSource::new(c, format.clone(), Some(tx.clone()))) as Arc<dyn DataSource>);
+    let source: Option<Arc<dyn DataSource>> = opts.client.clone().map(|c| {
+        Arc::new(ClientSource::new(c, format.clone(), Some(tx.clone()))) as Arc<dyn DataSource>
+    });
     let reason = token_lookup::not_logged_in(&opts.profile);
     let mut engine = Engine::new(app, source, reason, opts.state_file.clone()).with_channel(tx, rx);
     let lookup = lookup.filter(|_| opts.client.is_none());

@@ -191,7 +191,11 @@ mod tests {
         assert!(l.warnings.is_empty(), "{:?}", l.warnings);
         let l = parse("[ui]\ncurrency = \"euros\"\n", "cfg.toml");
         assert_eq!(l.settings.ui.currency, None);
-        assert!(l.warnings[0].contains("[ui] currency = \"euros\""), "{:?}", l.warnings);
+        assert!(
+            l.warnings[0].contains("[ui] currency = \"euros\""),
+            "{:?}",
+            l.warnings
+        );
     }
 
     #[test]

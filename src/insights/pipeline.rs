@@ -275,7 +275,11 @@ pub fn currency_of(deal: &Deal, default: Option<&str>) -> String {
 
 /// The deal's `currency` (upper-cased), else `default`, else none.
 pub fn deal_currency(deal: &Deal, default: Option<&str>) -> Option<String> {
-    let code = |c: &str| Some(c.trim()).filter(|c| !c.is_empty()).map(str::to_uppercase);
+    let code = |c: &str| {
+        Some(c.trim())
+            .filter(|c| !c.is_empty())
+            .map(str::to_uppercase)
+    };
     deal.extra
         .get("currency")
         .and_then(|v| v.as_str())

@@ -53,8 +53,7 @@ pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
     }
     let spacing = |c: char| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) > 0;
     let needs = s.chars().any(joins_emoji)
-        || s
-            .graphemes(true)
+        || s.graphemes(true)
             .any(|g| g.chars().filter(|c| spacing(*c)).count() > 1);
     if !needs {
         return std::borrow::Cow::Borrowed(s);

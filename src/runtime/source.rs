@@ -15,8 +15,8 @@ use crate::api::{
     Page, RequestEvent,
 };
 use crate::app::resources::{ColumnId, Resource, WithQuery};
-use crate::app::table::record::{TableRecord, build_page};
 use crate::app::table::record::CellFormat;
+use crate::app::table::record::{TableRecord, build_page};
 use crate::app::{ExportEvent, ExportFormat, FetchedPage, QuerySpec, TabKind};
 
 /// What the dashboard needs from the service.

@@ -209,7 +209,10 @@ fn the_key_survives_an_unknown_outcome_and_the_draft_is_locked() {
         "the Contacts tab is shown, refreshed"
     );
     let note = &h.app.status.note.as_ref().unwrap().0;
-    assert!(note.contains("Created contact id ") && note.contains(": Ada"), "{note}");
+    assert!(
+        note.contains("Created contact id ") && note.contains(": Ada"),
+        "{note}"
+    );
 }
 
 #[test]

@@ -31,7 +31,11 @@ fn scripts_data() -> FakeData {
     let rows = [
         ("वर्मा & Sons – Hardware refresh", "INR", "338858.3"),
         ("شركة الشمري للتجارة – Support renewal", "SAR", "1200"),
-        ("👩‍👩‍👧 Family Bakery – 🏳️‍🌈 Pride 👍🏽 promo", "USD", "99999999999999999999.99"),
+        (
+            "👩‍👩‍👧 Family Bakery – 🏳️‍🌈 Pride 👍🏽 promo",
+            "USD",
+            "99999999999999999999.99",
+        ),
         ("محمد العتيبي & वर्मा 👨‍💻", "EUR", "0.125"),
     ];
     for (i, d) in data.deals.iter_mut().enumerate() {
@@ -128,7 +132,8 @@ fn sorted_by_value_the_title_says_the_page_mixes_currencies() {
 #[test]
 fn a_cut_status_message_ends_in_an_ellipsis_and_is_whole_in_help() {
     let mut h = loaded((60, 16), FakeData::new(40));
-    let long = "Exported 12,345 deals to /home/someone/a/rather/deep/directory/deals-2026-11-25.csv";
+    let long =
+        "Exported 12,345 deals to /home/someone/a/rather/deep/directory/deals-2026-11-25.csv";
     h.app.note(long);
     let screen = h.render();
     let status = screen.lines().nth(14).unwrap();
@@ -211,7 +216,10 @@ fn narrow_screens_drop_columns_by_priority_and_scroll_to_them() {
         assert!(seen.contains(&c.title), "{} never shown: {seen:?}", c.title);
     }
     let scrolled = h.render();
-    assert!(scrolled.lines().nth(1).unwrap().contains("‹ +"), "{scrolled}");
+    assert!(
+        scrolled.lines().nth(1).unwrap().contains("‹ +"),
+        "{scrolled}"
+    );
     for _ in 0..deals.len() {
         h.ch('h');
     }
@@ -267,14 +275,15 @@ impl Vt {
     }
 
     fn draw(&mut self, h: &Harness) -> String {
-        self.term
-            .draw(|f| crmdash::ui::render(&h.app, f))
-            .unwrap();
+        self.term.draw(|f| crmdash::ui::render(&h.app, f)).unwrap();
         let bytes = std::mem::take(&mut *self.out.0.borrow_mut());
         self.parser.process(&bytes);
         // Blanks written over old text and never-written cells look the same.
         let text = self.parser.screen().contents();
-        text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+        text.lines()
+            .map(str::trim_end)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -294,7 +303,11 @@ fn complex_scripts_under_the_detail_pane_stay_in_their_cells() {
             let mut t = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
             t.draw(|f| crmdash::ui::render(&h.app, f)).unwrap();
             assert_rows_fit(&t, &what);
-            snap(&format!("scripts_{tab}"), size, dashboard_support::buffer_text(t.backend()));
+            snap(
+                &format!("scripts_{tab}"),
+                size,
+                dashboard_support::buffer_text(t.backend()),
+            );
             // In a terminal, frame after frame (only the changes are sent): the detail pane
             // over each complex row in turn, closed again, then another tab. What it shows is
             // what the same screen drawn at once shows: no stray glyph, nothing shifted.
@@ -325,7 +338,12 @@ fn complex_scripts_under_the_detail_pane_stay_in_their_cells() {
             assert_eq!(shown, fresh(&h), "{what}, then projects");
             // Every table row has its right border where the terminal put it.
             let width = usize::from(size.0);
-            for (y, line) in shown.lines().enumerate().skip(2).take(usize::from(size.1) - 5) {
+            for (y, line) in shown
+                .lines()
+                .enumerate()
+                .skip(2)
+                .take(usize::from(size.1) - 5)
+            {
                 let cols = unicode_width::UnicodeWidthStr::width(line);
                 assert!(cols <= width, "{what}: row {y} is {cols} wide: {line}");
             }
@@ -352,7 +370,12 @@ fn help_descriptions_wrap_after_the_key_column() {
     let col = |line: &str, byte: usize| line[..byte].width();
     let desc_col = col(first, first.find("Deals:").unwrap());
     // The continuation's first letter, right of the box's left border.
-    let border = next.char_indices().filter(|(_, c)| *c == '│').nth(1).unwrap().0;
+    let border = next
+        .char_indices()
+        .filter(|(_, c)| *c == '│')
+        .nth(1)
+        .unwrap()
+        .0;
     let text_at = next[border + '│'.len_utf8()..]
         .find(|c: char| c != ' ')
         .unwrap()

@@ -146,8 +146,16 @@ fn too_small_notice() {
     assert!(screen.contains("at least 60x16"), "{screen}");
     snap("too_small", (59, 20), screen);
     // One row short is too small too; 60x16 itself is the table.
-    assert!(Harness::new((60, 15)).render().contains("Terminal too small"));
-    assert!(!Harness::new((60, 16)).render().contains("Terminal too small"));
+    assert!(
+        Harness::new((60, 15))
+            .render()
+            .contains("Terminal too small")
+    );
+    assert!(
+        !Harness::new((60, 16))
+            .render()
+            .contains("Terminal too small")
+    );
 }
 
 #[test]

@@ -18,8 +18,8 @@ use crmdash::api::SortDirection;
 use crmdash::app::App;
 use crmdash::app::ColorMode;
 use crmdash::app::layout::{Areas, COLUMN_GAP, shown_columns};
-use crmdash::ui::common::fit;
 use crmdash::app::resources::Align;
+use crmdash::ui::common::fit;
 use crmdash::ui::theme::Theme;
 
 fn frame(app: &App) -> Buffer {

@@ -7,4 +7,5 @@ mod e2e;
 mod exit;
 mod reliability_support;
 mod restore;
+mod scripts;
 mod secrets;

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::Said;
+use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::keymap::{Action, KeyMap};
 use crate::app::table::record::DisplayZone;
 use crate::app::widgets::scroll::{Entry, ScrollText, Tone};

@@ -23,7 +23,15 @@ pub(super) const NAMES: Names = Names {
 const COLUMNS: &[Column] = &[
     col(ColumnId::Name, "Name", 10, 28, 0, Some("name"), None),
     col(ColumnId::Status, "Status", 6, 11, 1, Some("status"), None),
-    right(col(ColumnId::Value, "Value", 10, 18, 1, Some("value"), None)),
+    right(col(
+        ColumnId::Value,
+        "Value",
+        10,
+        18,
+        1,
+        Some("value"),
+        None,
+    )),
     col(
         ColumnId::Account,
         "Account",

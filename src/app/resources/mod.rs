@@ -413,9 +413,21 @@ mod tests {
     fn every_sort_key_has_at_most_one_column() {
         for r in TabKind::ALL.map(Resource::of) {
             for key in &r.sort_keys {
-                let shown = r.columns.iter().filter(|c| c.sorted_by(key).is_some()).count();
-                let want = if r.kind == TabKind::Contacts { 1..=1 } else { 0..=1 };
-                assert!(want.contains(&shown), "{:?} sort key {key}: {shown}", r.kind);
+                let shown = r
+                    .columns
+                    .iter()
+                    .filter(|c| c.sorted_by(key).is_some())
+                    .count();
+                let want = if r.kind == TabKind::Contacts {
+                    1..=1
+                } else {
+                    0..=1
+                };
+                assert!(
+                    want.contains(&shown),
+                    "{:?} sort key {key}: {shown}",
+                    r.kind
+                );
             }
         }
     }

@@ -97,7 +97,15 @@ pub fn draw_line(buf: &mut Buffer, area: Rect, l: Line) -> bool {
 /// Draws one line per row of `area`, each cut with `…` (a dialog's lines).
 pub fn draw_lines<'a>(buf: &mut Buffer, area: Rect, lines: impl IntoIterator<Item = Line<'a>>) {
     for (y, l) in (area.y..area.bottom()).zip(lines) {
-        draw_line(buf, Rect { y, height: 1, ..area }, l);
+        draw_line(
+            buf,
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+            l,
+        );
     }
 }
 
@@ -137,7 +145,10 @@ mod tests {
     #[test]
     fn a_line_is_cut_across_spans_and_keeps_styles() {
         let red = Style::new().fg(ratatui::style::Color::Red);
-        let l = Line::from(vec![Span::raw("page 1/3 · "), Span::styled("error: boom", red)]);
+        let l = Line::from(vec![
+            Span::raw("page 1/3 · "),
+            Span::styled("error: boom", red),
+        ]);
         let (whole, cut) = line(l.clone(), 40);
         assert!(!cut);
         assert_eq!(text(&whole), "page 1/3 · error: boom");

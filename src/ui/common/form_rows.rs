@@ -1,11 +1,11 @@
 //! Rows of a form dialog (labelled inputs, inline errors, text), laid out top to bottom and
 //! scrolled so the focused input stays visible. Shared by the contact and reschedule forms.
 
+use crate::ui::common::fit;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use crate::ui::common::fit;
 
 use crate::app::widgets::text_input::TextInput;
 use crate::ui::common::{modal, text_input};

@@ -153,10 +153,5 @@ fn profile_and_host(app: &App, room: u16) -> String {
 }
 
 pub fn draw_hint(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    fit::draw_str(
-        f.buffer_mut(),
-        area,
-        &app.hint_line(area.width),
-        theme.dim,
-    );
+    fit::draw_str(f.buffer_mut(), area, &app.hint_line(area.width), theme.dim);
 }
