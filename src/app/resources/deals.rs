@@ -147,7 +147,7 @@ mod tests {
             ColumnId::Updated,
             ColumnId::Created,
         ];
-        let p = build_page(page, &cols, &DisplayZone::Named(chrono_tz::Tz::UTC));
+        let p = build_page(page, &cols, DisplayZone::Named(chrono_tz::Tz::UTC));
         let texts: Vec<&str> = p.records[0].cells.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(
             texts,

@@ -100,7 +100,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         let buf = f.buffer_mut();
         buf.set_string(inner.x, y, if is_sel { "▶ " } else { "  " }, base);
         let flag = if bar.overdue { "!" } else { " " };
-        let name = crate::ui::common::fit::cut(&bar.name, usize::from(name_w.saturating_sub(1)));
+        let name = crate::ui::common::fit::cut(&bar.name, name_w.saturating_sub(1));
         let name_style = if bar.overdue {
             base.patch(theme.error)
         } else {
