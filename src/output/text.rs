@@ -58,10 +58,12 @@ pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
     if !needs {
         return std::borrow::Cow::Borrowed(s);
     }
-    let mut out = String::with_capacity(s.len() + 8);
-    for g in s.graphemes(true) {
+    // Emoji parts without their joiners are clusters of their own already.
+    let parts: String = s.chars().filter(|c| !joins_emoji(*c)).collect();
+    let mut out = String::with_capacity(parts.len() + 8);
+    for g in parts.graphemes(true) {
         let mut seen_spacing = false;
-        for c in g.chars().filter(|c| !joins_emoji(*c)) {
+        for c in g.chars() {
             if spacing(c) {
                 if seen_spacing {
                     out.push('\u{200b}');

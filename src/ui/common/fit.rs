@@ -133,7 +133,7 @@ mod tests {
         let safe = crate::output::terminal_safe("वर्मा");
         assert_eq!(safe, "वर्\u{200b}म\u{200b}ा");
         assert_eq!(width(&safe), width("वर्मा"));
-        assert_eq!(cut(&safe, 3), "वर्…");
+        assert_eq!(cut(&safe, 3), "वर्\u{200b}…");
         assert_eq!(cut("👩👩👧 family", 5), "👩👩…");
         let (l, _) = line(Line::from("👩‍👩‍👧 👍🏽 🏳️‍🌈"), 40);
         assert_eq!(text(&l), "👩👩👧 👍 🏳🌈");
