@@ -16,23 +16,25 @@ const LABEL_WIDTH: u16 = 15;
 
 pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Theme) {
     let key = |a: Action| keys.first_key(a);
+    let title = Line::from(vec![
+        Span::styled(
+            format!(" Filter {} ", tab.resource.kind.noun()),
+            theme.title,
+        ),
+        Span::styled(
+            format!(
+                "· typing filters · {} next field · {} apply · {} close · Ctrl-U clear ",
+                key(Action::NextField),
+                key(Action::Confirm),
+                key(Action::Cancel)
+            ),
+            theme.dim,
+        ),
+    ]);
+    let (title, _) = fit::line(title, usize::from(area.width.saturating_sub(2)));
     let block = Block::bordered()
         .border_style(theme.border_focus)
-        .title(Line::from(vec![
-            Span::styled(
-                format!(" Filter {} ", tab.resource.kind.noun()),
-                theme.title,
-            ),
-            Span::styled(
-                format!(
-                    "· typing filters · {} next field · {} apply · {} close · Ctrl-U clear ",
-                    key(Action::NextField),
-                    key(Action::Confirm),
-                    key(Action::Cancel)
-                ),
-                theme.dim,
-            ),
-        ]));
+        .title(title);
     let inner = block.inner(area);
     f.render_widget(block, area);
     let bar = &tab.filter_bar;
