@@ -252,7 +252,10 @@ class Fonts:
 def render(ansi, out):
     screen = pyte.Screen(COLS, ROWS)
     stream = pyte.Stream(screen)
-    # capture-pane separates rows with bare \n; make it a CR+LF for the emulator.
+    # capture-pane separates rows with bare \n; make it a CR+LF for the emulator. Zero-width
+    # spaces (crmdash splits Devanagari clusters into one cell each with them; terminals draw
+    # nothing for them) are dropped: pyte mishandles them.
+    ansi = ansi.replace("\u200b", "")
     stream.feed(ansi.rstrip("\n").replace("\n", "\r\n"))
 
     fonts = Fonts()

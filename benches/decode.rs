@@ -43,7 +43,7 @@ fn decode(c: &mut Criterion) {
     group.bench_function("deals_page_100_to_rows", |b| {
         b.iter(|| {
             let page = decode_page::<Deal>(black_box(&deals)).expect("decode");
-            build_page(page, &cols, &zone())
+            build_page(page, &cols, zone())
         })
     });
     group.throughput(Throughput::Bytes(contacts.len() as u64));

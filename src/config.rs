@@ -141,6 +141,8 @@ pub struct UiSettings {
     /// The command `o` opens a record's web page with (the URL is its last argument),
     /// e.g. `"firefox --new-tab"`; default `xdg-open` (`open` on macOS).
     pub opener: Option<String>,
+    /// Currency shown with amounts whose record names none (`"EUR"`); unset shows none.
+    pub currency: Option<String>,
 }
 
 impl Default for UiSettings {
@@ -152,6 +154,7 @@ impl Default for UiSettings {
             per_page_set: false,
             mouse: true,
             opener: None,
+            currency: None,
         }
     }
 }

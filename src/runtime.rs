@@ -88,6 +88,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
         per_page: ui.per_page,
         refresh: (ui.refresh_seconds > 0).then(|| Duration::from_secs(ui.refresh_seconds)),
         zone: DisplayZone::from(zone),
+        currency: ui.currency.clone(),
         date_parser: parser,
         log_path: opts.log_path.clone(),
         keymap,
@@ -116,7 +117,7 @@ pub fn build_engine_with(
     lookup: Option<TokenLookupFuture>,
 ) -> Engine {
     let (config, forms) = dashboard_config(opts);
-    let zone = config.zone;
+    let format = config.cell_format();
     let remembered = opts
         .state_file
         .as_deref()
@@ -130,10 +131,9 @@ pub fn build_engine_with(
     let views_path = crate::config::views::views_path();
     app.set_workspace(workspace_of(opts, views_path.as_deref()));
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let source: Option<Arc<dyn DataSource>> = opts
-        .client
-        .clone()
-        .map(|c| Arc::new(ClientSource::new(c, zone, Some(tx.clone()))) as Arc<dyn DataSource>);
+    let source: Option<Arc<dyn DataSource>> = opts.client.clone().map(|c| {
+        Arc::new(ClientSource::new(c, format.clone(), Some(tx.clone()))) as Arc<dyn DataSource>
+    });
     let reason = if opts.base_url.is_empty() {
         format!(
             "Not logged in: profile '{p}' has no base URL - restart crmdash to log in, or run `crmdash login --profile {p} --base-url URL`",
@@ -191,8 +191,8 @@ pub fn workspace_of(
 /// they ask.
 pub fn attach_mirror(engine: Engine, opts: &DashboardOptions) -> Engine {
     let cache = &opts.settings.cache;
-    let zone = engine.app.config.zone;
-    let Some(m) = mirror::MirrorRuntime::new(cache, &opts.profile, &opts.base_url, zone) else {
+    let format = engine.app.config.cell_format();
+    let Some(m) = mirror::MirrorRuntime::new(cache, &opts.profile, &opts.base_url, format) else {
         return engine;
     };
     let sync_every = (cache.sync_every_minutes > 0)

@@ -149,6 +149,7 @@ pub fn config() -> AppConfig {
         per_page: PER_PAGE,
         refresh: None,
         zone: zone(),
+        currency: None,
         date_parser: parser,
         log_path: None,
         keymap: KeyMap::default(),

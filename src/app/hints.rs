@@ -13,6 +13,9 @@ pub const FILTER_HINTS: &[Hint] = &[
     Hint::new(&[Action::NextValue, Action::PrevValue], "status values", 2),
 ];
 
+/// Scrolling to the columns a narrow screen leaves out.
+pub const COLUMNS_HINT: Hint = Hint::new(&[Action::ScrollLeft, Action::ScrollRight], "columns", 1);
+
 /// A form's keys (a dialog with text fields that does not say more).
 pub const FORM_HINTS: &[Hint] = &[
     Hint::new(&[Action::NextField, Action::PrevField], "field", 0),
@@ -75,15 +78,24 @@ impl App {
             };
             return self.keymap.hint_text(hints, width);
         }
+        let mut hints = TABLE_HINTS.to_vec();
         if tab.has_filters() {
-            let mut hints = TABLE_HINTS.to_vec();
             let at = hints
                 .iter()
                 .position(|h| h.actions == [Action::Filter])
                 .map_or(0, |i| i + 1);
             hints.insert(at, Hint::new(&[Action::Back], "clear filters", 1));
-            return self.keymap.hint_text(&hints, width);
         }
-        self.keymap.hint_text(TABLE_HINTS, width)
+        // A narrow screen left columns out: say how to scroll to them.
+        let inner = self.areas().table_inner().width;
+        if crate::app::layout::shown_columns(tab.resource.columns, inner, tab.col_scroll).hidden > 0
+        {
+            let at = hints
+                .iter()
+                .position(|h| h.actions == [Action::Detail])
+                .map_or(hints.len(), |i| i + 1);
+            hints.insert(at, COLUMNS_HINT);
+        }
+        self.keymap.hint_text(&hints, width)
     }
 }

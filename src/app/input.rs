@@ -12,7 +12,7 @@ use crate::app::dialogs::includes::IncludesPicker;
 use crate::app::dialogs::{DialogCx, Outcome, Overlay};
 use crate::app::effects::Effect;
 use crate::app::keymap::Action;
-use crate::app::layout::{self, fit_columns, modal_inner};
+use crate::app::layout::{self, modal_inner, shown_columns};
 use crate::app::resources::TabKind;
 use crate::app::widgets::text_input::InputOutcome;
 
@@ -234,7 +234,8 @@ impl App {
                     &facts,
                     w,
                     h,
-                );
+                )
+                .with_messages(&self.status.history, &self.config.zone);
                 self.overlays.push(Overlay::Help(v));
             }
             Action::Back => {
@@ -246,6 +247,17 @@ impl App {
                 if !had_error {
                     return Vec::new();
                 }
+            }
+            Action::ScrollLeft | Action::ScrollRight => {
+                // Sideways through the columns a narrow screen drops.
+                let width = self.areas().table_inner().width;
+                let tab = self.tab_mut();
+                let shown = shown_columns(tab.resource.columns, width, tab.col_scroll);
+                tab.col_scroll = match action {
+                    Action::ScrollRight if shown.more_right => shown.scroll + 1,
+                    Action::ScrollRight => shown.scroll,
+                    _ => shown.scroll.saturating_sub(1),
+                };
             }
             Action::Suspend => return vec![Effect::Suspend],
             Action::Redraw => return vec![Effect::Redraw],
@@ -443,8 +455,9 @@ impl App {
                     return Vec::new();
                 }
                 if m.row == inner.y {
-                    let fitted = fit_columns(self.tab().resource.columns, inner.width);
-                    let col = layout::column_at(&fitted, m.column - inner.x);
+                    let tab = self.tab();
+                    let shown = shown_columns(tab.resource.columns, inner.width, tab.col_scroll);
+                    let col = layout::column_at(&shown.fitted, m.column - inner.x);
                     let key = col.and_then(|c| self.tab().resource.columns[c].sort);
                     if let Some(k) = key {
                         self.tab_mut().sort_by_key(k);

@@ -88,8 +88,8 @@ actions! {
         Reschedule => "reschedule", "reschedule an appointment", ["a"];
         Pipeline => "pipeline", "Deals: pipeline view (totals by status and currency) / table", ["P"];
         Timeline => "timeline", "Projects: timeline of every matching project / table", ["T"];
-        ScrollLeft => "scroll_left", "timeline: earlier by one column", ["h", "left"];
-        ScrollRight => "scroll_right", "timeline: later by one column", ["l", "right"];
+        ScrollLeft => "scroll_left", "table: columns to the left (+N columns); timeline: earlier", ["h", "left"];
+        ScrollRight => "scroll_right", "table: the columns dropped for room; timeline: later", ["l", "right"];
         Scale => "scale", "timeline: next scale (day, week, month)", ["z"];
         Palette => "palette", "command palette (:deals status=open, :view NAME, :help)", [":"];
         OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];

@@ -7,12 +7,13 @@ use unicode_width::UnicodeWidthStr;
 use crate::app::resources::Column;
 use crate::app::table::tab::TabState;
 
-/// Smallest terminal the dashboard draws in; below it, a notice.
-pub const MIN_WIDTH: u16 = 80;
-pub const MIN_HEIGHT: u16 = 24;
-/// The pipeline and timeline views are drawn smaller than the table (the pipeline's chart drops first).
-pub const PIPELINE_MIN_WIDTH: u16 = 60;
-pub const PIPELINE_MIN_HEIGHT: u16 = 16;
+/// Smallest terminal the dashboard draws in; below it, a notice. Narrow screens drop table
+/// columns by priority (`shown_columns`) and shorten the hints.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+/// The pipeline and timeline views fit the same smallest screen (the pipeline's chart drops first).
+pub const PIPELINE_MIN_WIDTH: u16 = MIN_WIDTH;
+pub const PIPELINE_MIN_HEIGHT: u16 = MIN_HEIGHT;
 
 /// Gap between table columns.
 pub const COLUMN_GAP: u16 = 1;
@@ -191,6 +192,60 @@ pub fn fit_columns(columns: &[Column], width: u16) -> Vec<(usize, u16)> {
         *w += spare;
     }
     shown.into_iter().zip(widths).collect()
+}
+
+/// The columns a table shows in `width`, scrolled sideways: a rendering step over whatever
+/// column list the tab has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShownColumns {
+    /// (index into the column list, width), in display order.
+    pub fitted: Vec<(usize, u16)>,
+    /// Columns not on screen (dropped by priority or scrolled past).
+    pub hidden: usize,
+    /// The scroll actually applied (clamped).
+    pub scroll: usize,
+    /// Scrolling right would bring a hidden column in.
+    pub more_right: bool,
+}
+
+/// [`fit_columns`] after skipping `scroll` columns: the pinned ones (priority 0, the name)
+/// always stay; the others are skipped from the left, so the columns dropped for room come
+/// into view one by one.
+pub fn shown_columns(columns: &[Column], width: u16, scroll: usize) -> ShownColumns {
+    let others: Vec<usize> = (0..columns.len())
+        .filter(|i| columns[*i].priority > 0)
+        .collect();
+    let fit_from = |skip: usize| {
+        let keep: Vec<usize> = (0..columns.len())
+            .filter(|i| columns[*i].priority == 0 || others[skip..].contains(i))
+            .collect();
+        let subset: Vec<Column> = keep.iter().map(|i| columns[*i]).collect();
+        let fitted: Vec<(usize, u16)> = fit_columns(&subset, width)
+            .into_iter()
+            .map(|(j, w)| (keep[j], w))
+            .collect();
+        let more_right = others[skip..]
+            .iter()
+            .any(|i| !fitted.iter().any(|(f, _)| f == i));
+        (fitted, more_right)
+    };
+    // Scrolling stops once every column right of the skipped ones is on screen.
+    let mut scroll = scroll.min(others.len().saturating_sub(1));
+    let (mut fitted, mut more_right) = fit_from(scroll);
+    while scroll > 0 {
+        let (f, m) = fit_from(scroll - 1);
+        if m {
+            break;
+        }
+        (fitted, more_right) = (f, m);
+        scroll -= 1;
+    }
+    ShownColumns {
+        hidden: columns.len() - fitted.len(),
+        fitted,
+        scroll,
+        more_right,
+    }
 }
 
 /// The column under x (relative to the table's inner area).

@@ -87,12 +87,24 @@ pub struct AppConfig {
     /// Auto-refresh period; `None` is off.
     pub refresh: Option<Duration>,
     pub zone: DisplayZone,
+    /// `[ui] currency`: shown with amounts whose record names no currency.
+    pub currency: Option<String>,
     pub date_parser: DateParser,
     pub log_path: Option<PathBuf>,
     pub keymap: KeyMap,
     pub colors: ColorMode,
     /// Problems found in the settings, shown once in the status bar.
     pub warnings: Vec<String>,
+}
+
+impl AppConfig {
+    /// How the table formats cells: dates in the zone, amounts with the default currency.
+    pub fn cell_format(&self) -> table::record::CellFormat {
+        table::record::CellFormat {
+            zone: self.zone,
+            currency: self.currency.clone(),
+        }
+    }
 }
 
 /// A request whose answer is awaited.
@@ -118,6 +130,47 @@ pub struct StatusInfo {
     /// Why requests fail while the login dialog says it: held back, shown (status bar and
     /// table) when the dialog is skipped.
     pub behind_login: Option<String>,
+    /// Every note and error shown, oldest first (the last [`HISTORY_LEN`]): the `?` overlay
+    /// lists them whole, since the status bar may have to cut them.
+    pub history: Vec<Said>,
+}
+
+/// How many past messages the `?` overlay keeps.
+pub const HISTORY_LEN: usize = 30;
+
+/// One message the status bar showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    pub at: DateTime<Utc>,
+    pub text: String,
+    pub error: bool,
+}
+
+impl StatusInfo {
+    /// Keeps a message for the `?` overlay (a repeat of the last one is not kept twice).
+    pub fn remember(&mut self, at: DateTime<Utc>, text: &str, error: bool) {
+        if self
+            .history
+            .last()
+            .is_some_and(|s| s.text == text && s.error == error)
+        {
+            return;
+        }
+        if self.history.len() >= HISTORY_LEN {
+            self.history.remove(0);
+        }
+        self.history.push(Said {
+            at,
+            text: text.to_string(),
+            error,
+        });
+    }
+
+    /// Shows an error in the status bar and keeps it.
+    pub fn set_error(&mut self, at: DateTime<Utc>, text: String) {
+        self.remember(at, &text, true);
+        self.error = Some(text);
+    }
 }
 
 pub struct App {
@@ -179,6 +232,14 @@ impl App {
         let profile_name = config.profile.trim_end_matches(" (demo)").to_string();
         let note = dialogs::help::warnings_note(&config.warnings, &config.keymap)
             .map(|n| (n, now.at + Duration::from_secs(15)));
+        let mut history = Vec::new();
+        for w in &config.warnings {
+            history.push(Said {
+                at: now.wall,
+                text: w.clone(),
+                error: true,
+            });
+        }
         App {
             tabs,
             active: remembered.active_tab.unwrap_or(TabKind::FIRST_RUN),
@@ -186,6 +247,7 @@ impl App {
             keymap: config.keymap.clone(),
             status: StatusInfo {
                 note,
+                history,
                 ..Default::default()
             },
             refresh_due: config.refresh.map(|d| now.at + d),
@@ -399,12 +461,14 @@ impl App {
     }
 
     fn show_error(&mut self, text: String) {
-        self.status.error = Some(text);
+        self.status.set_error(self.wall, text);
         self.dirty = true;
     }
 
     pub fn note(&mut self, text: impl Into<String>) {
-        self.status.note = Some((text.into(), self.now + Duration::from_secs(5)));
+        let text = text.into();
+        self.status.remember(self.wall, &text, false);
+        self.status.note = Some((text, self.now + Duration::from_secs(5)));
         self.dirty = true;
     }
 

@@ -130,6 +130,16 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown:
         ));
         s.ui.theme = defaults.ui.theme.clone();
     }
+    if let Some(c) = s.ui.currency.take() {
+        let code = c.trim().to_ascii_uppercase();
+        if code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()) {
+            s.ui.currency = Some(code);
+        } else {
+            warn(format!(
+                "[ui] currency = \"{c}\" is not a three-letter code like \"EUR\"; amounts without a currency show none"
+            ));
+        }
+    }
     let tz = s.reschedule.timezone.trim();
     if tz != "local" && tz.parse::<chrono_tz::Tz>().is_err() {
         warn(format!(
@@ -184,6 +194,20 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ui_currency_is_a_three_letter_code() {
+        let l = parse("[ui]\ncurrency = \"eur\"\n", "cfg.toml");
+        assert_eq!(l.settings.ui.currency.as_deref(), Some("EUR"));
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+        let l = parse("[ui]\ncurrency = \"euros\"\n", "cfg.toml");
+        assert_eq!(l.settings.ui.currency, None);
+        assert!(
+            l.warnings[0].contains("[ui] currency = \"euros\""),
+            "{:?}",
+            l.warnings
+        );
+    }
 
     #[test]
     fn good_file_is_read_whole() {

@@ -315,19 +315,21 @@ impl PipelineSummary {
 
 /// The deal's currency: its `currency` field (upper-cased), else the default, else `(none)`.
 pub fn currency_of(deal: &Deal, default: Option<&str>) -> String {
+    deal_currency(deal, default).unwrap_or_else(|| NO_CURRENCY.to_string())
+}
+
+/// The deal's `currency` (upper-cased), else `default`, else none.
+pub fn deal_currency(deal: &Deal, default: Option<&str>) -> Option<String> {
+    let code = |c: &str| {
+        Some(c.trim())
+            .filter(|c| !c.is_empty())
+            .map(str::to_uppercase)
+    };
     deal.extra
         .get("currency")
         .and_then(|v| v.as_str())
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(str::to_uppercase)
-        .or_else(|| {
-            default
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(str::to_uppercase)
-        })
-        .unwrap_or_else(|| NO_CURRENCY.to_string())
+        .and_then(code)
+        .or_else(|| default.and_then(code))
 }
 
 /// A date field of the deal (known or kept in `extra`): a date alone stays that date; an

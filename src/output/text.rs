@@ -27,9 +27,74 @@ pub fn sanitize_cell(s: &str) -> String {
     out
 }
 
-/// Columns `s` takes in a terminal.
+/// Whether a character only changes how its neighbours join in an emoji (a joiner, an emoji
+/// or text presentation selector, a skin tone, a tag): these are where terminals disagree
+/// on widths (tmux 3.3 draws `🏳️` in one column, `👍🏽` in four; VTE and xterm split
+/// `👩‍👩‍👧` into three glyphs of two columns, kitty joins it into one of two).
+fn joins_emoji(c: char) -> bool {
+    matches!(c, '\u{200d}' | '\u{fe0e}' | '\u{fe0f}' | '\u{1f3fb}'..='\u{1f3ff}' | '\u{e0020}'..='\u{e007f}')
+}
+
+/// `s` as every terminal draws it alike, cell for cell.
+///
+/// Emoji sequences become their parts side by side (joiners, presentation selectors, skin
+/// tones and tags left out): `👩‍👩‍👧` → `👩👩👧`, six columns everywhere.
+///
+/// A cluster of several spacing characters (Devanagari `र्मा`, Tamil `நி`: a consonant and
+/// a spacing vowel sign) is one grapheme three or two columns wide to `unicode-width` and
+/// ratatui, but terminals (tmux, xterm, VTE, vt100) give each spacing character a cell of
+/// its own. Drawn as one grapheme, ratatui believes its later cells hidden and never
+/// rewrites them, so the terminal keeps stale letters there when a dialog closes or a row
+/// changes. A zero-width space (which ratatui appends to the cell before it, and terminals
+/// draw as nothing) splits such a cluster into one grapheme per cell, as the terminal has it.
+pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.is_ascii() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let spacing = |c: char| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) > 0;
+    let needs = s.chars().any(joins_emoji)
+        || s.graphemes(true)
+            .any(|g| g.chars().filter(|c| spacing(*c)).count() > 1);
+    if !needs {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    // Emoji parts without their joiners are clusters of their own already.
+    let parts: String = s.chars().filter(|c| !joins_emoji(*c)).collect();
+    let mut out = String::with_capacity(parts.len() + 8);
+    for g in parts.graphemes(true) {
+        let mut seen_spacing = false;
+        for c in g.chars() {
+            if spacing(c) {
+                if seen_spacing {
+                    out.push('\u{200b}');
+                }
+                seen_spacing = true;
+            }
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Columns `s` takes in a terminal: the width of each grapheme cluster (unicode-width)
+/// summed, which is how ratatui's buffer places text and how layout and cutting measure it.
+/// (The whole string's width can differ: `unicode-width` counts lam-alef `لا` as one column,
+/// while its two clusters take two cells.)
 pub fn display_width(s: &str) -> usize {
-    UnicodeWidthStr::width(s)
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return s.len();
+    }
+    s.graphemes(true).map(cluster_width).sum()
+}
+
+/// One grapheme cluster's columns, as ratatui's buffer counts them: `unicode-width`, plus one
+/// per halfwidth sound mark (U+FF9E, U+FF9F), which terminals draw as a cell of its own.
+fn cluster_width(g: &str) -> usize {
+    let marks = g
+        .chars()
+        .filter(|c| matches!(c, '\u{ff9e}' | '\u{ff9f}'))
+        .count();
+    UnicodeWidthStr::width(g) + marks
 }
 
 /// `s` cut to at most `max` columns, ending in `…` when cut; never splits a grapheme.
@@ -43,7 +108,7 @@ pub fn truncate_to_width(s: &str, max: usize) -> String {
     let mut out = String::new();
     let mut used = 0;
     for g in s.graphemes(true) {
-        let w = display_width(g);
+        let w = cluster_width(g);
         if used + w > max - 1 {
             break;
         }

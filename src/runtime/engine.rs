@@ -274,12 +274,12 @@ impl Engine {
 
     fn install_client(&mut self, client: &crate::api::Client) {
         self.current_client = Some(client.clone());
-        let zone = self.app.config.zone;
+        let format = self.app.config.cell_format();
         let client = match &mut self.mirror {
             Some(m) => m.adopt_client(client),
             None => client.clone(),
         };
-        let source = super::ClientSource::new(client, zone, Some(self.tx.clone()));
+        let source = super::ClientSource::new(client, format, Some(self.tx.clone()));
         self.source = Some(Arc::new(source));
     }
 

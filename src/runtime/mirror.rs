@@ -11,8 +11,9 @@ use tokio::task::AbortHandle;
 use crate::api::{ApiError, ApiRecord, Client, Deal, ErrorKind, Lane, ListQuery, PriorityGate};
 use crate::app::mirror::{LinkKind, MirrorMessage, RecordRef, RelatedRecords};
 use crate::app::resources::{ColumnId, Resource as TabResource, WithQuery};
+use crate::app::table::record::CellFormat;
 use crate::app::table::record::{Mirrored as MirroredMark, TableRecord, build_page};
-use crate::app::{DisplayZone, FetchedPage, Message, QuerySpec};
+use crate::app::{FetchedPage, Message, QuerySpec};
 use crate::config::CacheSettings;
 use crate::mirror::sync::SyncOptions;
 use crate::mirror::{Mirror, MirrorError, MirrorLocation, MirrorQuery, SearchQuery, SearchResults};
@@ -35,7 +36,7 @@ pub struct MirrorRuntime {
     gate: Arc<PriorityGate>,
     /// The background lane's client (none until a token is known).
     client: Option<Client>,
-    zone: DisplayZone,
+    format: CellFormat,
     sync: Option<AbortHandle>,
 }
 
@@ -45,7 +46,7 @@ impl MirrorRuntime {
         cache: &CacheSettings,
         profile: &str,
         base_url: &str,
-        zone: DisplayZone,
+        format: CellFormat,
     ) -> Option<MirrorRuntime> {
         let location = MirrorLocation::for_settings(cache, profile, base_url).ok()?;
         Some(MirrorRuntime {
@@ -54,7 +55,7 @@ impl MirrorRuntime {
             reader: Arc::new(Mutex::new(None)),
             gate: PriorityGate::new(),
             client: None,
-            zone,
+            format,
             sync: None,
         })
     }
@@ -62,7 +63,7 @@ impl MirrorRuntime {
     /// The mirror of another profile and base URL, with the same settings (`None` when no
     /// cache directory is known).
     pub fn for_profile(&self, profile: &str, base_url: &str) -> Option<MirrorRuntime> {
-        MirrorRuntime::new(&self.cache, profile, base_url, self.zone)
+        MirrorRuntime::new(&self.cache, profile, base_url, self.format.clone())
     }
 
     pub fn location(&self) -> &MirrorLocation {
@@ -81,7 +82,7 @@ impl MirrorRuntime {
         MirrorReader {
             path: self.location.db_path(),
             conn: self.reader.clone(),
-            zone: self.zone,
+            format: self.format.clone(),
         }
     }
 
@@ -146,7 +147,7 @@ impl MirrorRuntime {
 pub struct MirrorReader {
     path: std::path::PathBuf,
     conn: Arc<Mutex<Option<Mirror>>>,
-    zone: DisplayZone,
+    format: CellFormat,
 }
 
 impl MirrorReader {
@@ -194,12 +195,12 @@ impl MirrorReader {
             .iter()
             .map(|c| c.id)
             .collect();
-        let zone = self.zone;
+        let format = self.format.clone();
         self.with(|m| {
             spec.with_query(ListFrom {
                 mirror: m,
                 cols,
-                zone,
+                format,
             })
         })
     }
@@ -314,7 +315,7 @@ fn deal_refs(deals: Vec<Deal>) -> Vec<RecordRef> {
 struct ListFrom<'a> {
     mirror: &'a Mirror,
     cols: Vec<ColumnId>,
-    zone: DisplayZone,
+    format: CellFormat,
 }
 
 impl WithQuery for ListFrom<'_> {
@@ -326,7 +327,7 @@ impl WithQuery for ListFrom<'_> {
         Q::Item: TableRecord + Send + 'static,
     {
         let answer = self.mirror.list(&query)?;
-        let mut page = build_page(answer.page, &self.cols, &self.zone);
+        let mut page = build_page(answer.page, &self.cols, &self.format);
         page.mirrored = Some(MirroredMark {
             synced_at: answer.synced_at,
         });

@@ -15,8 +15,9 @@ use crate::api::{
     Page, RequestEvent,
 };
 use crate::app::resources::{ColumnId, Resource, WithQuery};
+use crate::app::table::record::CellFormat;
 use crate::app::table::record::{TableRecord, build_page};
-use crate::app::{DisplayZone, ExportEvent, ExportFormat, FetchedPage, QuerySpec, TabKind};
+use crate::app::{ExportEvent, ExportFormat, FetchedPage, QuerySpec, TabKind};
 
 /// What the dashboard needs from the service.
 pub trait DataSource: Send + Sync + 'static {
@@ -52,16 +53,17 @@ pub trait DataSource: Send + Sync + 'static {
 /// The real service, through `api::Client`.
 pub struct ClientSource {
     client: Client,
-    zone: DisplayZone,
+    format: CellFormat,
 }
 
 impl ClientSource {
     /// `on_event` hears the client's request events (retries for the status bar, the log).
     pub fn new(
         client: Client,
-        zone: DisplayZone,
+        format: impl Into<CellFormat>,
         on_event: Option<UnboundedSender<crate::app::Message>>,
     ) -> Self {
+        let format = format.into();
         let client = match on_event {
             Some(tx) => client.with_observer(Arc::new(move |ev: &RequestEvent| {
                 tracing::debug!(event = ?ev, "request");
@@ -81,7 +83,7 @@ impl ClientSource {
             })),
             None => client,
         };
-        ClientSource { client, zone }
+        ClientSource { client, format }
     }
 }
 
@@ -92,7 +94,7 @@ fn columns(kind: TabKind) -> Vec<ColumnId> {
 /// One page of whichever resource the spec names, formatted for the table.
 struct FetchPage {
     client: Client,
-    zone: DisplayZone,
+    format: CellFormat,
     kind: TabKind,
 }
 
@@ -107,9 +109,9 @@ impl WithQuery for FetchPage {
         Box::pin(async move {
             let page: Page<Q::Item> = self.client.list(&query).await?;
             let cols = columns(self.kind);
-            let zone = self.zone;
+            let format = self.format;
             // Formatting a page of 100 rows is small but not free: keep it off the async workers.
-            tokio::task::spawn_blocking(move || build_page(page, &cols, &zone))
+            tokio::task::spawn_blocking(move || build_page(page, &cols, format))
                 .await
                 .map_err(|e| ApiError::new(crate::api::ErrorKind::Other, e.to_string()))
         })
@@ -132,7 +134,7 @@ impl DataSource for ClientSource {
     fn fetch(&self, spec: QuerySpec) -> BoxFuture<'static, Result<FetchedPage, ApiError>> {
         spec.with_query(FetchPage {
             client: self.client.clone(),
-            zone: self.zone,
+            format: self.format.clone(),
             kind: spec.kind,
         })
     }

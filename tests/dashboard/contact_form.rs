@@ -209,7 +209,10 @@ fn the_key_survives_an_unknown_outcome_and_the_draft_is_locked() {
         "the Contacts tab is shown, refreshed"
     );
     let note = &h.app.status.note.as_ref().unwrap().0;
-    assert!(note.contains("Created contact Ada"), "{note}");
+    assert!(
+        note.contains("Created contact id ") && note.contains(": Ada"),
+        "{note}"
+    );
 }
 
 #[test]
@@ -286,6 +289,7 @@ fn dup_page(email: &str) -> Arc<FetchedPage> {
         }],
         meta: None,
         mirrored: None,
+        currencies: Vec::new(),
     })
 }
 

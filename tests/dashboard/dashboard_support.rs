@@ -228,6 +228,7 @@ pub fn test_config() -> AppConfig {
         per_page: 25,
         refresh: None,
         zone: DisplayZone::Named(chrono_tz::Tz::UTC),
+        currency: None,
         date_parser: test_parser(),
         log_path: Some("/tmp/crmdash/crmdash.log".into()),
         keymap: KeyMap::default(),

@@ -51,7 +51,7 @@ fn hostile_data() -> FakeData {
 /// Every row as a terminal would lay it out: each cell's glyph advances by its display width
 /// (a wide glyph covers the next cell, which must then be blank), no cell holds a control
 /// character or a zero-width glyph on its own, and the row ends exactly at the last column.
-fn assert_rows_fit(t: &Terminal<TestBackend>, what: &str) {
+pub(crate) fn assert_rows_fit(t: &Terminal<TestBackend>, what: &str) {
     let buf = t.backend().buffer();
     let (w, h) = (buf.area.width, buf.area.height);
     for y in 0..h {

@@ -6,6 +6,7 @@ mod dashboard_support;
 mod dialog_harness;
 mod dialog_support;
 mod display;
+mod display_polish;
 mod engine;
 mod export_target;
 mod first_login;

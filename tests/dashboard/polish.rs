@@ -287,7 +287,7 @@ fn dialogs_do_not_merge_into_the_table_border() {
 /// hidden screen (open a form, type into it), and `q` quits as the notice says.
 #[test]
 fn a_too_small_terminal_ignores_keys_but_quit() {
-    let mut h = loaded((60, 16));
+    let mut h = loaded((59, 16));
     assert!(h.app.too_small());
     let active = h.app.active;
     for c in ['2', 'c', 'J', 'o', '/'] {

@@ -38,7 +38,11 @@ fn value_column(e: &Engine) -> Vec<Decimal> {
         .tab()
         .records()
         .iter()
-        .filter_map(|r| r.cells[i].text.parse().ok())
+        // `338,858.30 EUR`: the amount, grouped, then its currency.
+        .filter_map(|r| {
+            let amount = r.cells[i].text.split(' ').next()?.replace(',', "");
+            amount.parse().ok()
+        })
         .collect()
 }
 

@@ -140,10 +140,22 @@ fn loading_state() {
 
 #[test]
 fn too_small_notice() {
-    let h = Harness::new((60, 20));
+    let h = Harness::new((59, 20));
     let screen = h.render();
     assert!(screen.contains("Terminal too small"));
-    snap("too_small", (60, 20), screen);
+    assert!(screen.contains("at least 60x16"), "{screen}");
+    snap("too_small", (59, 20), screen);
+    // One row short is too small too; 60x16 itself is the table.
+    assert!(
+        Harness::new((60, 15))
+            .render()
+            .contains("Terminal too small")
+    );
+    assert!(
+        !Harness::new((60, 16))
+            .render()
+            .contains("Terminal too small")
+    );
 }
 
 #[test]

@@ -17,8 +17,9 @@ use ratatui::widgets::{Block, Row, Table, Widget};
 use crmdash::api::SortDirection;
 use crmdash::app::App;
 use crmdash::app::ColorMode;
-use crmdash::app::layout::{Areas, COLUMN_GAP, fit_columns};
+use crmdash::app::layout::{Areas, COLUMN_GAP, shown_columns};
 use crmdash::app::resources::Align;
+use crmdash::ui::common::fit;
 use crmdash::ui::theme::Theme;
 
 fn frame(app: &App) -> Buffer {
@@ -28,12 +29,15 @@ fn frame(app: &App) -> Buffer {
     t.backend().buffer().clone()
 }
 
-/// The rows as ratatui's `Table` draws them (what the dashboard did before drawing cells).
+/// The rows as ratatui's `Table` draws them (what the dashboard did before drawing cells),
+/// each text first cut to its column with `…`.
 fn table_reference(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = Theme::new(app.config.colors);
     let tab = app.tab();
     let cols = tab.resource.columns;
-    let fitted = fit_columns(cols, area.width);
+    let fitted = shown_columns(cols, area.width, tab.col_scroll).fitted;
+    let width_of = |i: usize| fitted.iter().find(|(c, _)| *c == i).map_or(0, |(_, w)| *w);
+    let cut = |s: &str, i: usize| fit::cut(s, usize::from(width_of(i))).into_owned();
     let arrow = |d| match d {
         SortDirection::Asc => "↑",
         SortDirection::Desc => "↓",
@@ -44,11 +48,16 @@ fn table_reference(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let header = Row::new(fitted.iter().map(|(i, _)| {
         let c = &cols[*i];
-        let line = if c.sort == Some(tab.sort_by) {
-            let label = format!("{} {}", c.title, arrow(tab.direction));
-            Line::from(Span::styled(label, theme.sorted_header))
-        } else {
-            Line::from(Span::styled(c.title, theme.header))
+        let line = match c.sorted_by(tab.sort_by) {
+            Some(own) => {
+                let label = if own {
+                    format!("{} {}", c.title, arrow(tab.direction))
+                } else {
+                    format!("{} ({}) {}", c.title, tab.sort_by, arrow(tab.direction))
+                };
+                Line::from(Span::styled(cut(&label, *i), theme.sorted_header))
+            }
+            None => Line::from(Span::styled(cut(c.title, *i), theme.header)),
         };
         aligned(line, *i)
     }));
@@ -61,7 +70,7 @@ fn table_reference(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|(index, r)| {
             let row = Row::new(fitted.iter().map(|(i, _)| {
                 let cell = &r.cells[*i];
-                let span = Span::styled(cell.text.clone(), theme.cell(cell.style));
+                let span = Span::styled(cut(&cell.text, *i), theme.cell(cell.style));
                 aligned(Line::from(span), *i)
             }));
             if index == tab.selected {

@@ -8,7 +8,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
     session: String,
 }
@@ -23,13 +23,13 @@ impl Tmux {
             .expect("tmux must be installed for the end-to-end test (apt-get install tmux)")
     }
 
-    fn send(&self, keys: &[&str]) {
+    pub(crate) fn send(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", &self.session];
         args.extend_from_slice(keys);
         assert!(self.cmd(&args).status.success());
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         String::from_utf8_lossy(
             &self
                 .cmd(&["capture-pane", "-p", "-t", &self.session])
@@ -49,7 +49,7 @@ impl Tmux {
     }
 
     /// Polls the screen until it shows `text` (generous limit: machines are slow and shared).
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         self.wait_for_all(&[text])
     }
 
@@ -60,7 +60,7 @@ impl Tmux {
         })
     }
 
-    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -83,7 +83,7 @@ impl Drop for Tmux {
 
 /// The real binary with `--demo`, in private config, data and state dirs (so no remembered tabs
 /// or sorts from another run change what the test sees).
-fn demo_command(name: &str) -> String {
+pub(crate) fn demo_command(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("crmdash-e2e-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -97,6 +97,12 @@ fn demo_command(name: &str) -> String {
 /// Runs `command` in a fresh tmux server (its own socket), then prints its exit status and
 /// the terminal settings, and lingers so the screen can be read.
 fn start(name: &str, command: &str) -> Tmux {
+    start_sized(name, command, (120, 32))
+}
+
+/// [`start`] in a window of `width` x `height`.
+pub(crate) fn start_sized(name: &str, command: &str, (width, height): (u16, u16)) -> Tmux {
+    let (width, height) = (width.to_string(), height.to_string());
     let tmux = Tmux {
         socket: format!("crmdash-{name}-{}", std::process::id()),
         session: "e2e".into(),
@@ -108,9 +114,9 @@ fn start(name: &str, command: &str) -> Tmux {
         "-s",
         "e2e",
         "-x",
-        "120",
+        &width,
         "-y",
-        "32",
+        &height,
         "sh",
         "-c",
     ];

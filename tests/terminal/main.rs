@@ -8,4 +8,5 @@ mod exit;
 mod first_run;
 mod reliability_support;
 mod restore;
+mod scripts;
 mod secrets;

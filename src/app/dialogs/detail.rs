@@ -87,6 +87,7 @@ pub fn entries(raw: &str, zone: &DisplayZone) -> Vec<Entry> {
             key: None,
             value: raw.to_string(),
             tone: Tone::Value,
+            hang: None,
         }),
     }
     out
@@ -102,6 +103,7 @@ fn push_value(out: &mut Vec<Entry>, indent: usize, key: &str, v: &Value, zone: &
         key: Some(key.to_string()),
         value,
         tone,
+        hang: None,
     };
     match v {
         Value::Null => out.push(entry("null".into(), Tone::Dim)),

@@ -6,8 +6,10 @@ use std::path::Path;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
+use crate::app::Said;
 use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::keymap::{Action, KeyMap};
+use crate::app::table::record::DisplayZone;
 use crate::app::widgets::scroll::{Entry, ScrollText, Tone};
 
 /// Editing keys of text fields (not rebindable: they follow readline).
@@ -81,6 +83,7 @@ impl HelpView {
                     key: None,
                     value: w.clone(),
                     tone: Tone::Key,
+                    hang: Some(2),
                 });
             }
             e.push(heading(""));
@@ -91,6 +94,7 @@ impl HelpView {
                 key: Some("Page size".into()),
                 value: page_size.clone(),
                 tone: Tone::Value,
+                hang: None,
             });
             e.push(heading(""));
         }
@@ -141,6 +145,7 @@ impl HelpView {
             key: Some("Log file".into()),
             value: log,
             tone: Tone::Value,
+            hang: None,
         });
         let close = keymap.first_key(Action::Back);
         e.push(Entry {
@@ -148,6 +153,7 @@ impl HelpView {
             key: None,
             value: format!("{close} closes this help"),
             tone: Tone::Dim,
+            hang: None,
         });
         HelpView {
             text: ScrollText::new(e, width, height),
@@ -161,6 +167,7 @@ fn heading(s: &str) -> Entry {
         key: None,
         value: s.to_string(),
         tone: Tone::Heading,
+        hang: None,
     }
 }
 
@@ -189,14 +196,47 @@ fn named_row(keys: String, name: &str, desc: &str) -> Entry {
     row(keys, format!("{desc} ({name})"))
 }
 
+/// The key column's width (keys padded to it), from the overlay's left edge.
+const KEY_COLUMN: usize = 2 + 24;
+
 fn row(keys: String, desc: String) -> Entry {
     // Keys padded by display width (arrows and other symbols are one column wide each).
-    let pad = 24usize.saturating_sub(unicode_width::UnicodeWidthStr::width(keys.as_str()));
+    let pad = 24usize.saturating_sub(crate::output::display_width(&keys));
+    let long_keys = pad == 0;
     Entry {
         indent: 2,
         key: None,
         value: format!("{keys}{}{desc}", " ".repeat(pad.max(1))),
         tone: Tone::Value,
+        // A long description wraps under itself, after the key column, not under the keys.
+        hang: (!long_keys).then_some(KEY_COLUMN),
+    }
+}
+
+impl HelpView {
+    /// Puts the recent status-bar messages first, whole (the status bar may cut them),
+    /// newest first, with their time in `zone`.
+    pub fn with_messages(mut self, said: &[Said], zone: &DisplayZone) -> Self {
+        if said.is_empty() {
+            return self;
+        }
+        let mut e = vec![heading("Recent messages (newest first)")];
+        for s in said.iter().rev() {
+            let at = zone.format_instant(s.at);
+            let time = at.get(11..).unwrap_or(&at).to_string();
+            e.push(Entry {
+                indent: 2,
+                key: Some(time),
+                value: s.text.clone(),
+                tone: if s.error { Tone::Key } else { Tone::Value },
+                hang: None,
+            });
+        }
+        e.push(heading(""));
+        e.append(&mut self.text.entries);
+        let (w, h) = (self.text.width, self.text.height);
+        self.text = ScrollText::new(e, w, h);
+        self
     }
 }
 

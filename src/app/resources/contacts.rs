@@ -2,13 +2,13 @@
 //! and query builder. The seed does not promise `meta` for this list.
 
 use super::{
-    CREATED, Column, ColumnId, FilterField, FilterKind, Names, Resource, TabKind, UPDATED, col,
-    describe, includes_of, sort_of,
+    CREATED, Column, ColumnId, FilterField, FilterKind, Names, Resource, TabKind, UPDATED,
+    also_sorts, col, describe, includes_of, sort_of,
 };
 use crate::api::{Contact, ContactInclude, ContactQuery, ContactSort};
 use crate::app::keymap::Action;
 use crate::app::table::record::{
-    Cell, DisplayZone, TableRecord, assignee, related_list_cell, time_cell,
+    Cell, CellFormat, TableRecord, assignee, related_list_cell, time_cell,
 };
 use crate::app::table::spec::QuerySpec;
 
@@ -21,7 +21,10 @@ pub(super) const NAMES: Names = Names {
 };
 
 const COLUMNS: &[Column] = &[
-    col(ColumnId::Name, "Name", 10, 24, 0, Some("last_name"), None),
+    also_sorts(
+        col(ColumnId::Name, "Name", 10, 24, 0, Some("last_name"), None),
+        &["first_name"],
+    ),
     col(ColumnId::Email, "Email", 10, 28, 1, Some("email"), None),
     col(ColumnId::Phone, "Phone", 8, 16, 4, None, None),
     col(
@@ -87,7 +90,8 @@ pub(super) fn query(spec: &QuerySpec) -> ContactQuery {
 }
 
 impl TableRecord for Contact {
-    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
+    fn cell(&self, column: ColumnId, format: &CellFormat) -> Cell {
+        let zone = &format.zone;
         match column {
             ColumnId::Name => Cell::plain(self.full_name()),
             ColumnId::Email => Cell::opt(self.email.as_ref()),

@@ -8,7 +8,7 @@ use super::{
 use crate::api::{Deal, DealInclude, DealQuery, DealSort};
 use crate::app::keymap::Action;
 use crate::app::table::record::{
-    Cell, DisplayZone, TableRecord, assignee, related_cell, status_cell, time_cell,
+    Cell, CellFormat, TableRecord, assignee, money_cell, related_cell, status_cell, time_cell,
 };
 use crate::app::table::spec::QuerySpec;
 
@@ -23,7 +23,15 @@ pub(super) const NAMES: Names = Names {
 const COLUMNS: &[Column] = &[
     col(ColumnId::Name, "Name", 10, 28, 0, Some("name"), None),
     col(ColumnId::Status, "Status", 6, 11, 1, Some("status"), None),
-    right(col(ColumnId::Value, "Value", 8, 14, 1, Some("value"), None)),
+    right(col(
+        ColumnId::Value,
+        "Value",
+        10,
+        18,
+        1,
+        Some("value"),
+        None,
+    )),
     col(
         ColumnId::Account,
         "Account",
@@ -62,11 +70,12 @@ pub(super) fn query(spec: &QuerySpec) -> DealQuery {
 }
 
 impl TableRecord for Deal {
-    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
+    fn cell(&self, column: ColumnId, format: &CellFormat) -> Cell {
+        let zone = &format.zone;
         match column {
             ColumnId::Name => Cell::opt(self.name.as_ref()),
             ColumnId::Status => status_cell(self.status.as_deref()),
-            ColumnId::Value => Cell::opt(self.value.as_ref().map(|m| m.display())),
+            ColumnId::Value => money_cell(self.value.as_ref(), self.currency(format).as_deref()),
             ColumnId::Account | ColumnId::Accounts => related_cell(self.account.as_ref()),
             ColumnId::Assignee | ColumnId::Owner => {
                 assignee(self.assigned_user.as_ref(), self.assigned_users.as_ref())
@@ -80,6 +89,11 @@ impl TableRecord for Deal {
     fn status(&self) -> Option<&str> {
         self.status.as_deref()
     }
+
+    fn currency(&self, format: &CellFormat) -> Option<String> {
+        self.value.as_ref()?;
+        crate::insights::pipeline::deal_currency(self, format.currency.as_deref())
+    }
 }
 
 #[cfg(test)]
@@ -87,7 +101,7 @@ mod tests {
     use super::*;
     use crate::api::{ListQuery, SortDirection, decode_page};
     use crate::app::layout::{column_at, fit_columns};
-    use crate::app::table::record::{CellStyle, StatusTone, build_page};
+    use crate::app::table::record::{CellStyle, DisplayZone, StatusTone, build_page};
     use crate::app::table::spec::FilterValue;
 
     #[test]
@@ -133,14 +147,14 @@ mod tests {
             ColumnId::Updated,
             ColumnId::Created,
         ];
-        let p = build_page(page, &cols, &DisplayZone::Named(chrono_tz::Tz::UTC));
+        let p = build_page(page, &cols, DisplayZone::Named(chrono_tz::Tz::UTC));
         let texts: Vec<&str> = p.records[0].cells.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(
             texts,
             [
                 "Big Deal",
                 "won",
-                "1200.50",
+                "1,200.50",
                 "Acme",
                 "2026-01-02 03:04",
                 "-"

@@ -141,6 +141,9 @@ pub struct Column {
     pub align: Align,
     /// Sort key a header click selects.
     pub sort: Option<&'static str>,
+    /// Other sort keys whose order this column shows (contacts' `first_name` in Name): the
+    /// header's arrow is on it for them too.
+    pub also_sorts: &'static [&'static str],
     /// Include this column needs to show anything.
     pub include: Option<&'static str>,
 }
@@ -308,7 +311,28 @@ const fn col(
         priority,
         align: Align::Left,
         sort,
+        also_sorts: &[],
         include,
+    }
+}
+
+/// The column also shows the order of these sort keys.
+const fn also_sorts(mut c: Column, keys: &'static [&'static str]) -> Column {
+    c.also_sorts = keys;
+    c
+}
+
+impl Column {
+    /// Whether the table is sorted by what this column shows; `Some(true)` when by its own
+    /// key, `Some(false)` by another it shows (then the header names the key).
+    pub fn sorted_by(&self, key: &str) -> Option<bool> {
+        if self.sort == Some(key) {
+            Some(true)
+        } else if self.also_sorts.contains(&key) {
+            Some(false)
+        } else {
+            None
+        }
     }
 }
 
@@ -363,6 +387,9 @@ mod tests {
                 if let Some(s) = c.sort {
                     assert!(r.sort_keys.contains(&s), "{s} is not a seed sort key");
                 }
+                for s in c.also_sorts {
+                    assert!(r.sort_keys.contains(s), "{s} is not a seed sort key");
+                }
                 if let Some(i) = c.include {
                     assert!(r.includes.contains(&i), "{i} is not a seed include");
                 }
@@ -380,6 +407,31 @@ mod tests {
         assert_eq!(k, TabKind::ALL[0]);
         for k in TabKind::ALL {
             assert_eq!(TabKind::for_action(k.names().switch_action), Some(k));
+        }
+    }
+
+    /// A sort key is shown by at most one column (its header carries the arrow the title
+    /// speaks of); on Contacts, where `s` steps through first and last name, by exactly one.
+    #[test]
+    fn every_sort_key_has_at_most_one_column() {
+        for r in TabKind::ALL.map(Resource::of) {
+            for key in &r.sort_keys {
+                let shown = r
+                    .columns
+                    .iter()
+                    .filter(|c| c.sorted_by(key).is_some())
+                    .count();
+                let want = if r.kind == TabKind::Contacts {
+                    1..=1
+                } else {
+                    0..=1
+                };
+                assert!(
+                    want.contains(&shown),
+                    "{:?} sort key {key}: {shown}",
+                    r.kind
+                );
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ use super::{
 use crate::api::{Project, ProjectInclude, ProjectQuery, ProjectSort};
 use crate::app::keymap::Action;
 use crate::app::table::record::{
-    Cell, DisplayZone, TableRecord, related_cell, status_cell, time_cell,
+    Cell, CellFormat, TableRecord, related_cell, status_cell, time_cell,
 };
 use crate::app::table::spec::QuerySpec;
 
@@ -70,7 +70,8 @@ pub(super) fn query(spec: &QuerySpec) -> ProjectQuery {
 }
 
 impl TableRecord for Project {
-    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell {
+    fn cell(&self, column: ColumnId, format: &CellFormat) -> Cell {
+        let zone = &format.zone;
         match column {
             ColumnId::Name => Cell::opt(self.name.as_ref()),
             ColumnId::Status => status_cell(self.status.as_deref()),

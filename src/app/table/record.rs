@@ -9,7 +9,7 @@ use chrono_tz::Tz;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::{ApiRecord, Meta, Page, Related, Timestamp, When};
+use crate::api::{ApiRecord, Meta, Money, Page, Related, Timestamp, When};
 use crate::app::resources::ColumnId;
 
 /// The zone dates are shown in: the machine's, or a fixed one (tests, config).
@@ -44,6 +44,35 @@ impl DisplayZone {
             DisplayZone::Local => t.with_timezone(&Local).format(FMT).to_string(),
             DisplayZone::Named(tz) => t.with_timezone(tz).format(FMT).to_string(),
         }
+    }
+}
+
+/// How cells are formatted: the zone dates are shown in, and the currency of amounts whose
+/// record names none (`[ui] currency`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellFormat {
+    pub zone: DisplayZone,
+    pub currency: Option<String>,
+}
+
+impl From<DisplayZone> for CellFormat {
+    fn from(zone: DisplayZone) -> Self {
+        CellFormat {
+            zone,
+            currency: None,
+        }
+    }
+}
+
+impl From<&DisplayZone> for CellFormat {
+    fn from(zone: &DisplayZone) -> Self {
+        CellFormat::from(*zone)
+    }
+}
+
+impl From<&CellFormat> for CellFormat {
+    fn from(f: &CellFormat) -> Self {
+        f.clone()
     }
 }
 
@@ -145,6 +174,7 @@ const MAX_CELL_CHARS: usize = 160;
 /// Control characters (newlines, tabs, escapes) become spaces and runs of spaces collapse, so
 /// a value always takes one line and cannot move the cursor.
 pub fn one_line(s: &str) -> String {
+    let s = &*crate::output::terminal_safe(s);
     let mut out = String::with_capacity(s.len().min(MAX_CELL_CHARS));
     let mut last_space = true;
     for c in s.chars().take(MAX_CELL_CHARS * 2) {
@@ -186,6 +216,9 @@ pub struct Record {
 pub struct FetchedPage {
     pub records: Vec<Record>,
     pub meta: Option<Meta>,
+    /// The distinct currencies of the page's amounts, sorted (the server sorts raw numbers,
+    /// so a page sorted by value across several currencies says so).
+    pub currencies: Vec<String>,
     /// Answered from the local mirror (the service was not asked or not reachable): when
     /// the mirror's copy of this resource was last synced (`None` for the service's answer).
     pub mirrored: Option<Mirrored>,
@@ -201,8 +234,12 @@ pub struct Mirrored {
 /// A record type the generic table can show.
 /// Every record the dashboard shows is also exportable with the CLI's writers (same columns).
 pub trait TableRecord: ApiRecord + crate::output::Columns + crate::output::Tabular {
-    fn cell(&self, column: ColumnId, zone: &DisplayZone) -> Cell;
+    fn cell(&self, column: ColumnId, format: &CellFormat) -> Cell;
     fn status(&self) -> Option<&str> {
+        None
+    }
+    /// The currency of the record's amount, if it has an amount.
+    fn currency(&self, _format: &CellFormat) -> Option<String> {
         None
     }
 }
@@ -211,15 +248,23 @@ pub trait TableRecord: ApiRecord + crate::output::Columns + crate::output::Tabul
 pub fn build_page<T: TableRecord>(
     page: Page<T>,
     columns: &[ColumnId],
-    zone: &DisplayZone,
+    format: impl Into<CellFormat>,
 ) -> FetchedPage {
+    let format = format.into();
+    let mut currencies: Vec<String> = page
+        .data
+        .iter()
+        .filter_map(|r| r.currency(&format))
+        .collect();
+    currencies.sort();
+    currencies.dedup();
     let records = page
         .data
         .iter()
         .map(|r| Record {
             id: r.id().to_string(),
             label: one_line(&r.label()),
-            cells: columns.iter().map(|c| r.cell(*c, zone)).collect(),
+            cells: columns.iter().map(|c| r.cell(*c, &format)).collect(),
             status: r.status().map(str::to_string),
             raw: Arc::from(r.raw().get()),
         })
@@ -228,6 +273,23 @@ pub fn build_page<T: TableRecord>(
         records,
         meta: page.meta,
         mirrored: None,
+        currencies,
+    }
+}
+
+/// An amount as the table shows it: exact, grouped by thousands, with its currency when
+/// known (`338,858.30 EUR`); never through a float. Text that is not a number stays as sent.
+pub(crate) fn money_cell(value: Option<&Money>, currency: Option<&str>) -> Cell {
+    let Some(m) = value else {
+        return Cell::missing();
+    };
+    let amount = match m.decimal() {
+        Some(d) => crate::insights::pipeline::format_amount(d, true),
+        None => m.display(),
+    };
+    match currency {
+        Some(c) => Cell::plain(format!("{amount} {c}")),
+        None => Cell::plain(amount),
     }
 }
 

@@ -46,6 +46,8 @@ pub struct TabState {
     pub selected: usize,
     /// First row drawn (client-side scrolling).
     pub offset: usize,
+    /// Columns scrolled past sideways, on a screen too narrow for all (`layout::shown_columns`).
+    pub col_scroll: usize,
     pub filter_bar: FilterBar,
     pub filter_open: bool,
     /// When typed filter text is applied.
@@ -71,6 +73,7 @@ impl TabState {
             error: None,
             selected: 0,
             offset: 0,
+            col_scroll: 0,
             filter_bar,
             filter_open: false,
             debounce_until: None,

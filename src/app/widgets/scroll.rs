@@ -34,6 +34,9 @@ pub struct Entry {
     pub key: Option<String>,
     pub value: String,
     pub tone: Tone,
+    /// Where continuation lines start, in columns from the left edge; `None`: under the
+    /// value. The help overlay's rows hang their descriptions after the key column.
+    pub hang: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -66,7 +69,11 @@ impl ScrollText {
             let pad = " ".repeat(e.indent.min(w / 2));
             let key = e.key.as_ref().map(|k| format!("{k}: ")).unwrap_or_default();
             let lead = pad.width() + key.width();
-            let hang = if lead + 8 > w { pad.width() + 2 } else { lead };
+            let hang = match e.hang {
+                Some(h) if h + 8 <= w => h,
+                _ if lead + 8 > w => pad.width() + 2,
+                _ => lead,
+            };
             let mut first = true;
             let chunks = wrap(
                 &e.value,
@@ -137,6 +144,7 @@ impl ScrollText {
 /// Splits text into lines: at newlines, then at width (by grapheme and display width,
 /// preferring spaces). Control characters become spaces.
 pub fn wrap(text: &str, first_width: usize, width: usize) -> Vec<String> {
+    let text = &*crate::output::terminal_safe(text);
     let mut out = Vec::new();
     for raw_line in text.split('\n') {
         let clean: String = raw_line
@@ -185,5 +193,23 @@ mod tests {
         assert_eq!(lines, ["日本語", "日本語"]);
         assert_eq!(wrap("one two three", 8, 8), ["one two", "three"]);
         assert_eq!(wrap("a\nb", 10, 10), ["a", "b"]);
+    }
+
+    #[test]
+    fn continuation_lines_hang_where_the_entry_says() {
+        let e = Entry {
+            indent: 2,
+            key: None,
+            value: "Ctrl-X    one two three four".into(),
+            tone: Tone::Value,
+            hang: Some(12),
+        };
+        let t = ScrollText::new(vec![e], 24, 10);
+        let text: Vec<String> = t
+            .lines
+            .iter()
+            .map(|l| l.spans.iter().map(|(s, _)| s.as_str()).collect())
+            .collect();
+        assert_eq!(text, ["  Ctrl-X    one two", "            three four"]);
     }
 }

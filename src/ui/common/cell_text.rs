@@ -11,9 +11,9 @@ use ratatui::widgets::Widget;
 
 pub use crate::app::table::record::is_narrow;
 
-/// Writes `text` on the first row of `area` with `style`, aligned left or right, cut at the
-/// area's edge (a right-aligned text loses its start, as ratatui cuts it). `narrow` must be
-/// [`is_narrow`]`(text)`: narrow text is one char per cell; other text (wide, combining or
+/// Writes `text` on the first row of `area` with `style`, aligned left or right; text wider
+/// than the area is cut at its end with `…` (by grapheme cluster, `fit::cut`). `narrow` must
+/// be [`is_narrow`]`(text)`: narrow text is one char per cell; other text (wide, combining or
 /// control characters) goes through ratatui's `Line`, so the cells are the same either way.
 pub fn draw(
     buf: &mut Buffer,
@@ -27,27 +27,37 @@ pub fn draw(
     if area.is_empty() || text.is_empty() {
         return;
     }
+    let width = usize::from(area.width);
     if !narrow {
+        let text = crate::ui::common::fit::cut(text, width);
         let line = Line::from(Span::styled(text, style)).alignment(align);
         line.render(area, buf);
         return;
     }
-    let width = usize::from(area.width);
     let len = if text.is_ascii() {
         text.len()
     } else {
         text.chars().count()
     };
-    let right = align == Alignment::Right;
-    let (skip, indent) = match (len <= width, right) {
-        (true, true) => (0, width - len),
-        (true, false) => (0, 0),
-        (false, true) => (len - width, 0),
-        (false, false) => (0, 0),
+    if len > width {
+        // Cut: the first `width - 1` chars and the ellipsis, filling the area.
+        let x = area.x;
+        for (x, c) in (x..area.right() - 1).zip(text.chars()) {
+            buf[(x, area.y)].set_char(c).set_style(style);
+        }
+        buf[(area.right() - 1, area.y)]
+            .set_symbol(crate::ui::common::fit::ELLIPSIS)
+            .set_style(style);
+        return;
+    }
+    let indent = if align == Alignment::Right {
+        width - len
+    } else {
+        0
     };
     // At most `width - indent` chars are written, so every x stays inside the area.
     let x0 = area.x + indent as u16;
-    for (x, c) in (x0..area.right()).zip(text.chars().skip(skip)) {
+    for (x, c) in (x0..area.right()).zip(text.chars()) {
         buf[(x, area.y)].set_char(c).set_style(style);
     }
 }
@@ -57,9 +67,12 @@ mod tests {
     use super::*;
     use ratatui::style::{Color, Modifier};
 
-    /// The reference: what ratatui's `Line` writes into a buffer of the same start.
+    /// The reference: what ratatui's `Line` writes into a buffer of the same start, of the
+    /// text cut to the area with `…`.
     fn via_line(start: &Buffer, area: Rect, text: &str, style: Style, align: Alignment) -> Buffer {
         let mut buf = start.clone();
+        let room = area.intersection(start.area).width as usize;
+        let text = crate::ui::common::fit::cut(text, room);
         Line::from(Span::styled(text, style))
             .alignment(align)
             .render(area, &mut buf);
@@ -110,9 +123,7 @@ mod tests {
         }
     }
 
-    /// Characters that group, widen, vanish or join, mixed with plain ones. (Not lam-alef,
-    /// which `unicode-width` counts as one column: cutting it from the left trips a debug
-    /// assertion inside `unicode-truncate`, in ratatui's own path; release builds are fine.)
+    /// Characters that group, widen, vanish or join, mixed with plain ones.
     const ALPHABET: &[char] = &[
         'a',
         'Z',
@@ -132,7 +143,11 @@ mod tests {
         '名',
         '🚀',
         'ل',
+        'ا',
         '\u{64e}',
+        'व',
+        '\u{94d}',
+        'ा',
         '\u{ad}',
         '\u{ff9e}',
         '\u{1f1e9}',

@@ -1,11 +1,11 @@
 //! Rows of a form dialog (labelled inputs, inline errors, text), laid out top to bottom and
 //! scrolled so the focused input stays visible. Shared by the contact and reschedule forms.
 
+use crate::ui::common::fit;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use crate::app::widgets::text_input::TextInput;
 use crate::ui::common::{modal, text_input};
@@ -113,14 +113,20 @@ pub fn draw(f: &mut Frame, area: Rect, rows: &[Row], theme: &Theme) {
             ..area
         };
         match row {
-            Row::Text(line) => f.render_widget(Paragraph::new(line.clone()), r),
+            Row::Text(line) => {
+                fit::draw_line(f.buffer_mut(), r, line.clone());
+            }
             Row::Input {
                 label,
                 input,
                 focused,
             } => {
                 let style = if *focused { theme.key } else { theme.dim };
-                f.render_widget(Paragraph::new(Span::styled(*label, style)), r);
+                let label_area = Rect {
+                    width: r.width.min(LABEL),
+                    ..r
+                };
+                fit::draw_str(f.buffer_mut(), label_area, label, style);
                 let input_area = Rect {
                     x: r.x + LABEL,
                     width: r.width.saturating_sub(LABEL),
@@ -141,6 +147,5 @@ pub fn ask(f: &mut Frame, area: Rect, title: &str, lines: &[String], footer: &st
         .collect();
     let m = modal::centered(area, width, wrapped.len() as u16 + 3);
     let inner = modal::frame(f, m, title, footer, theme);
-    let text: Vec<Line> = wrapped.into_iter().map(Line::from).collect();
-    f.render_widget(Paragraph::new(text), inner);
+    fit::draw_lines(f.buffer_mut(), inner, wrapped.into_iter().map(Line::from));
 }

@@ -48,7 +48,11 @@ pub fn draw(buf: &mut Buffer, area: Rect, style: Style, title: Line) -> Rect {
         buf[(x, y)].set_symbol(symbol).set_style(style);
     }
     let room = area.width - 2;
-    let width = u16::try_from(title.width()).unwrap_or(u16::MAX).min(room);
+    // A title longer than the border is cut with `…`.
+    let (title, _) = crate::ui::common::fit::line(title, usize::from(room));
+    let width = u16::try_from(crate::ui::common::fit::line_width(&title))
+        .unwrap_or(u16::MAX)
+        .min(room);
     if width > 0 {
         title.render(Rect::new(left + 1, top, width, 1), buf);
     }
@@ -94,9 +98,17 @@ mod tests {
             for style in styles {
                 for title in &titles {
                     let mut want = start.clone();
+                    // What `Block` draws with the title cut to the border with `…`.
+                    let on = area.intersection(full);
+                    let shown = if on.width >= 2 && on.height >= 2 {
+                        let room = usize::from(on.width - 2);
+                        crate::ui::common::fit::line(title.clone(), room).0
+                    } else {
+                        title.clone()
+                    };
                     Block::bordered()
                         .border_style(style)
-                        .title(title.clone())
+                        .title(shown)
                         .render(area, &mut want);
                     let mut got = start.clone();
                     let inner = draw(&mut got, area, style, title.clone());

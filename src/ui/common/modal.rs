@@ -4,7 +4,9 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear};
+
+use crate::ui::common::fit;
 
 use crate::ui::theme::Theme;
 
@@ -13,6 +15,7 @@ use crate::ui::theme::Theme;
 pub fn frame(f: &mut Frame, area: Rect, title: &str, footer: &str, theme: &Theme) -> Rect {
     cut_wide_at_left_edge(f, area);
     f.render_widget(Clear, area);
+    let title = fit::cut(title, usize::from(area.width.saturating_sub(4)));
     let block = Block::bordered()
         .border_style(theme.border_focus)
         .title(Line::from(Span::styled(format!(" {title} "), theme.title)));
@@ -26,13 +29,15 @@ pub fn frame(f: &mut Frame, area: Rect, title: &str, footer: &str, theme: &Theme
         height: 1,
         ..inner
     };
-    f.render_widget(
-        Paragraph::new(Line::from(Span::styled(footer.to_string(), theme.dim))),
+    fit::draw_str(
+        f.buffer_mut(),
         Rect {
             x: footer_area.x + 1,
             width: footer_area.width.saturating_sub(2),
             ..footer_area
         },
+        footer,
+        theme.dim,
     );
     Rect {
         x: inner.x + 1,
@@ -42,20 +47,23 @@ pub fn frame(f: &mut Frame, area: Rect, title: &str, footer: &str, theme: &Theme
     }
 }
 
-/// A wide character just left of the box would spill into its border column (the terminal
-/// draws both halves): blank it, so the border stays where it belongs.
+/// A wide cluster left of the box that reaches into it (an emoji just left of the border,
+/// a three-column Devanagari cluster two cells left) would spill into its border column, the
+/// terminal drawing the whole glyph: blank it, so the border stays where it belongs.
 fn cut_wide_at_left_edge(f: &mut Frame, area: Rect) {
-    if area.x == 0 {
-        return;
-    }
     let buf = f.buffer_mut();
     for y in area.y..area.y + area.height {
-        let cell = &mut buf[(area.x - 1, y)];
-        if unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1 {
-            cell.set_symbol(" ");
+        for back in 1..=area.x.min(MAX_CLUSTER_WIDTH) {
+            let cell = &mut buf[(area.x - back, y)];
+            if fit::width(cell.symbol()) > usize::from(back) {
+                cell.set_symbol(" ");
+            }
         }
     }
 }
+
+/// The widest cluster looked for left of a box.
+const MAX_CLUSTER_WIDTH: u16 = 8;
 
 /// A box of `width` x `height` centred on the screen `area`, kept within the rows a
 /// dialog may use (`layout::dialog_rows`: inside the table's borders).

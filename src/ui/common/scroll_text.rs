@@ -2,8 +2,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::Paragraph;
+use ratatui::text::{Line, Span};
 
 use crate::app::widgets::scroll::ScrollText;
 use crate::ui::theme::Theme;
@@ -23,7 +22,7 @@ pub fn draw(f: &mut Frame, area: Rect, text: &ScrollText, theme: &Theme) {
             )
         })
         .collect();
-    f.render_widget(Paragraph::new(Text::from(lines)), area);
+    crate::ui::common::fit::draw_lines(f.buffer_mut(), area, lines);
 }
 
 /// "12-30/84" for a footer.

@@ -4,10 +4,11 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
-use unicode_width::UnicodeWidthStr;
+use ratatui::widgets::Widget;
 
 use crate::app::App;
+use crate::app::keymap::Action;
+use crate::ui::common::fit;
 use crate::ui::theme::Theme;
 
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
@@ -44,72 +45,46 @@ pub fn position(app: &App) -> String {
 }
 
 pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let mut left: Vec<Span> = Vec::new();
-    let sep = || Span::styled(" · ", theme.dim);
+    // The facts, each with a rank: when the line is short, the highest ranks go first (the
+    // latency, the age, the page position), so a message keeps as much room as it can.
+    let mut facts: Vec<(u8, Span)> = Vec::new();
     let mirror = app.mirror_status();
-    // Offline comes first: on a narrow screen it is the last thing to be cut.
+    // Offline comes first and is never dropped: on a narrow screen it is the last thing cut.
     if app.is_offline()
         && let Some(m) = &mirror
     {
-        left.push(Span::styled(m.clone(), theme.error));
+        facts.push((0, Span::styled(m.clone(), theme.error)));
     }
     let pos = position(app);
     if !pos.is_empty() {
-        if !left.is_empty() {
-            left.push(sep());
-        }
-        left.push(Span::raw(pos));
+        facts.push((2, Span::raw(pos)));
     }
     if let Some(age) = app.age_label() {
-        if !left.is_empty() {
-            left.push(sep());
-        }
-        left.push(Span::styled(age, theme.dim));
+        facts.push((3, Span::styled(age, theme.dim)));
     }
     if app.busy() {
-        if !left.is_empty() {
-            left.push(sep());
-        }
         let frame = SPINNER[app.spinner_frame % SPINNER.len()];
-        left.push(Span::styled(format!("{frame} loading"), theme.spinner));
+        facts.push((1, Span::styled(format!("{frame} loading"), theme.spinner)));
     } else if let Some(l) = app.status.latency.filter(|_| !app.is_offline()) {
-        if !left.is_empty() {
-            left.push(sep());
-        }
-        left.push(Span::styled(format!("{} ms", l.as_millis()), theme.dim));
+        facts.push((4, Span::styled(format!("{} ms", l.as_millis()), theme.dim)));
     }
+    // Online: where the rows come from (the mirror at start) or the sync's progress.
     if let Some(m) = mirror.filter(|_| !app.is_offline()) {
-        if !left.is_empty() {
-            left.push(sep());
-        }
-        left.push(Span::styled(m, theme.dim));
+        facts.push((3, Span::styled(m, theme.dim)));
     }
     if app.status.awaiting_token {
-        left.push(sep());
-        left.push(Span::styled("looking up the API token", theme.pending));
+        facts.push((0, Span::styled("looking up the API token", theme.pending)));
     }
     if let Some(r) = &app.status.retrying {
-        left.push(sep());
-        left.push(Span::styled(r.as_str(), theme.pending));
+        facts.push((0, Span::styled(r.as_str(), theme.pending)));
     }
-    // A separator only between items (an error alone starts the line).
     if let Some(e) = &app.status.error {
-        if !left.is_empty() {
-            left.push(sep());
-        }
-        left.push(Span::styled(e.as_str(), theme.error));
+        facts.push((0, Span::styled(e.as_str(), theme.error)));
     } else if let Some((n, _)) = &app.status.note {
-        if !left.is_empty() {
-            left.push(sep());
-        }
-        left.push(Span::styled(n.as_str(), theme.note));
+        facts.push((0, Span::styled(n.as_str(), theme.note)));
     }
-    let host = match app.config.host.as_str() {
-        "" => "no base URL yet",
-        h => h,
-    };
-    let right = format!(" {} @ {host} ", app.config.profile);
-    let rw = (right.width() as u16).min(area.width / 3);
+    let right = profile_and_host(app, area.width * 2 / 5);
+    let rw = fit::width(&right) as u16;
     let left_area = Rect {
         width: area.width.saturating_sub(rw),
         ..area
@@ -119,19 +94,79 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         width: rw,
         ..area
     };
-    f.render_widget(Paragraph::new(Line::from(left)), left_area);
-    f.render_widget(
-        Paragraph::new(Line::from(Span::styled(right, theme.dim)).right_aligned()),
-        right_area,
-    );
+    let room = usize::from(left_area.width);
+    let joined = |facts: &[(u8, Span<'static>)]| {
+        let mut spans = Vec::with_capacity(facts.len() * 2);
+        for (i, (_, s)) in facts.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(" · ", theme.dim));
+            }
+            spans.push(s.clone());
+        }
+        Line::from(spans)
+    };
+    let mut facts: Vec<(u8, Span<'static>)> = facts
+        .into_iter()
+        .map(|(r, s)| (r, Span::styled(s.content.into_owned(), s.style)))
+        .collect();
+    while fit::line_width(&joined(&facts)) > room {
+        let Some((at, _)) = facts
+            .iter()
+            .enumerate()
+            .filter(|(_, (r, _))| *r > 0)
+            .max_by_key(|(i, (r, _))| (*r, *i))
+        else {
+            break;
+        };
+        facts.remove(at);
+    }
+    let buf = f.buffer_mut();
+    let (line, cut) = fit::line(joined(&facts), room);
+    if cut && left_area.width > 12 {
+        // Cut: say where the whole message is (the `?` overlay lists the recent ones).
+        let more = format!(" {} ", app.keymap.first_key(Action::Help));
+        let mw = fit::width(&more) as u16;
+        let text_area = Rect {
+            width: left_area.width - mw,
+            ..left_area
+        };
+        let (line, _) = fit::line(line, usize::from(text_area.width));
+        line.render(text_area, buf);
+        fit::draw_str(
+            buf,
+            Rect {
+                x: text_area.right(),
+                width: mw,
+                ..left_area
+            },
+            &more,
+            theme.key,
+        );
+    } else {
+        line.render(left_area, buf);
+    }
+    fit::draw_str(buf, right_area, &right, theme.dim);
+}
+
+/// ` default @ crm.example.com `, or shorter when `room` is short: the host alone, then the
+/// host cut with `…` (the profile is in `?`).
+fn profile_and_host(app: &App, room: u16) -> String {
+    let room = usize::from(room);
+    let host = match app.config.host.as_str() {
+        "" => "no base URL yet",
+        h => h,
+    };
+    let full = format!(" {} @ {host} ", app.config.profile);
+    if fit::width(&full) <= room {
+        return full;
+    }
+    let host = format!(" @ {host} ");
+    if fit::width(&host) <= room {
+        return host;
+    }
+    format!("{} ", fit::cut(&host, room.saturating_sub(1)))
 }
 
 pub fn draw_hint(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    f.render_widget(
-        Paragraph::new(Line::from(Span::styled(
-            app.hint_line(area.width),
-            theme.dim,
-        ))),
-        area,
-    );
+    fit::draw_str(f.buffer_mut(), area, &app.hint_line(area.width), theme.dim);
 }

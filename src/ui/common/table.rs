@@ -9,10 +9,10 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::api::SortDirection;
 use crate::app::App;
 use crate::app::keymap::Action;
-use crate::app::layout::{COLUMN_GAP, fit_columns};
+use crate::app::layout::{COLUMN_GAP, shown_columns};
 use crate::app::resources::Align;
 use crate::app::table::tab::TabState;
-use crate::ui::common::{cell_text, frame_box};
+use crate::ui::common::{cell_text, fit, frame_box};
 use crate::ui::theme::Theme;
 
 fn arrow(d: SortDirection) -> &'static str {
@@ -35,15 +35,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         title.push(Span::styled("· filter ", theme.dim));
         title.push(Span::styled(format!("{filters} "), theme.key));
     }
-    title.extend([Span::styled(
+    title.push(Span::styled(
         format!(
-            "· sort {} {} · {}/page ",
+            "· sort {} {}{} · {}/page ",
             tab.sort_by,
             arrow(tab.direction),
+            across_currencies(tab),
             tab.per_page
         ),
         theme.dim,
-    )]);
+    ));
     if tab.pending.is_some() && tab.shown.is_some() {
         title.push(Span::styled("· loading… ", theme.spinner));
     }
@@ -64,7 +65,26 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         theme.border
     };
-    let inner = frame_box::draw(f.buffer_mut(), area, border, Line::from(title));
+    // Columns a narrow screen leaves out: counted on the top border's right end, with the
+    // keys that scroll them into view.
+    let inner_width = area.width.saturating_sub(2);
+    let columns = shown_columns(tab.resource.columns, inner_width, tab.col_scroll);
+    let marker = (columns.hidden > 0 && tab.shown.is_some()).then(|| {
+        let left = if columns.scroll > 0 { "‹ " } else { "" };
+        let right = if columns.more_right { " ›" } else { "" };
+        let keys = app.keymap.pair(Action::ScrollLeft, Action::ScrollRight);
+        format!(" {left}+{} columns{right} {keys} ", columns.hidden)
+    });
+    let marker_w = marker.as_deref().map_or(0, fit::width) as u16;
+    let room = usize::from(area.width.saturating_sub(3 + marker_w));
+    let (title, _) = fit::line(Line::from(title), room);
+    let inner = frame_box::draw(f.buffer_mut(), area, border, title);
+    if let Some(m) = &marker
+        && area.width > marker_w + 2
+    {
+        let at = Rect::new(area.right() - 1 - marker_w, area.y, marker_w, 1);
+        fit::draw_str(f.buffer_mut(), at, m, theme.key);
+    }
 
     if let (Some(err), None) = (&tab.error, &tab.shown) {
         let retry = app.keymap.first_key(Action::Refresh);
@@ -109,7 +129,18 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         draw_message(f, inner, text);
         return;
     }
-    draw_rows(f, inner, tab, theme);
+    draw_rows(f, inner, tab, &columns.fitted, theme);
+}
+
+/// ` across 4 currencies` when the page's amounts are in several: the server sorts the raw
+/// numbers, so an order by value mixes currencies.
+fn across_currencies(tab: &TabState) -> String {
+    let n = tab.shown.as_ref().map_or(0, |s| s.page.currencies.len());
+    if tab.sort_by == "value" && n > 1 {
+        format!(" across {n} currencies")
+    } else {
+        String::new()
+    }
 }
 
 fn draw_message(f: &mut Frame, area: Rect, text: Text) {
@@ -131,12 +162,11 @@ fn draw_message(f: &mut Frame, area: Rect, text: Text) {
 /// put them (the same `Layout` of fixed widths and gaps) and hold what it would write (the
 /// selected row's style first, then each cell's text and style); `cell_text` writes them
 /// without building a `Table` of `Text`s every frame.
-fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
+fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, fitted: &[(usize, u16)], theme: &Theme) {
     if area.is_empty() {
         return;
     }
     let cols = tab.resource.columns;
-    let fitted = fit_columns(cols, area.width);
     let places = Layout::horizontal(fitted.iter().map(|(_, w)| Constraint::Length(*w)))
         .flex(Flex::Start)
         .spacing(COLUMN_GAP)
@@ -150,8 +180,13 @@ fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, theme: &Theme) {
     for ((i, _), place) in fitted.iter().zip(places.iter()) {
         let c = &cols[*i];
         let cell = cell_area(place, area.y);
-        if c.sort == Some(tab.sort_by) {
-            let label = format!("{} {}", c.title, arrow(tab.direction));
+        if let Some(own) = c.sorted_by(tab.sort_by) {
+            // Sorted by another key the column shows: the header names it, as the title does.
+            let label = if own {
+                format!("{} {}", c.title, arrow(tab.direction))
+            } else {
+                format!("{} ({}) {}", c.title, tab.sort_by, arrow(tab.direction))
+            };
             let narrow = cell_text::is_narrow(&label);
             cell_text::draw(buf, cell, &label, narrow, theme.sorted_header, align(*i));
         } else {

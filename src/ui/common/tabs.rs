@@ -4,7 +4,6 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::layout::tab_ranges;
@@ -26,5 +25,5 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     }
     debug_assert_eq!(ranges.len(), titles.len());
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    crate::ui::common::fit::draw_line(f.buffer_mut(), area, Line::from(spans));
 }

@@ -3,7 +3,6 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::dialogs::includes::IncludesPicker;
@@ -35,5 +34,5 @@ pub fn draw(f: &mut Frame, area: Rect, p: &IncludesPicker, app: &App, theme: &Th
             theme,
         ));
     }
-    f.render_widget(Paragraph::new(lines), inner);
+    crate::ui::common::fit::draw_lines(f.buffer_mut(), inner, lines);
 }

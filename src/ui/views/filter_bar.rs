@@ -4,35 +4,37 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::Block;
 
 use crate::app::keymap::{Action, KeyMap};
 use crate::app::resources::FilterKind;
 use crate::app::table::tab::TabState;
-use crate::ui::common::text_input;
+use crate::ui::common::{fit, text_input};
 use crate::ui::theme::Theme;
 
 const LABEL_WIDTH: u16 = 15;
 
 pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Theme) {
     let key = |a: Action| keys.first_key(a);
+    let title = Line::from(vec![
+        Span::styled(
+            format!(" Filter {} ", tab.resource.kind.noun()),
+            theme.title,
+        ),
+        Span::styled(
+            format!(
+                "· typing filters · {} next field · {} apply · {} close · Ctrl-U clear ",
+                key(Action::NextField),
+                key(Action::Confirm),
+                key(Action::Cancel)
+            ),
+            theme.dim,
+        ),
+    ]);
+    let (title, _) = fit::line(title, usize::from(area.width.saturating_sub(2)));
     let block = Block::bordered()
         .border_style(theme.border_focus)
-        .title(Line::from(vec![
-            Span::styled(
-                format!(" Filter {} ", tab.resource.kind.noun()),
-                theme.title,
-            ),
-            Span::styled(
-                format!(
-                    "· typing filters · {} next field · {} apply · {} close · Ctrl-U clear ",
-                    key(Action::NextField),
-                    key(Action::Confirm),
-                    key(Action::Cancel)
-                ),
-                theme.dim,
-            ),
-        ]));
+        .title(title);
     let inner = block.inner(area);
     f.render_widget(block, area);
     let bar = &tab.filter_bar;
@@ -43,9 +45,11 @@ pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Th
         }
         let focused = i == bar.focused;
         let label_style = if focused { theme.key } else { theme.dim };
-        f.render_widget(
-            Paragraph::new(Span::styled(field.field.label, label_style)),
+        fit::draw_str(
+            f.buffer_mut(),
             Rect::new(inner.x + 1, y, LABEL_WIDTH.min(inner.width), 1),
+            field.field.label,
+            label_style,
         );
         let rest = inner.width.saturating_sub(LABEL_WIDTH + 2);
         let input_w = (rest / 2).clamp(10.min(rest), 40);
@@ -74,6 +78,6 @@ pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Th
         } else {
             Span::raw("")
         };
-        f.render_widget(Paragraph::new(note), note_area);
+        fit::draw_line(f.buffer_mut(), note_area, Line::from(note));
     }
 }

@@ -137,7 +137,7 @@ fn draw_header(f: &mut Frame, area: Rect, s: &PipelineSummary, cov: &Coverage, t
     if s.by_status.values().any(|b| b.without_value > 0) {
         spans.push(Span::styled(" · * some without a value", theme.dim));
     }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    crate::ui::common::fit::draw_line(f.buffer_mut(), area, Line::from(spans));
 }
 
 /// `n * width / max`, at least one cell for a non-zero amount, none for zero or less.
@@ -252,7 +252,7 @@ fn draw_months(f: &mut Frame, area: Rect, s: &PipelineSummary, currency: &str, t
         Span::styled(LOST, theme.bad),
         Span::raw(format!(" lost {}", format_amount(lost_total, true))),
     ]);
-    f.render_widget(Paragraph::new(legend), Rect { height: 1, ..area });
+    crate::ui::common::fit::draw_line(f.buffer_mut(), Rect { height: 1, ..area }, legend);
     let plot_h = area.height - 2;
     let group_w = (area.width / months.len() as u16).clamp(2, 8);
     let bar_w = ((group_w - 1) / 2).max(1);

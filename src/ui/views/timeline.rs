@@ -9,7 +9,6 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use unicode_width::UnicodeWidthStr;
 
 use crate::app::App;
 use crate::app::keymap::Action;
@@ -85,7 +84,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
     // Marker, name, gap, then the chart.
     let name_w = bars
         .iter()
-        .map(|b| b.name.width() + 1)
+        .map(|b| crate::ui::common::fit::width(&b.name) + 1)
         .max()
         .unwrap_or(0)
         .clamp(8, 28)
@@ -118,7 +117,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         let buf = f.buffer_mut();
         buf.set_string(inner.x, y, if is_sel { "▶ " } else { "  " }, base);
         let flag = if bar.overdue { "!" } else { " " };
-        let name: String = truncate(&bar.name, name_w.saturating_sub(1));
+        let name = crate::ui::common::fit::cut(&bar.name, name_w.saturating_sub(1));
         let name_style = if bar.overdue {
             base.patch(theme.error)
         } else {
@@ -182,21 +181,6 @@ fn reading_state(app: &App, view: &TimelineView, theme: &Theme) -> Option<Vec<Li
         ],
     };
     Some(lines)
-}
-
-fn truncate(s: &str, w: usize) -> String {
-    if s.width() <= w {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    for c in s.chars() {
-        if out.width() + c.to_string().width() + 1 > w {
-            break;
-        }
-        out.push(c);
-    }
-    out.push('…');
-    out
 }
 
 fn draw_bar(f: &mut Frame, x0: u16, y: u16, window: &Window, bar: &Bar, theme: &Theme) {
@@ -274,5 +258,5 @@ fn draw_legend(f: &mut Frame, area: Rect, theme: &Theme) {
         spans.push(Span::styled(sym, style));
         spans.push(Span::styled(format!(" {what}  "), theme.dim));
     }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    crate::ui::common::fit::draw_line(f.buffer_mut(), area, Line::from(spans));
 }

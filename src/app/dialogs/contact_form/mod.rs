@@ -286,7 +286,8 @@ impl crate::app::App {
         } else {
             ""
         };
-        self.note(format!("Created contact {} (id {id}){again}", c.name));
+        // The id first: a long name is what the status bar cuts, never the id.
+        self.note(format!("Created contact id {id}: {}{again}", c.name));
         self.forms.select_after_load = c.id;
         self.active = TabKind::Contacts;
         // Bypassing the cache also forgets the Contacts pages kept from before the create.
