@@ -75,6 +75,8 @@ pub enum Effect {
         spec: QuerySpec,
         opts: crate::insights::pipeline::SummaryOptions,
         max_pages: u32,
+        /// Ask the service even when the local mirror holds a complete copy (`r`).
+        from_service: bool,
     },
     /// Read every page of a query (`per_page` 100, at most `max_pages`) as rows; report
     /// progress and the result with `Message::Collected`. `Cancel(id)` stops it.
@@ -82,6 +84,8 @@ pub enum Effect {
         id: RequestId,
         spec: QuerySpec,
         max_pages: u32,
+        /// Ask the service even when the local mirror holds a complete copy (`r`).
+        from_service: bool,
     },
     /// `POST /contacts` with this key (kept across retries); answer with
     /// `Message::ContactCreated` carrying the same id.

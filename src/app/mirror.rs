@@ -431,8 +431,10 @@ impl App {
                 .shown
                 .as_ref()
                 .is_some_and(|s| s.page.mirrored.is_some());
+            // Anew (`bypass`): a request sent while offline is answered from the mirror,
+            // so one still pending must not stand in for the service's answer.
             if mirrored && (kind == self.active) {
-                fx.extend(self.load(kind, false));
+                fx.extend(self.load(kind, true));
             }
         }
         fx

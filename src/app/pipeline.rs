@@ -93,7 +93,7 @@ impl App {
     fn summary_options(&self) -> SummaryOptions {
         let zone = crate::timeparse::Zone::from(self.config.zone);
         SummaryOptions {
-            default_currency: None,
+            default_currency: self.config.currency.clone(),
             zone,
             month_by: MonthBy::Auto,
             today: self.today(),
@@ -114,15 +114,16 @@ impl App {
                 )
         });
         if !fresh {
-            fx.extend(self.read_pipeline(spec));
+            fx.extend(self.read_pipeline(spec, false));
         }
         self.pipeline_visible = true;
         self.dirty = true;
         fx
     }
 
-    /// Starts a reading of `spec` (cancelling one running).
-    fn read_pipeline(&mut self, spec: QuerySpec) -> Vec<Effect> {
+    /// Starts a reading of `spec` (cancelling one running); from the service even when the
+    /// local mirror holds a complete copy when `from_service` (`r`).
+    fn read_pipeline(&mut self, spec: QuerySpec, from_service: bool) -> Vec<Effect> {
         let mut fx = self.cancel_pipeline_reading();
         let id = self.new_id();
         fx.push(Effect::Summarize {
@@ -130,6 +131,7 @@ impl App {
             spec: spec.clone(),
             opts: self.summary_options(),
             max_pages: MAX_PAGES,
+            from_service,
         });
         self.pipeline = Some(PipelineView {
             spec,
@@ -169,7 +171,7 @@ impl App {
         let spec = self.tab_of(TabKind::Deals).spec().at_page(1);
         match &self.pipeline {
             Some(p) if p.spec == spec => Vec::new(),
-            _ => self.read_pipeline(spec),
+            _ => self.read_pipeline(spec, false),
         }
     }
 
@@ -235,7 +237,7 @@ impl App {
             }
             Action::Refresh => {
                 let spec = p.spec.clone();
-                return Some(self.read_pipeline(spec));
+                return Some(self.read_pipeline(spec, true));
             }
             Action::Detail => return Some(self.drill_down()),
             // Table-only actions mean nothing here.

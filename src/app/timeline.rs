@@ -115,14 +115,16 @@ impl App {
         bars(&projects, Zone::from(self.config.zone), self.today())
     }
 
-    /// Starts a reading of `spec` (cancelling one running), keeping the scale and scroll.
-    fn read_timeline(&mut self, spec: QuerySpec) -> Vec<Effect> {
+    /// Starts a reading of `spec` (cancelling one running), keeping the scale and scroll;
+    /// from the service even when the local mirror holds a complete copy when `from_service`.
+    fn read_timeline(&mut self, spec: QuerySpec, from_service: bool) -> Vec<Effect> {
         let mut fx = self.cancel_timeline_reading();
         let id = self.new_id();
         fx.push(Effect::Collect {
             id,
             spec: spec.clone(),
             max_pages: MAX_PAGES,
+            from_service,
         });
         let (scale, shift) = self
             .timeline
@@ -164,7 +166,7 @@ impl App {
     pub(super) fn timeline_follow_filters(&mut self) -> Vec<Effect> {
         let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
         match &self.timeline {
-            Some(t) if t.spec != spec => self.read_timeline(spec),
+            Some(t) if t.spec != spec => self.read_timeline(spec, false),
             _ => Vec::new(),
         }
     }
@@ -240,7 +242,7 @@ impl App {
             }
             let mut fx = self.switch_to(TabKind::Projects);
             let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
-            fx.extend(self.read_timeline(spec));
+            fx.extend(self.read_timeline(spec, false));
             return Some(fx);
         }
         self.timeline_shown()?;
@@ -256,7 +258,7 @@ impl App {
             }
             Action::Refresh => {
                 let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
-                return Some(self.read_timeline(spec));
+                return Some(self.read_timeline(spec, true));
             }
             // Paging belongs to the table: the timeline shows every page.
             Action::NextPage | Action::PrevPage | Action::PageSizeUp | Action::PageSizeDown => {

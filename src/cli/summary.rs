@@ -106,7 +106,7 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
         paging: Paging::default(),
     };
     query.to_pairs()?;
-    let (summary, coverage, synced_at) = match args.source {
+    let (summary, coverage) = match args.source {
         SummarySource::Api => {
             let client = ctx.client().await?;
             let progress = Progress::new(ctx.tty.stderr);
@@ -116,18 +116,18 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
             .await;
             progress.finish();
             let (s, c) = read?;
-            (s, c, None)
+            (s, c)
         }
         SummarySource::Mirror => {
             let loc = crate::cli::cache::location(ctx.globals(), &ctx.settings)?;
-            let (s, c, at) = summarize_mirror(&loc, query, &opts)?;
-            if ctx.tty.stderr {
+            let (s, c) = summarize_mirror(&loc, query, &opts)?;
+            if let Some(at) = c.synced_at.filter(|_| ctx.tty.stderr) {
                 eprintln!(
                     "(local mirror, deals synced {})",
                     crate::cli::cache::age(chrono::Utc::now() - at)
                 );
             }
-            (s, c, Some(at))
+            (s, c)
         }
     };
     if coverage.partial && ctx.tty.stderr {
@@ -138,10 +138,8 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
     }
     let fmt = format::resolve(args.format, ctx.tty);
     let mut out = BufWriter::new(std::io::stdout().lock());
-    let result = write(
-        &summary, &coverage, args.by, fmt, &opts, synced_at, &mut out,
-    )
-    .and_then(|()| out.flush().map_err(OutputError::from));
+    let result = write(&summary, &coverage, args.by, fmt, &opts, &mut out)
+        .and_then(|()| out.flush().map_err(OutputError::from));
     match result {
         Ok(()) => Ok(()),
         Err(OutputError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -187,13 +185,13 @@ pub async fn summarize(
 }
 
 /// Reads every live deal the query matches from the local mirror into a summary. The mirror
-/// must hold a complete copy of the deals (a full sync finished, none under way); returns
-/// when the deals were last synced.
+/// must hold a complete copy of the deals (a full sync finished, none under way); the
+/// coverage says when they were last synced.
 pub fn summarize_mirror(
     loc: &crate::mirror::MirrorLocation,
     mut query: DealQuery,
     opts: &SummaryOptions,
-) -> Result<(PipelineSummary, Coverage, chrono::DateTime<chrono::Utc>), CliError> {
+) -> Result<(PipelineSummary, Coverage), CliError> {
     use crate::mirror::{Mirror, MirrorError, Resource};
     let err = |e: MirrorError| CliError::other(e.to_string());
     let opened = Mirror::open_existing(&loc.db_path())
@@ -216,7 +214,10 @@ pub fn summarize_mirror(
     };
     const MIRROR_PAGE: u32 = 1000;
     let mut summary = PipelineSummary::new(opts);
-    let mut coverage = Coverage::default();
+    let mut coverage = Coverage {
+        synced_at: Some(synced),
+        ..Coverage::default()
+    };
     for page_no in 1.. {
         query.paging = Paging {
             page: Some(page_no),
@@ -232,17 +233,16 @@ pub fn summarize_mirror(
             break;
         }
     }
-    Ok((summary, coverage, synced))
+    Ok((summary, coverage))
 }
 
-/// Writes the summary in the chosen format; `synced_at` when it was read from the mirror.
+/// Writes the summary in the chosen format.
 pub fn write(
     s: &PipelineSummary,
     cov: &Coverage,
     by: SummaryBy,
     fmt: Format,
     opts: &SummaryOptions,
-    synced_at: Option<chrono::DateTime<chrono::Utc>>,
     w: &mut impl Write,
 ) -> Result<(), OutputError> {
     let (header, rows) = rows(s, by);
@@ -273,8 +273,8 @@ pub fn write(
                 "month_by": opts.month_by.name(),
                 "month_fallbacks": s.month_fallbacks,
                 "month_fields": s.month_fields,
-                "source": if synced_at.is_some() { "mirror" } else { "api" },
-                "synced_at": synced_at.map(|t| t.to_rfc3339()),
+                "source": if cov.synced_at.is_some() { "mirror" } else { "api" },
+                "synced_at": cov.synced_at.map(|t| t.to_rfc3339()),
                 "currencies": s.currencies,
                 "rows": objects.collect::<Vec<_>>(),
             });
@@ -318,7 +318,7 @@ pub fn write(
                         .map_or("more".to_string(), |t| format!("{t} deals"))
                 ));
             }
-            if let Some(t) = synced_at {
+            if let Some(t) = cov.synced_at {
                 foot.push_str(&format!(
                     "; from the local mirror, synced {}",
                     t.format("%Y-%m-%d %H:%M UTC")

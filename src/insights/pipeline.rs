@@ -70,6 +70,8 @@ pub struct Coverage {
     pub total: Option<u64>,
     /// The cap stopped the reading before the last page.
     pub partial: bool,
+    /// Read from the local mirror's complete copy, synced then (`None`: from the service).
+    pub synced_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A page-by-page reading of a query (pages of `MAX_PER_PAGE`), shared by `deals summary`

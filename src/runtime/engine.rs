@@ -424,12 +424,30 @@ impl Engine {
                     spec,
                     opts,
                     max_pages,
-                } => self.summarize(id, spec, opts, max_pages),
+                    from_service,
+                } => {
+                    let pages = self.pages(from_service);
+                    let task = super::pipeline::summarize(
+                        pages,
+                        id,
+                        spec,
+                        opts,
+                        max_pages,
+                        self.tx.clone(),
+                    );
+                    self.tasks.insert(id, tokio::spawn(task).abort_handle());
+                }
                 Effect::Collect {
                     id,
                     spec,
                     max_pages,
-                } => self.collect(id, spec, max_pages),
+                    from_service,
+                } => {
+                    let pages = self.pages(from_service);
+                    let task =
+                        super::pipeline::collect(pages, id, spec, max_pages, self.tx.clone());
+                    self.tasks.insert(id, tokio::spawn(task).abort_handle());
+                }
                 Effect::CreateContact { id, contact, key } => self.write(id, move |s| {
                     let fut = s.create_contact(contact, key);
                     async move {
@@ -570,39 +588,18 @@ impl Engine {
         self.tasks.insert(id, handle.abort_handle());
     }
 
-    /// Reads the pipeline view's deals (`runtime::pipeline`) as a task `Cancel(id)` aborts.
-    fn summarize(
-        &mut self,
-        id: RequestId,
-        spec: crate::app::QuerySpec,
-        opts: crate::insights::pipeline::SummaryOptions,
-        max_pages: u32,
-    ) {
-        let tx = self.tx.clone();
-        let Some(source) = self.source.clone() else {
-            let _ = tx.send(Message::Summary {
-                id,
-                event: crate::app::message::SummaryEvent::Failed(self.no_source_reason.clone()),
-            });
-            return;
-        };
-        let task = super::pipeline::summarize(source, id, spec, opts, max_pages, tx);
-        self.tasks.insert(id, tokio::spawn(task).abort_handle());
-    }
-
-    /// Reads the timeline view's projects (`runtime::pipeline::collect`) as a task
-    /// `Cancel(id)` aborts.
-    fn collect(&mut self, id: RequestId, spec: crate::app::QuerySpec, max_pages: u32) {
-        let tx = self.tx.clone();
-        let Some(source) = self.source.clone() else {
-            let _ = tx.send(Message::Collected {
-                id,
-                event: crate::app::message::CollectEvent::Failed(self.no_source_reason.clone()),
-            });
-            return;
-        };
-        let task = super::pipeline::collect(source, id, spec, max_pages, tx);
-        self.tasks.insert(id, tokio::spawn(task).abort_handle());
+    /// Where the pipeline's and timeline's pages come from: the mirror's complete copy when
+    /// there is one (unless the user asked for the service), else the service.
+    fn pages(&self, from_service: bool) -> super::pipeline::Pages {
+        super::pipeline::Pages {
+            source: self.source.clone(),
+            reason: self.no_source_reason.clone(),
+            mirror: self
+                .mirror
+                .as_ref()
+                .filter(|_| !from_service)
+                .map(|m| m.reader()),
+        }
     }
 
     /// Runs a write a dialog asked for; its answer comes back as the message `run` makes.

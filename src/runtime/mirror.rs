@@ -188,6 +188,24 @@ impl MirrorReader {
             .map_err(|e| format!("the mirror's disk work stopped: {e}"))?
     }
 
+    /// When the mirror's copy of `kind` was last synced, if it is complete (a full sync
+    /// finished and none is under way): a reading of every record can then come from disk.
+    pub fn complete_since(
+        &self,
+        kind: crate::app::TabKind,
+    ) -> Result<Option<chrono::DateTime<chrono::Utc>>, String> {
+        let r = match kind {
+            crate::app::TabKind::Contacts => crate::mirror::Resource::Contacts,
+            crate::app::TabKind::Deals => crate::mirror::Resource::Deals,
+            crate::app::TabKind::Projects => crate::mirror::Resource::Projects,
+        };
+        let state = self.with(|m| m.sync_state(r))?;
+        Ok(state.and_then(|s| {
+            s.last_sync_at
+                .filter(|_| s.last_full_at.is_some() && s.pass.is_none())
+        }))
+    }
+
     /// A tab's page, formatted like the service's, marked as from the mirror.
     pub fn page(&self, spec: &QuerySpec) -> Result<Option<FetchedPage>, String> {
         let cols: Vec<ColumnId> = TabResource::of(spec.kind)

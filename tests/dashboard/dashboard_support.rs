@@ -346,6 +346,7 @@ impl Harness {
                     id,
                     spec,
                     max_pages,
+                    ..
                 } => Some((*id, spec.clone(), *max_pages)),
                 _ => None,
             })

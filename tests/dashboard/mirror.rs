@@ -436,3 +436,87 @@ async fn the_first_frame_has_the_mirrors_rows_marked_then_the_services() {
     assert!(!screen(&e).contains("from mirror"));
     sb.shutdown().await;
 }
+
+/// Requests the sandbox received for a list path (`deals`, `projects`).
+fn list_requests(sb: &SandboxHandle, path: &str) -> usize {
+    let full = format!("/public/v1/{path}");
+    sb.requests()
+        .iter()
+        .filter(|r| r.method == "GET" && r.path == full)
+        .count()
+}
+
+#[tokio::test]
+async fn pipeline_and_timeline_read_the_mirrors_complete_copy_and_r_asks_the_service() {
+    let (_dir, sb, mut e) = started(true).await;
+    let deals_before = list_requests(&sb, "deals");
+    press(&mut e, KeyCode::Char('2'));
+    e.settle(QUIET).await;
+    let deals_before = deals_before.max(list_requests(&sb, "deals"));
+    press(&mut e, KeyCode::Char('P'));
+    e.settle(QUIET).await;
+    let (mirror_summary, mirror_cov) = {
+        let (s, c) = e.app.pipeline.as_ref().unwrap().summary().expect("summary");
+        (s.clone(), *c)
+    };
+    assert!(mirror_cov.synced_at.is_some(), "read from the mirror");
+    assert!(!mirror_cov.partial);
+    assert_eq!(
+        list_requests(&sb, "deals"),
+        deals_before,
+        "no request for the pipeline's reading"
+    );
+    let text = screen(&e);
+    assert!(text.contains("from the local mirror, synced"), "{text}");
+
+    // `r` reads the service: the same figures, and it says nothing of the mirror.
+    press(&mut e, KeyCode::Char('r'));
+    e.settle(QUIET).await;
+    let (s, c) = e.app.pipeline.as_ref().unwrap().summary().expect("summary");
+    assert!(c.synced_at.is_none(), "read from the service");
+    assert!(list_requests(&sb, "deals") >= deals_before + 5);
+    assert_eq!(s.by_status, mirror_summary.by_status);
+    assert_eq!(s.deals, mirror_summary.deals);
+
+    // The timeline: every project, from the mirror, without a request.
+    let projects_before = list_requests(&sb, "projects");
+    press(&mut e, KeyCode::Char('T'));
+    e.settle(QUIET).await;
+    let projects_after_switch = list_requests(&sb, "projects");
+    assert!(
+        projects_after_switch - projects_before <= 2,
+        "the tab's page only"
+    );
+    let t = e.app.timeline_shown().expect("timeline");
+    assert!(t.coverage().unwrap().synced_at.is_some());
+    let mut ids: Vec<String> = e.app.timeline_bars().iter().map(|b| b.id.clone()).collect();
+    ids.sort();
+    let mut want = sb.ids("projects");
+    want.sort();
+    assert_eq!(ids, want);
+    assert!(screen(&e).contains("projects (mirror, "), "{}", screen(&e));
+}
+
+#[tokio::test]
+async fn offline_the_pipeline_still_reads_the_mirror() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = synced_sandbox(dir.path(), 0).await;
+    let want = sb.ids("deals").len() as u64;
+    let (base, token) = (sb.base_url(), sb.token());
+    sb.shutdown().await;
+    let mut e = engine(&base, &token, settings(dir.path(), 0));
+    e.start();
+    e.settle(QUIET).await;
+    assert!(e.app.is_offline());
+    press(&mut e, KeyCode::Char('P'));
+    e.settle(QUIET).await;
+    let (s, c) = e
+        .app
+        .pipeline
+        .as_ref()
+        .unwrap()
+        .summary()
+        .expect("summary offline");
+    assert_eq!(s.deals, want);
+    assert!(c.synced_at.is_some());
+}

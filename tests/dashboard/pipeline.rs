@@ -49,7 +49,9 @@ fn open(h: &mut Harness) -> (RequestId, SummaryOptions, u32) {
                 opts,
                 max_pages,
                 spec,
+                from_service,
             } => {
+                assert!(!from_service, "opening may read the mirror's copy");
                 assert_eq!(spec.kind, TabKind::Deals);
                 Some((id, opts, max_pages))
             }
@@ -74,6 +76,7 @@ fn finish(h: &mut Harness, id: RequestId, s: PipelineSummary, partial: bool) {
         pages: 1,
         total: Some(s.deals),
         partial,
+        synced_at: None,
     };
     h.send(Message::Summary {
         id,

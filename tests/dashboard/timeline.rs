@@ -155,6 +155,7 @@ fn a_capped_reading_says_it_is_partial() {
                 pages: MAX_PAGES,
                 total: Some(9000),
                 partial: true,
+                synced_at: None,
             },
         ))),
     });

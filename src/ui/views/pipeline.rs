@@ -87,7 +87,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
         }
         PipelineData::Ready(done) => {
             let (summary, coverage) = done.as_ref();
-            draw_header(f, header, summary, coverage, theme);
+            draw_header(f, header, app, summary, coverage, theme);
             if summary.by_status.is_empty() {
                 message(f, bars, vec![Line::from("No deals match this filter.")]);
                 return;
@@ -116,7 +116,14 @@ pub(super) fn message(f: &mut Frame, area: Rect, text: Vec<Line>) {
     );
 }
 
-fn draw_header(f: &mut Frame, area: Rect, s: &PipelineSummary, cov: &Coverage, theme: &Theme) {
+fn draw_header(
+    f: &mut Frame,
+    area: Rect,
+    app: &App,
+    s: &PipelineSummary,
+    cov: &Coverage,
+    theme: &Theme,
+) {
     let mut spans = Vec::new();
     if cov.partial {
         let of = cov.total.map(|t| format!(" of {t}")).unwrap_or_default();
@@ -129,6 +136,14 @@ fn draw_header(f: &mut Frame, area: Rect, s: &PipelineSummary, cov: &Coverage, t
         ));
     } else {
         spans.push(Span::raw(format!("{} deals", s.deals)));
+    }
+    if let Some(at) = cov.synced_at {
+        let when = crate::app::mirror::clock(at, app.wall, &app.config.zone);
+        let retry = app.keymap.first_key(Action::Refresh);
+        spans.push(Span::styled(
+            format!(" · from the local mirror, synced {when} ({retry}: ask the service)"),
+            theme.dim,
+        ));
     }
     spans.push(Span::styled(
         " · totals per currency, never summed across currencies",

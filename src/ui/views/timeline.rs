@@ -15,6 +15,7 @@ use crate::app::keymap::Action;
 use crate::app::layout::timeline_split;
 use crate::app::table::record::{CellStyle, StatusTone};
 use crate::app::timeline::{MAX_PAGES, TimelineData, TimelineView};
+use crate::insights::pipeline::Coverage;
 use crate::insights::timeline::{Bar, Scale, Window};
 use crate::ui::common::frame_box;
 use crate::ui::theme::Theme;
@@ -49,6 +50,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         Some(c) if c.partial => {
             format!("{} projects (partial: first {} pages)", bars.len(), c.pages)
         }
+        Some(Coverage {
+            synced_at: Some(at),
+            ..
+        }) => format!(
+            "{} projects (mirror, {})",
+            bars.len(),
+            crate::app::mirror::clock(at, app.wall, &app.config.zone)
+        ),
         Some(_) => format!("{} projects", bars.len()),
         None => "reading…".to_string(),
     };
