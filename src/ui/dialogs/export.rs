@@ -5,6 +5,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::ui::common::fit;
+
 use crate::app::dialogs::export::{ExportDialog, ExportStage};
 use crate::app::keymap::{Action, KeyMap};
 use crate::ui::common::{modal, text_input};
@@ -38,7 +40,7 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
         Span::styled("All pages of: ", theme.dim),
         Span::raw(d.scope.as_str()),
     ]);
-    f.render_widget(Paragraph::new(scope), Rect { height: 1, ..inner });
+    fit::draw_line(f.buffer_mut(), Rect { height: 1, ..inner }, scope);
     let row = |n: u16| Rect {
         y: inner.y + n,
         height: 1,
@@ -70,13 +72,15 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
                 ),
                 (None, None) => (String::new(), theme.dim),
             };
-            f.render_widget(
-                Paragraph::new(Span::styled(line, style)),
+            fit::draw_str(
+                f.buffer_mut(),
                 Rect {
                     x: input.x,
                     width: input.width,
                     ..row(3)
                 },
+                &line,
+                style,
             );
         }
         ExportStage::Exists { path, free } => {
