@@ -1,0 +1,65 @@
+//! Problems met trying the palette, views and `o` as a new user would (in tmux, at 60x16,
+//! 80x24 and 160x45), each through `App::update`.
+
+use crate::dashboard_support;
+
+use std::collections::BTreeMap;
+
+use crmdash::app::dialogs::Overlay;
+use crmdash::app::workspace::Workspace;
+use crossterm::event::KeyCode;
+use dashboard_support::{FakeData, Harness, test_config};
+
+fn workspace() -> Workspace {
+    Workspace {
+        views: BTreeMap::new(),
+        views_path: Some("/tmp/crmdash-test/views.toml".into()),
+        profiles: BTreeMap::from([("default".to_string(), None)]),
+        profile: "default".into(),
+        history: Vec::new(),
+        problems: Vec::new(),
+    }
+}
+
+fn harness() -> Harness {
+    let mut h = Harness::new((100, 30));
+    h.app.set_workspace(workspace());
+    h.answer_all();
+    h
+}
+
+fn palette(h: &Harness) -> &crmdash::app::dialogs::palette::PaletteDialog {
+    match h.app.overlays.last() {
+        Some(Overlay::Palette(p)) => p,
+        _ => panic!("no palette open"),
+    }
+}
+
+fn note(h: &Harness) -> String {
+    h.app
+        .status
+        .note
+        .as_ref()
+        .map(|(n, _)| n.clone())
+        .unwrap_or_default()
+}
+
+/// `:view` + Tab used to become `:views ` (the only longer command), so the view's name
+/// could not follow; a whole command name + Tab now takes it as typed, with its space.
+#[test]
+fn tab_after_a_whole_command_name_keeps_it() {
+    let mut h = harness();
+    h.ch(':');
+    h.type_str("view");
+    h.key(KeyCode::Tab);
+    assert_eq!(palette(&h).input.value(), "view");
+    assert_eq!(palette(&h).completions.items, ["view", "views"]);
+    h.key(KeyCode::Tab);
+    assert_eq!(palette(&h).input.value(), "views");
+    h.key(KeyCode::Esc);
+    // One command only: Tab adds the space, as after a prefix.
+    h.ch(':');
+    h.type_str("include");
+    h.key(KeyCode::Tab);
+    assert_eq!(palette(&h).input.value(), "include ");
+}
