@@ -134,7 +134,7 @@ fn unknown_commands_and_fields_say_what_is_accepted() {
     let e = palette(&h).error.clone().unwrap();
     assert_eq!(
         e,
-        "deals have no filter 'email': use name, status, sort, include, per, page"
+        "deals have no filter 'email': use name, status, sort, include, per, page, columns"
     );
     h.key(KeyCode::Esc);
     run(&mut h, "deals sort=price");

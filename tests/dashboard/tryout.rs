@@ -63,3 +63,22 @@ fn tab_after_a_whole_command_name_keeps_it() {
     h.key(KeyCode::Tab);
     assert_eq!(palette(&h).input.value(), "include ");
 }
+
+/// README: `:deals ... columns=name,value`; completion and the refusal list offered no
+/// `columns=`.
+#[test]
+fn columns_is_offered_as_a_query_key() {
+    let mut h = harness();
+    h.ch(':');
+    h.type_str("deals col");
+    h.key(KeyCode::Tab);
+    assert_eq!(palette(&h).input.value(), "deals columns=");
+    h.key(KeyCode::Esc);
+    h.ch(':');
+    h.type_str("deals bogus=1");
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        palette(&h).error.as_deref(),
+        Some("deals have no filter 'bogus': use name, status, sort, include, per, page, columns")
+    );
+}
