@@ -157,7 +157,7 @@ fn page_per_and_include() {
     // 60 deals in pages of 10: there is no page 9.
     let fx = run(&mut h, "page 9");
     assert!(fx.iter().all(|e| !matches!(e, Effect::Fetch { .. })));
-    assert_eq!(note(&h), "Page 9: there are 6 pages of deals");
+    assert_eq!(note(&h), "Page 9: the list has only 6 pages of deals");
     run(&mut h, "per 7");
     assert!(palette(&h).error.as_deref().unwrap().contains("10, 25, 50"));
     h.key(KeyCode::Esc);

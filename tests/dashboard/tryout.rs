@@ -82,3 +82,18 @@ fn columns_is_offered_as_a_query_key() {
         Some("deals have no filter 'bogus': use name, status, sort, include, per, page, columns")
     );
 }
+
+/// `:page 2` on a one-page list said "there are 1 pages of contacts".
+#[test]
+fn page_past_the_end_counts_in_good_english() {
+    // 10 deals: one page of 25.
+    let mut h = Harness::with((100, 30), FakeData::new(10), test_config());
+    h.app.set_workspace(workspace());
+    h.answer_all();
+    h.ch(':');
+    h.type_str("page 99");
+    h.key(KeyCode::Enter);
+    let n = note(&h);
+    assert!(n.starts_with("Page 99: "), "{n}");
+    assert_eq!(n, "Page 99: the list has only 1 page of deals");
+}
