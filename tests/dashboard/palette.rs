@@ -437,12 +437,11 @@ fn profile_switch_is_asked_of_the_runtime() {
 #[test]
 fn o_opens_the_selected_record_address() {
     let mut h = harness();
-    // The default profile has no template: say how to set one.
+    // The default profile has no template: a notice says how to set one
+    // (`tryout::o_without_web_url_explains_in_a_notice`).
     assert!(h.ch('o').is_empty());
-    assert_eq!(
-        note(&h),
-        "No web_url for profile default: set [profiles.default] web_url = \"https://crm.example.com/{resource}/{id}\" in config.toml"
-    );
+    assert!(matches!(h.app.overlays.last(), Some(Overlay::Notice(_))));
+    h.key(KeyCode::Esc);
     let mut ws = workspace();
     ws.profile = "work".into();
     h.app.set_workspace(ws);

@@ -97,3 +97,22 @@ fn page_past_the_end_counts_in_good_english() {
     assert!(n.starts_with("Page 99: "), "{n}");
     assert_eq!(n, "Page 99: the list has only 1 page of deals");
 }
+
+/// `o` without a `web_url`: the way to set one did not fit the status bar (cut at
+/// `"https://crm.example` even at 160 columns, at "No " at 80); it is a notice now, with
+/// the line to paste for `y`.
+#[test]
+fn o_without_web_url_explains_in_a_notice() {
+    let mut h = harness();
+    assert!(h.ch('o').is_empty());
+    let Some(Overlay::Notice(n)) = h.app.overlays.last() else {
+        panic!("no notice: {:?}", note(&h));
+    };
+    assert!(n.text.contains("[profiles.default]"), "{}", n.text);
+    assert_eq!(
+        n.copy.as_deref(),
+        Some("web_url = \"https://crm.example.com/{resource}/{id}\"")
+    );
+    h.key(KeyCode::Esc);
+    assert!(h.app.overlays.is_empty());
+}
