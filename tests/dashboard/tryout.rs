@@ -116,3 +116,25 @@ fn o_without_web_url_explains_in_a_notice() {
     h.key(KeyCode::Esc);
     assert!(h.app.overlays.is_empty());
 }
+
+/// `Esc` at once on `P` (Deals) or `T` (Projects) said "Stopped after 0 pages"; after one
+/// page, "1 pages".
+#[test]
+fn a_stopped_reading_counts_its_pages_in_words() {
+    let mut h = Harness::new((80, 24));
+    h.answer_all();
+    h.ch('2');
+    h.answer_all();
+    h.ch('P');
+    h.key(KeyCode::Esc);
+    let screen = h.render();
+    assert!(screen.contains("Stopped before the first page came"), "{screen}");
+    h.key(KeyCode::Esc);
+    h.ch('3');
+    h.answer_all();
+    h.ch('T');
+    h.key(KeyCode::Esc);
+    let screen = h.render();
+    assert!(screen.contains("Stopped before the first page came"), "{screen}");
+    assert!(!screen.contains(" 0 pages"), "{screen}");
+}

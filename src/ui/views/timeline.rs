@@ -176,7 +176,8 @@ fn reading_state(app: &App, view: &TimelineView, theme: &Theme) -> Option<Vec<Li
             Line::from(Span::styled("Reading stopped", theme.error)),
             Line::from(""),
             Line::from(format!(
-                "Stopped after {pages} pages: no bars shown rather than some."
+                "{}: no bars shown rather than some.",
+                super::stopped_after(*pages)
             )),
             Line::from(format!("{retry} reads again.")),
         ],
