@@ -28,7 +28,7 @@ fn notice(tx: &UnboundedSender<Message>, text: String, error: bool) {
 pub fn edit_views_file(tx: UnboundedSender<Message>, path: std::path::PathBuf, edit: ViewEdit) {
     tokio::task::spawn_blocking(move || {
         if let Err(e) = edit_views(&path, &edit) {
-            notice(&tx, format!("View not saved: {e}"), true);
+            let _ = tx.send(Message::ViewsNotSaved(e.to_string()));
         }
     });
 }

@@ -138,3 +138,48 @@ fn a_stopped_reading_counts_its_pages_in_words() {
     assert!(screen.contains("Stopped before the first page came"), "{screen}");
     assert!(!screen.contains(" 0 pages"), "{screen}");
 }
+
+/// `:save` with a views file that has a broken line: the refusal (which names the line) was a
+/// status message cut even at 160 columns, while the view list showed the unsaved view. The
+/// runtime now answers `ViewsNotSaved`, shown whole in a dialog saying the change is not kept.
+#[tokio::test]
+async fn a_views_file_that_cannot_be_written_says_so_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("views.toml");
+    std::fs::write(&path, "[views.broken\nresource = \n").unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let view = crmdash::config::views::SavedView {
+        resource: "deals".into(),
+        filters: BTreeMap::new(),
+        sort: None,
+        include: None,
+        per_page: None,
+        columns: None,
+    };
+    crmdash::runtime::workspace::edit_views_file(
+        tx,
+        path.clone(),
+        crmdash::config::views::ViewEdit::Save {
+            name: "third".into(),
+            view,
+        },
+    );
+    let msg = rx.recv().await.expect("an answer");
+    // The file is left as it was.
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "[views.broken\nresource = \n"
+    );
+    let crmdash::app::Message::ViewsNotSaved(e) = &msg else {
+        panic!("not ViewsNotSaved: {msg:?}");
+    };
+    assert!(e.contains("line 1"), "{e}");
+
+    let mut h = harness();
+    h.send(msg);
+    let Some(Overlay::Notice(n)) = h.app.overlays.last() else {
+        panic!("no notice");
+    };
+    assert!(n.text.contains("line 1"), "{}", n.text);
+    assert!(n.text.contains("this session only"), "{}", n.text);
+}
