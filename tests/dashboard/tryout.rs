@@ -183,3 +183,26 @@ async fn a_views_file_that_cannot_be_written_says_so_whole() {
     assert!(n.text.contains("line 1"), "{}", n.text);
     assert!(n.text.contains("this session only"), "{}", n.text);
 }
+
+/// `e` on an unfiltered tab said "All pages of: sorted by updated_at desc" (of what?).
+#[test]
+fn export_dialog_says_what_it_exports() {
+    let mut h = harness();
+    h.ch('e');
+    let screen = h.render();
+    assert!(
+        screen.contains("Every page of all deals, sorted by updated_at desc"),
+        "{screen}"
+    );
+    h.key(KeyCode::Esc);
+    h.ch('/');
+    h.type_str("Acme");
+    h.key(KeyCode::Enter);
+    h.answer_all();
+    h.ch('e');
+    let screen = h.render();
+    assert!(
+        screen.contains("Every page of the deals with name=Acme; sorted by"),
+        "{screen}"
+    );
+}
