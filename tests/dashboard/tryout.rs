@@ -206,3 +206,43 @@ fn export_dialog_says_what_it_exports() {
         "{screen}"
     );
 }
+
+/// `:profile work` for a profile with no keyring token said "…, or set CRMDASH_TOKEN" — but
+/// in the dashboard CRMDASH_TOKEN belongs to the profile it started with and is never sent to
+/// another profile's host, so that advice could not work.
+#[tokio::test]
+async fn a_profile_switch_without_a_token_gives_advice_that_works() {
+    use crmdash::config::{Profile, Settings};
+    use std::sync::Arc;
+    let mut settings = Settings::default();
+    settings.profiles.insert(
+        "work".into(),
+        Profile {
+            base_url: Some("http://127.0.0.1:9".into()),
+            web_url: None,
+        },
+    );
+    let cx = crmdash::runtime::workspace::WorkspaceContext {
+        settings,
+        keyring: crmdash::credentials::Keyring::with_store(Arc::new(
+            crate::keyring_support::TestStore::default(),
+        )),
+        opener: crmdash::runtime::opener::Opener {
+            command: vec!["/nonexistent/opener".into()],
+            configured: false,
+            display: false,
+        },
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    crmdash::runtime::workspace::switch_profile(tx, cx, "work".into());
+    let msg = rx.recv().await.expect("an answer");
+    let crmdash::app::Message::ProfileSwitched { result, .. } = msg else {
+        panic!("not ProfileSwitched");
+    };
+    let Err(e) = *result else {
+        panic!("switched without a token")
+    };
+    assert!(e.contains("crmdash login --profile work"), "{e}");
+    assert!(!e.contains("or set CRMDASH_TOKEN"), "{e}");
+    assert!(e.contains("crmdash --profile work"), "{e}");
+}
