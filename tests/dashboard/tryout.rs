@@ -246,3 +246,19 @@ async fn a_profile_switch_without_a_token_gives_advice_that_works() {
     assert!(!e.contains("or set CRMDASH_TOKEN"), "{e}");
     assert!(e.contains("crmdash --profile work"), "{e}");
 }
+
+/// The URL dialog over SSH said "…; it was copied to the clipboard" before showing the
+/// address: "it" named nothing yet.
+#[test]
+fn the_url_dialog_says_what_was_copied() {
+    let opener = crmdash::runtime::opener::Opener {
+        command: vec!["xdg-open".into()],
+        configured: false,
+        display: false,
+    };
+    let reason = opener.open("https://crm.example.com/deals/1").unwrap_err();
+    assert!(
+        reason.contains("so the address below was copied to the clipboard"),
+        "{reason}"
+    );
+}
