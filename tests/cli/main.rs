@@ -16,3 +16,4 @@ mod setup;
 mod summary;
 mod terminal;
 mod views;
+mod tryout;
