@@ -29,8 +29,9 @@ pub struct PageArgs {
     /// per line.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
-    /// CSV or table columns, in this order: fixed columns by name, any other name a further
-    /// field of the records [default: the resource's fixed columns].
+    /// CSV or table columns, in this order: fixed columns by name (the table's `updated`,
+    /// `assignee`... for updated_at, assigned_user...), any other name a further field of the
+    /// records [default: the resource's fixed columns].
     #[arg(long, value_delimiter = ',', value_name = "COL,...")]
     pub columns: Option<Vec<String>>,
     /// A saved view (views.toml beside the config file, `:save` in the dashboard) filling

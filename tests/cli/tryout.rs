@@ -56,3 +56,40 @@ columns = ["name", "email"]
     .code(0);
     assert_eq!(out.stdout.lines().next(), Some("first_name,last_name,email"));
 }
+
+/// The table's headers say ASSIGNEE and UPDATED, but `--columns name,assignee,updated` gave
+/// two empty columns (no record field has those names); they stand for the CSV columns now.
+#[test]
+fn table_headers_name_their_csv_columns() {
+    let env = Env::new();
+    let out = run(env.cmd(&[
+        "deals",
+        "list",
+        "--per-page",
+        "2",
+        "--include",
+        "assigned_user",
+        "--format",
+        "csv",
+        "--columns",
+        "name,assignee,updated,created",
+    ]))
+    .code(0);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[0], "name,assigned_user,updated_at,created_at");
+    for l in &lines[1..] {
+        assert!(!l.contains(",,") && !l.ends_with(','), "{l}");
+    }
+    let out = run(env.cmd(&[
+        "projects",
+        "list",
+        "--per-page",
+        "1",
+        "--format",
+        "csv",
+        "--columns",
+        "name,start,end",
+    ]))
+    .code(0);
+    assert_eq!(out.stdout.lines().next(), Some("name,start_date,end_date"));
+}
