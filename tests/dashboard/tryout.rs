@@ -262,3 +262,19 @@ fn the_url_dialog_says_what_was_copied() {
         "{reason}"
     );
 }
+
+/// The timeline marked the selected row with `▶`, the glyph its legend gives to "open end".
+#[test]
+fn the_timeline_selection_is_not_an_open_end() {
+    let mut h = Harness::new((80, 24));
+    h.answer_all();
+    h.ch('3');
+    h.answer_all();
+    h.ch('T');
+    h.answer_collects();
+    let screen = h.render();
+    assert!(screen.contains("▶ open end"), "{screen}");
+    let rows: Vec<&str> = screen.lines().filter(|l| l.starts_with("│▶")).collect();
+    assert!(rows.is_empty(), "{rows:?}");
+    assert!(screen.lines().any(|l| l.starts_with("│› ")), "{screen}");
+}

@@ -116,7 +116,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         let is_sel = i == selected;
         let base = if is_sel { theme.selected } else { Style::new() };
         let buf = f.buffer_mut();
-        buf.set_string(inner.x, y, if is_sel { "▶ " } else { "  " }, base);
+        buf.set_string(inner.x, y, if is_sel { "› " } else { "  " }, base);
         let flag = if bar.overdue { "!" } else { " " };
         let name: String = truncate(&bar.name, name_w.saturating_sub(1));
         let name_style = if bar.overdue {
