@@ -50,9 +50,7 @@ impl App {
                      Add this line under [profiles.{profile}] in config.toml \
                      ({{resource}}: contacts, deals or projects):"
                 ),
-                copy: Some(
-                    "web_url = \"https://crm.example.com/{resource}/{id}\"".to_string(),
-                ),
+                copy: Some("web_url = \"https://crm.example.com/{resource}/{id}\"".to_string()),
             }));
             self.dirty = true;
             return Vec::new();

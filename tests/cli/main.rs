@@ -15,5 +15,5 @@ mod scripting;
 mod setup;
 mod summary;
 mod terminal;
-mod views;
 mod tryout;
+mod views;

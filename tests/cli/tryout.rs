@@ -4,6 +4,13 @@ use crate::cli_support;
 
 use cli_support::{Env, run};
 
+/// The lines printed by `crmdash ARGS` (exit 0), its arguments given as one string.
+fn lines(env: &Env, args: &str) -> Vec<String> {
+    let args: Vec<&str> = args.split_whitespace().collect();
+    let out = run(env.cmd(&args)).code(0);
+    out.stdout.lines().map(str::to_string).collect()
+}
+
 /// A view saved with `:columns` in the dashboard: `--view` ignored its columns, and the
 /// dashboard's names (`assignee`, `updated`) given to `--columns` were empty columns. csv and
 /// table now use the view's columns under their CSV names; json prints whole records.
@@ -24,37 +31,28 @@ columns = ["name", "email"]
 "#,
     )
     .unwrap();
-    let out = run(env.cmd(&[
-        "deals", "list", "--view", "mine", "--per-page", "3", "--format", "csv",
-    ]))
-    .code(0);
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines[0], "name,value,assigned_user,updated_at");
-    assert_eq!(lines.len(), 4, "{}", out.stdout);
-    for l in &lines[1..] {
+    let out = lines(&env, "deals list --view mine --per-page 3 --format csv");
+    assert_eq!(out[0], "name,value,assigned_user,updated_at");
+    assert_eq!(out.len(), 4, "{out:?}");
+    for l in &out[1..] {
         // Every cell filled: the assignee was included, every deal has updated_at.
-        assert!(!l.ends_with(','), "{l}");
-        assert!(l.contains('T'), "{l}");
+        assert!(!l.ends_with(',') && l.contains('T'), "{l}");
     }
     // --columns wins over the view's.
-    let out = run(env.cmd(&[
-        "deals", "list", "--view", "mine", "--per-page", "1", "--format", "csv", "--columns",
-        "id",
-    ]))
-    .code(0);
-    assert_eq!(out.stdout.lines().next(), Some("id"));
+    let out = lines(
+        &env,
+        "deals list --view mine --per-page 1 --format csv --columns id",
+    );
+    assert_eq!(out[0], "id");
     // json prints whole records, as without a view.
-    let out = run(env.cmd(&[
-        "deals", "list", "--view", "mine", "--per-page", "1", "--format", "json",
-    ]))
-    .code(0);
-    assert!(out.stdout.contains("\"created_at\""), "{}", out.stdout);
+    let out = lines(&env, "deals list --view mine --per-page 1 --format json");
+    assert!(out.concat().contains("\"created_at\""), "{out:?}");
     // A contact's Name is its first and last name.
-    let out = run(env.cmd(&[
-        "contacts", "list", "--view", "people", "--per-page", "1", "--format", "csv",
-    ]))
-    .code(0);
-    assert_eq!(out.stdout.lines().next(), Some("first_name,last_name,email"));
+    let out = lines(
+        &env,
+        "contacts list --view people --per-page 1 --format csv",
+    );
+    assert_eq!(out[0], "first_name,last_name,email");
 }
 
 /// The table's headers say ASSIGNEE and UPDATED, but `--columns name,assignee,updated` gave
@@ -62,34 +60,17 @@ columns = ["name", "email"]
 #[test]
 fn table_headers_name_their_csv_columns() {
     let env = Env::new();
-    let out = run(env.cmd(&[
-        "deals",
-        "list",
-        "--per-page",
-        "2",
-        "--include",
-        "assigned_user",
-        "--format",
-        "csv",
-        "--columns",
-        "name,assignee,updated,created",
-    ]))
-    .code(0);
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines[0], "name,assigned_user,updated_at,created_at");
-    for l in &lines[1..] {
+    let out = lines(
+        &env,
+        "deals list --per-page 2 --include assigned_user --format csv --columns name,assignee,updated,created",
+    );
+    assert_eq!(out[0], "name,assigned_user,updated_at,created_at");
+    for l in &out[1..] {
         assert!(!l.contains(",,") && !l.ends_with(','), "{l}");
     }
-    let out = run(env.cmd(&[
-        "projects",
-        "list",
-        "--per-page",
-        "1",
-        "--format",
-        "csv",
-        "--columns",
-        "name,start,end",
-    ]))
-    .code(0);
-    assert_eq!(out.stdout.lines().next(), Some("name,start_date,end_date"));
+    let out = lines(
+        &env,
+        "projects list --per-page 1 --format csv --columns name,start,end",
+    );
+    assert_eq!(out[0], "name,start_date,end_date");
 }

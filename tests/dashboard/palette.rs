@@ -16,7 +16,7 @@ use crmdash::config::views::{SavedView, ViewEdit};
 use crossterm::event::KeyCode;
 use dashboard_support::{FakeData, Harness, test_config, wall0};
 
-fn workspace() -> Workspace {
+pub(crate) fn workspace() -> Workspace {
     let mut views = BTreeMap::new();
     views.insert(
         "open-big".to_string(),
@@ -45,7 +45,7 @@ fn workspace() -> Workspace {
     }
 }
 
-fn harness() -> Harness {
+pub(crate) fn harness() -> Harness {
     let mut h = Harness::new((100, 30));
     h.app.set_workspace(workspace());
     h.answer_all();
@@ -59,14 +59,14 @@ fn run(h: &mut Harness, line: &str) -> Vec<Effect> {
     h.key(KeyCode::Enter)
 }
 
-fn palette(h: &Harness) -> &crmdash::app::dialogs::palette::PaletteDialog {
+pub(crate) fn palette(h: &Harness) -> &crmdash::app::dialogs::palette::PaletteDialog {
     match h.app.overlays.last() {
         Some(Overlay::Palette(p)) => p,
         _ => panic!("no palette open"),
     }
 }
 
-fn note(h: &Harness) -> String {
+pub(crate) fn note(h: &Harness) -> String {
     h.app
         .status
         .note

@@ -116,7 +116,9 @@ impl App {
             && n > last
         {
             let pages = if last == 1 { "page" } else { "pages" };
-            self.note(format!("Page {n}: the list has only {last} {pages} of {noun}"));
+            self.note(format!(
+                "Page {n}: the list has only {last} {pages} of {noun}"
+            ));
             return Vec::new();
         }
         tab.page = n;
