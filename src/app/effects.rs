@@ -136,7 +136,7 @@ pub enum Effect {
     Mirror(crate::app::mirror::MirrorEffect),
     Quit,
     /// Change the saved views file (`:save`, the `:views` picker); a failure comes back as
-    /// `Message::Notice`.
+    /// `Message::ViewsNotSaved`.
     EditViews {
         path: PathBuf,
         edit: crate::config::views::ViewEdit,

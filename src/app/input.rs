@@ -208,11 +208,12 @@ impl App {
                 let t = self.tab();
                 let scope = {
                     let f = t.filter_summary();
+                    let noun = self.active.noun();
                     let sort = format!("sorted by {} {}", t.sort_by, t.direction);
                     if f.is_empty() {
-                        sort
+                        format!("all {noun}, {sort}")
                     } else {
-                        format!("{f}; {sort}")
+                        format!("the {noun} with {f}; {sort}")
                     }
                 };
                 let local = self.wall.with_timezone(&chrono::Local);

@@ -118,6 +118,9 @@ pub enum Message {
         text: String,
         error: bool,
     },
+    /// The views file could not take a `:save`, rename or delete (a broken line, a
+    /// permission): the change holds for this session only, and a dialog says so whole.
+    ViewsNotSaved(String),
     /// `o` could not start a browser: show the address in full.
     UrlNotOpened {
         url: String,

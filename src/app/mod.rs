@@ -425,6 +425,19 @@ impl App {
                 Vec::new()
             }
             Message::ProfileSwitched { profile, result } => self.profile_switched(profile, *result),
+            Message::ViewsNotSaved(e) => {
+                // Whole, in a dialog: the status bar cut the reason (the file's line) even at
+                // 160 columns, and the view list no longer matches the file.
+                self.overlays.push(Overlay::Notice(dialogs::notice::Notice {
+                    title: "Views file not changed".into(),
+                    text: format!(
+                        "{e}. The change holds in this session only: fix the file, then save again."
+                    ),
+                    copy: None,
+                }));
+                self.dirty = true;
+                Vec::new()
+            }
             Message::UrlNotOpened { url, reason } => {
                 self.overlays.push(Overlay::Notice(dialogs::notice::Notice {
                     title: "Open in the browser".into(),

@@ -56,7 +56,7 @@ pub fn column_name(title: &'static str) -> String {
 }
 
 /// The keys a query accepts for `kind` besides its filters.
-pub const QUERY_KEYS: [&str; 4] = ["sort", "include", "per", "page"];
+pub const QUERY_KEYS: [&str; 5] = ["sort", "include", "per", "page", "columns"];
 
 /// The words a `key=value` may start with for `kind`: its filters, then the query keys.
 pub fn query_keys(kind: TabKind) -> Vec<&'static str> {

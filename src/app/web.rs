@@ -3,6 +3,8 @@
 //! never the token; the runtime opens it or, when no browser can start, shows it.
 
 use super::App;
+use crate::app::dialogs::Overlay;
+use crate::app::dialogs::notice::Notice;
 use crate::app::effects::Effect;
 use crate::app::resources::TabKind;
 
@@ -39,10 +41,18 @@ impl App {
             return Vec::new();
         };
         let profile = self.workspace.profile.clone();
+        // Whole, in a dialog: the status bar cut this even at 160 columns.
         let Some(template) = self.workspace.web_url().map(str::to_string) else {
-            self.note(format!(
-                "No web_url for profile {profile}: set [profiles.{profile}] web_url = \"https://crm.example.com/{{resource}}/{{id}}\" in config.toml"
-            ));
+            self.overlays.push(Overlay::Notice(Notice {
+                title: "Open in the browser".into(),
+                text: format!(
+                    "Profile {profile} has no web_url, the address template o fills in. \
+                     Add this line under [profiles.{profile}] in config.toml \
+                     ({{resource}}: contacts, deals or projects):"
+                ),
+                copy: Some("web_url = \"https://crm.example.com/{resource}/{id}\"".to_string()),
+            }));
+            self.dirty = true;
             return Vec::new();
         };
         match record_url(&template, kind, &id) {
@@ -51,7 +61,12 @@ impl App {
                 vec![Effect::OpenUrl { url }]
             }
             Err(e) => {
-                self.show_error(e);
+                self.overlays.push(Overlay::Notice(Notice {
+                    title: "Open in the browser".into(),
+                    text: format!("Profile {profile}: {e}"),
+                    copy: None,
+                }));
+                self.dirty = true;
                 Vec::new()
             }
         }

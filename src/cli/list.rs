@@ -29,14 +29,19 @@ pub struct PageArgs {
     /// per line.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
-    /// CSV or table columns, in this order: fixed columns by name, any other name a further
-    /// field of the records [default: the resource's fixed columns].
+    /// CSV or table columns, in this order: fixed columns by name (the table's `updated`,
+    /// `assignee`... for updated_at, assigned_user...), any other name a further field of the
+    /// records [default: the resource's fixed columns].
     #[arg(long, value_delimiter = ',', value_name = "COL,...")]
     pub columns: Option<Vec<String>>,
     /// A saved view (views.toml beside the config file, `:save` in the dashboard) filling
     /// in the filters, sort, includes and page size not given as options.
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
+    /// The `--view`'s columns (CLI names): used by csv and table output when `--columns`
+    /// is not given; json and jsonl print whole records as always.
+    #[arg(skip)]
+    pub view_columns: Option<Vec<String>>,
 }
 
 impl PageArgs {
@@ -105,10 +110,16 @@ impl From<ApiError> for Stop {
 impl PageArgs {
     /// `--columns` for CSV and table output (exit 2 with json or jsonl, exit 5 for a bad list).
     pub fn column_set<T: Columns>(&self, fmt: Format) -> Result<Option<ColumnSet>, CliError> {
+        let whole = matches!(fmt, Format::Json | Format::Jsonl);
         let Some(asked) = &self.columns else {
-            return Ok(None);
+            return match &self.view_columns {
+                Some(cols) if !whole => ColumnSet::select::<T>(cols)
+                    .map(Some)
+                    .map_err(|m| CliError::field("columns", m)),
+                _ => Ok(None),
+            };
         };
-        if matches!(fmt, Format::Json | Format::Jsonl) {
+        if whole {
             return Err(CliError::Usage(format!(
                 "--columns applies to --format csv and table; {fmt} prints whole records"
             )));

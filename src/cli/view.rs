@@ -89,5 +89,26 @@ pub fn paging(given: &PageArgs, q: &ViewQuery) -> PageArgs {
     if p.per_page.is_none() && !p.all {
         p.per_page = q.per_page.map(i64::from);
     }
+    p.view_columns = q
+        .columns
+        .as_ref()
+        .map(|cols| cols.iter().flat_map(|t| csv_columns(q.kind, t)).collect());
     p
+}
+
+/// A dashboard column (its title: `Updated`) as the CSV columns of `--columns` that hold the
+/// same data (`updated_at`): a contact's `Name` is two, `first_name` and `last_name`.
+fn csv_columns(kind: crate::app::TabKind, title: &str) -> Vec<String> {
+    use crate::app::TabKind;
+    let name = title.to_ascii_lowercase();
+    let fields: &[&str] = match (kind, name.as_str()) {
+        (TabKind::Contacts, "name") => &["first_name", "last_name"],
+        (_, "created") => &["created_at"],
+        (_, "updated") => &["updated_at"],
+        (_, "assignee") => &["assigned_user"],
+        (TabKind::Projects, "start") => &["start_date"],
+        (TabKind::Projects, "end") => &["end_date"],
+        _ => return vec![name],
+    };
+    fields.iter().map(|f| f.to_string()).collect()
 }

@@ -19,8 +19,9 @@
 //! included but the record carries its id or ids (`account_id`, `account_ids`,
 //! `assigned_user_id`, `owner_id`, `member_ids`...), `#<id>` each; else empty.
 //!
-//! `--columns a,b,c` selects and orders columns: a fixed column by its name, any other name as
-//! a further top-level field of the records (its raw value, as for a field cell).
+//! `--columns a,b,c` selects and orders columns: a fixed column by its name (or the table
+//! header that shows it: `updated` for `updated_at`), any other name as a further top-level
+//! field of the records (its raw value, as for a field cell).
 
 use std::fmt;
 
@@ -75,6 +76,13 @@ impl ColumnSet {
             if n.is_empty() {
                 return Err("--columns: a column name is empty".into());
             }
+            // The table's headers (`updated`, `assignee`...) name the CSV columns holding
+            // the same data; a record field of that very name would still win.
+            let n = if T::FIXED.contains(&n) {
+                n
+            } else {
+                table_alias(n).filter(|a| T::FIXED.contains(a)).unwrap_or(n)
+            };
             if names.iter().any(|x| x == n) {
                 return Err(format!("--columns: {n} is named twice"));
             }
@@ -137,6 +145,19 @@ impl ColumnSet {
             })
             .collect())
     }
+}
+
+/// The CSV column a table header stands for: `created` is `created_at`, `assignee`
+/// `assigned_user`, `start` `start_date`...
+fn table_alias(header: &str) -> Option<&'static str> {
+    Some(match header {
+        "created" => "created_at",
+        "updated" => "updated_at",
+        "assignee" => "assigned_user",
+        "start" => "start_date",
+        "end" => "end_date",
+        _ => return None,
+    })
 }
 
 /// A raw JSON value as a CSV cell.

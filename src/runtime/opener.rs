@@ -51,7 +51,7 @@ impl Opener {
     pub fn open(&self, url: &str) -> Result<(), String> {
         if !self.can_open() {
             return Err(
-                "No browser can be started here (no DISPLAY or WAYLAND_DISPLAY: an SSH session?); it was copied to the clipboard. Set [ui] opener to choose a program."
+                "No browser can be started here (no DISPLAY or WAYLAND_DISPLAY: an SSH session?), so the address below was copied to the clipboard. Set [ui] opener to choose a program."
                     .into(),
             );
         }

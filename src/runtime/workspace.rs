@@ -28,7 +28,7 @@ fn notice(tx: &UnboundedSender<Message>, text: String, error: bool) {
 pub fn edit_views_file(tx: UnboundedSender<Message>, path: std::path::PathBuf, edit: ViewEdit) {
     tokio::task::spawn_blocking(move || {
         if let Err(e) = edit_views(&path, &edit) {
-            notice(&tx, format!("View not saved: {e}"), true);
+            let _ = tx.send(Message::ViewsNotSaved(e.to_string()));
         }
     });
 }
@@ -69,10 +69,33 @@ async fn profile_client(cx: &WorkspaceContext, name: &str) -> Result<Client, Str
         })?;
     let source = crate::credentials::keyring_token(&cx.keyring, name, &cx.settings)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| switch_refusal(name, e))?;
     let options = cx.settings.client_options();
     tokio::task::spawn_blocking(move || Client::with_options(&base_url, source.token, options))
         .await
         .map_err(|e| format!("cannot set up the HTTP client: {e}"))?
         .map_err(|e| e.summary())
+}
+
+/// Why a profile's keyring token cannot be had, for a switch in the dashboard: the CLI's
+/// advice "or set CRMDASH_TOKEN" does not apply there (the environment's token belongs to the
+/// profile the dashboard started with, and is never sent to another profile's host).
+fn switch_refusal(name: &str, e: crate::credentials::CredentialError) -> String {
+    use crate::credentials::CredentialError;
+    let env_note = format!(
+        "(CRMDASH_TOKEN serves only the profile the dashboard started with: `crmdash --profile {name}` starts on this one)"
+    );
+    match e {
+        CredentialError::NotLoggedIn { .. } => format!(
+            "no token for profile '{name}' in the OS keyring: run `crmdash login --profile {name}` {env_note}"
+        ),
+        e => {
+            let text = e.to_string();
+            let text = text
+                .strip_suffix(", or set CRMDASH_TOKEN")
+                .or_else(|| text.strip_suffix(" or set CRMDASH_TOKEN"))
+                .unwrap_or(&text);
+            format!("{text} {env_note}")
+        }
+    }
 }

@@ -15,4 +15,5 @@ mod scripting;
 mod setup;
 mod summary;
 mod terminal;
+mod tryout;
 mod views;

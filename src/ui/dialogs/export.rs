@@ -37,7 +37,7 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
         return;
     }
     let scope = Line::from(vec![
-        Span::styled("All pages of: ", theme.dim),
+        Span::styled("Every page of ", theme.dim),
         Span::raw(d.scope.as_str()),
     ]);
     fit::draw_line(f.buffer_mut(), Rect { height: 1, ..inner }, scope);

@@ -79,7 +79,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
                 Line::from(Span::styled("Reading stopped", theme.error)),
                 Line::from(""),
                 Line::from(format!(
-                    "Stopped after {pages} pages: no figures shown rather than partial ones."
+                    "{}: no figures shown rather than partial ones.",
+                    super::stopped_after(*pages)
                 )),
                 Line::from(format!("{retry} reads again.")),
             ];

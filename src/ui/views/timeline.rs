@@ -124,7 +124,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         let is_sel = i == selected;
         let base = if is_sel { theme.selected } else { Style::new() };
         let buf = f.buffer_mut();
-        buf.set_string(inner.x, y, if is_sel { "▶ " } else { "  " }, base);
+        buf.set_string(inner.x, y, if is_sel { "› " } else { "  " }, base);
         let flag = if bar.overdue { "!" } else { " " };
         let name = crate::ui::common::fit::cut(&bar.name, name_w.saturating_sub(1));
         let name_style = if bar.overdue {
@@ -184,7 +184,8 @@ fn reading_state(app: &App, view: &TimelineView, theme: &Theme) -> Option<Vec<Li
             Line::from(Span::styled("Reading stopped", theme.error)),
             Line::from(""),
             Line::from(format!(
-                "Stopped after {pages} pages: no bars shown rather than some."
+                "{}: no bars shown rather than some.",
+                super::stopped_after(*pages)
             )),
             Line::from(format!("{retry} reads again.")),
         ],

@@ -36,12 +36,21 @@ pub fn complete(line: &str, cx: &PaletteContext) -> Completions {
     if before.is_empty() {
         let w = word.trim_start_matches(':');
         let lead = &word[..word.len() - w.len()];
-        let items = COMMANDS
+        // A whole command name comes first, as typed: `view` then `views`, and `include`
+        // alone takes its space (it used to offer only the longer `views`).
+        let mut items: Vec<String> = COMMANDS
             .iter()
             .map(|(c, _)| *c)
-            .filter(|c| c.starts_with(w) && *c != w)
+            .filter(|c| !w.is_empty() && *c == w)
             .map(|c| format!("{lead}{c}"))
             .collect();
+        items.extend(
+            COMMANDS
+                .iter()
+                .map(|(c, _)| *c)
+                .filter(|c| c.starts_with(w) && *c != w)
+                .map(|c| format!("{lead}{c}")),
+        );
         return Completions { start, items };
     }
     let head = before.split_whitespace().next().unwrap_or("").to_string();
@@ -188,6 +197,8 @@ mod tests {
                 "include=account,assigned_users"
             ]
         );
+        assert_eq!(complete("view", &cx()).items, ["view", "views"]);
+        assert_eq!(complete(":include", &cx()).items, [":include"]);
         assert_eq!(complete("view o", &cx()).items, ["open-big"]);
         assert!(complete("view open-big ", &cx()).items.is_empty());
         assert_eq!(complete("profile ", &cx()).items, ["default", "work"]);

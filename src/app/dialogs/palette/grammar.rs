@@ -299,7 +299,7 @@ mod tests {
         assert_eq!(q.sort, Some(("value", SortDirection::Desc)));
         assert_eq!(
             parse("contacts name=\"Ada L\"", &cx()).unwrap_err(),
-            "contacts have no filter 'name': use full_name, email, created_after, updated_after, sort, include, per, page"
+            "contacts have no filter 'name': use full_name, email, created_after, updated_after, sort, include, per, page, columns"
         );
         assert_eq!(parse("page 5", &cx()), Ok(Command::Page(5)));
         assert_eq!(parse("per 100", &cx()), Ok(Command::Per(100)));

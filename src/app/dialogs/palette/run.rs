@@ -115,7 +115,10 @@ impl App {
         if let Some(last) = tab.last_page()
             && n > last
         {
-            self.note(format!("Page {n}: there are {last} pages of {noun}"));
+            let pages = if last == 1 { "page" } else { "pages" };
+            self.note(format!(
+                "Page {n}: the list has only {last} {pages} of {noun}"
+            ));
             return Vec::new();
         }
         tab.page = n;
