@@ -62,6 +62,13 @@ pub struct TimelineView {
     pub shift: i32,
 }
 
+/// The first bar that has not ended before `today` (running, open-ended or to come), else 0.
+pub fn current_bar(bars: &[Bar], today: NaiveDate) -> usize {
+    bars.iter()
+        .position(|b| b.start.is_some() && b.end.is_none_or(|e| e >= today))
+        .unwrap_or(0)
+}
+
 impl TimelineView {
     pub fn loading(&self) -> bool {
         matches!(self.data, TimelineData::Loading { .. })
@@ -196,8 +203,18 @@ impl App {
             },
             CollectEvent::Failed(e) => TimelineData::Failed(e),
         };
+        // The first project still running (or to come), not the oldest: the bars are sorted
+        // by start, and the window opens around today.
+        let current = match &data {
+            TimelineData::Ready { bars, today, .. } => Some(current_bar(bars, *today)),
+            _ => None,
+        };
         if let Some(t) = self.timeline.as_mut() {
             t.data = data;
+            if let Some(i) = current {
+                t.selected = i;
+                t.offset = i.saturating_sub(2);
+            }
         }
         if self.active == TabKind::Projects {
             self.dirty = true;

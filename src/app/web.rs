@@ -15,7 +15,14 @@ pub fn record_url(template: &str, kind: TabKind, id: &str) -> Result<String, Str
             "web_url \"{template}\" has no {{id}}: write it like https://crm.example.com/{{resource}}/{{id}}"
         ));
     }
-    let id: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+    // A path segment: everything but unreserved characters escaped (a space is %20, never
+    // the `+` of form encoding, and `/` cannot open another path).
+    const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    let id = percent_encoding::utf8_percent_encode(id, SEGMENT).to_string();
     let url = template
         .replace("{resource}", kind.noun())
         .replace("{id}", &id);
@@ -90,7 +97,18 @@ mod tests {
         );
         assert_eq!(
             record_url("https://x.test/r?id={id}", TabKind::Contacts, "a b/c").unwrap(),
-            "https://x.test/r?id=a+b%2Fc"
+            "https://x.test/r?id=a%20b%2Fc"
+        );
+        // In the path, a space is %20 (never `+`, which a path keeps as a plus) and `/`
+        // cannot open another segment; unreserved characters stay.
+        assert_eq!(
+            record_url(
+                "https://x.test/{resource}/{id}",
+                TabKind::Deals,
+                "d 1/ü-_.~"
+            )
+            .unwrap(),
+            "https://x.test/deals/d%201%2F%C3%BC-_.~"
         );
         assert!(
             record_url("https://x.test/", TabKind::Deals, "7")

@@ -202,6 +202,7 @@ fn selection_moves_over_the_bars_and_stays_in_range() {
     let mut h = opened((80, 24));
     let n = h.app.timeline_bars().len();
     assert_eq!(n, 12);
+    h.ch('g');
     h.ch('j');
     h.ch('j');
     assert_eq!(h.app.timeline_shown().unwrap().selected, 2);
@@ -245,6 +246,7 @@ fn left_right_scroll_one_column_and_z_cycles_the_scale() {
 #[test]
 fn enter_opens_the_detail_of_the_selected_project() {
     let mut h = opened((80, 24));
+    h.ch('g');
     for _ in 0..3 {
         h.ch('j');
     }
@@ -257,6 +259,33 @@ fn enter_opens_the_detail_of_the_selected_project() {
     h.key(KeyCode::Esc);
     assert!(h.app.overlays.is_empty());
     assert!(h.app.timeline_shown().is_some());
+}
+
+#[test]
+fn it_opens_on_the_first_project_not_ended_before_today() {
+    let h = opened((80, 24));
+    let bars = h.app.timeline_bars();
+    let t = h.app.timeline_shown().unwrap();
+    let today = h.app.today();
+    let sel = &bars[t.selected];
+    assert!(sel.end.is_none_or(|e| e >= today), "{sel:?}");
+    // Every bar before it ended before today (or has no start).
+    for b in &bars[..t.selected] {
+        assert!(
+            b.start.is_none() || b.end.is_some_and(|e| e < today),
+            "{b:?}"
+        );
+    }
+    assert!(
+        t.selected > 0,
+        "the fixture starts with projects that ended"
+    );
+    let screen = h.render();
+    let marked = screen
+        .lines()
+        .find(|l| l.contains('›'))
+        .expect("a selected row");
+    assert!(marked.contains(&sel.name[..12]), "{marked}\n{screen}");
 }
 
 #[test]
