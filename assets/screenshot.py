@@ -103,7 +103,8 @@ pyte.screens.wcwidth = cell_width
 def capture(binary, save=None, view="deals"):
     sock = "crmdash-shot-%d" % os.getpid()
     tmp = tempfile.mkdtemp(prefix="crmdash-shot-")
-    env = "env TERM=xterm-256color XDG_DATA_HOME=%s/data XDG_CONFIG_HOME=%s/config" % (tmp, tmp)
+    env = ("env TERM=xterm-256color XDG_DATA_HOME=%s/data XDG_CONFIG_HOME=%s/config "
+           "XDG_CACHE_HOME=%s/cache XDG_STATE_HOME=%s/state" % (tmp, tmp, tmp, tmp))
     tm = ["tmux", "-L", sock]
 
     def keys(*k):
@@ -121,7 +122,7 @@ def capture(binary, save=None, view="deals"):
             keys("T")
             for _ in range(20):
                 time.sleep(1)
-                if "on this page" in pane():
+                if " projects · " in pane():
                     break
             else:
                 sys.exit("the timeline view did not show")
