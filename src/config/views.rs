@@ -75,23 +75,57 @@ pub fn load_views(path: &Path) -> ViewsFile {
     }
 }
 
+/// The file's tables read one by one (a section starts at a line beginning with `[`): the
+/// good ones merged, each broken one reported with its line.
+fn salvage(text: &str, origin: &str, problems: &mut Vec<String>) -> toml::Table {
+    let mut sections: Vec<(usize, String)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with('[') || sections.is_empty() {
+            sections.push((i, String::new()));
+        }
+        if let Some((_, body)) = sections.last_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    let mut merged = toml::Table::new();
+    for (first_line, body) in sections {
+        match body.parse::<toml::Table>() {
+            Ok(part) => {
+                for (key, value) in part {
+                    match (merged.get_mut(&key), value) {
+                        (Some(toml::Value::Table(have)), toml::Value::Table(more)) => {
+                            have.extend(more)
+                        }
+                        (_, value) => {
+                            merged.insert(key, value);
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                let line = e
+                    .span()
+                    .map(|s| first_line + body[..s.start].matches('\n').count() + 1)
+                    .unwrap_or(first_line + 1);
+                problems.push(format!(
+                    "views file {origin}, line {line}: {} (this table is skipped)",
+                    e.message().trim().replace('\n', " ")
+                ));
+            }
+        }
+    }
+    merged
+}
+
 /// Parses views text; each view is read on its own, so one bad view spoils only itself.
 pub fn parse_views(text: &str, origin: &str) -> ViewsFile {
     let mut out = ViewsFile::default();
     let table: toml::Table = match text.parse() {
         Ok(t) => t,
-        Err(e) => {
-            let e: toml::de::Error = e;
-            let line = e
-                .span()
-                .map(|s| format!(", line {}", text[..s.start].matches('\n').count() + 1))
-                .unwrap_or_default();
-            out.problems.push(format!(
-                "views file {origin}{line}: {}",
-                e.message().trim().replace('\n', " ")
-            ));
-            return out;
-        }
+        // A syntax error: each table of the file is read on its own, so a broken one spoils
+        // only itself (the others stay usable) and says where it is.
+        Err(_) => salvage(text, origin, &mut out.problems),
     };
     for key in table.keys().filter(|k| *k != "views") {
         out.problems.push(format!(
@@ -290,5 +324,14 @@ mod tests {
             "{:?}",
             broken.problems
         );
+        // A syntax error spoils only its own table: the views before and after it stay.
+        let f = parse_views(
+            "# mine\n[views.a]\nresource = \"deals\"\n\n[views.broken\nresource = \"deals\"\n[views.b]\nresource = \"contacts\"\nsort = \"-email\"\n",
+            "v.toml",
+        );
+        assert_eq!(f.views.keys().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
+        assert!(f.problems[0].contains("line 5"), "{:?}", f.problems);
+        assert!(f.problems[0].contains("skipped"), "{:?}", f.problems);
     }
 }
