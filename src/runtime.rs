@@ -182,6 +182,7 @@ pub fn workspace_of(
         profile: opts.profile.clone(),
         history: Vec::new(),
         problems: file.problems,
+        touched: Default::default(),
     }
 }
 

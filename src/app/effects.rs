@@ -141,6 +141,11 @@ pub enum Effect {
         path: PathBuf,
         edit: crate::config::views::ViewEdit,
     },
+    /// Read the views file again (the user may have edited it by hand); answer with
+    /// `Message::ViewsRead`.
+    ReadViews {
+        path: PathBuf,
+    },
     /// Open a record's web page with the configured opener, or say the URL when no browser
     /// can be started; the outcome comes back as `Message::Notice`.
     OpenUrl {

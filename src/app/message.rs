@@ -121,6 +121,8 @@ pub enum Message {
     /// The views file could not take a `:save`, rename or delete (a broken line, a
     /// permission): the change holds for this session only, and a dialog says so whole.
     ViewsNotSaved(String),
+    /// The views file as read now (`Effect::ReadViews`).
+    ViewsRead(Box<crate::config::views::ViewsFile>),
     /// `o` could not start a browser: show the address in full.
     UrlNotOpened {
         url: String,

@@ -425,6 +425,7 @@ impl App {
                 Vec::new()
             }
             Message::ProfileSwitched { profile, result } => self.profile_switched(profile, *result),
+            Message::ViewsRead(file) => self.views_read(*file),
             Message::ViewsNotSaved(e) => {
                 // Whole, in a dialog: the status bar cut the reason (the file's line) even at
                 // 160 columns, and the view list no longer matches the file.

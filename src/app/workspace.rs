@@ -21,6 +21,9 @@ pub struct Workspace {
     pub history: Vec<String>,
     /// What was wrong in the views file (shown once at start).
     pub problems: Vec<String>,
+    /// Views saved, renamed or deleted in this session: the file read again never undoes
+    /// them (its write may still be on its way).
+    pub touched: std::collections::BTreeSet<String>,
 }
 
 impl Workspace {

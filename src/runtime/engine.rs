@@ -500,6 +500,9 @@ impl Engine {
                 Effect::EditViews { path, edit } => {
                     super::workspace::edit_views_file(self.tx.clone(), path, edit)
                 }
+                Effect::ReadViews { path } => {
+                    super::workspace::read_views_file(self.tx.clone(), path)
+                }
                 Effect::OpenUrl { url } => {
                     let opener = match &self.workspace {
                         Some(cx) => cx.opener.clone(),

@@ -33,6 +33,14 @@ pub fn edit_views_file(tx: UnboundedSender<Message>, path: std::path::PathBuf, e
     });
 }
 
+/// Reads the views file off the loop (`Effect::ReadViews`).
+pub fn read_views_file(tx: UnboundedSender<Message>, path: std::path::PathBuf) {
+    tokio::task::spawn_blocking(move || {
+        let file = crate::config::views::load_views(&path);
+        let _ = tx.send(Message::ViewsRead(Box::new(file)));
+    });
+}
+
 /// Opens a URL (the opener may take a moment to start: off the loop).
 pub fn open_url(tx: UnboundedSender<Message>, opener: Opener, url: String) {
     tokio::task::spawn_blocking(move || match opener.open(&url) {

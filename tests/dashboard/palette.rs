@@ -11,7 +11,7 @@ use crmdash::app::dialogs::Overlay;
 use crmdash::app::persist::PersistedState;
 use crmdash::app::table::spec::FilterValue;
 use crmdash::app::workspace::Workspace;
-use crmdash::app::{App, Effect, ExportFormat, Now, TabKind};
+use crmdash::app::{App, Effect, ExportFormat, Message, Now, TabKind};
 use crmdash::config::views::{SavedView, ViewEdit};
 use crossterm::event::KeyCode;
 use dashboard_support::{FakeData, Harness, test_config, wall0};
@@ -42,6 +42,7 @@ pub(crate) fn workspace() -> Workspace {
         profile: "default".into(),
         history: Vec::new(),
         problems: Vec::new(),
+        touched: Default::default(),
     }
 }
 
@@ -652,4 +653,43 @@ fn snapshots_of_the_pickers_at_80x24() {
     h.key(KeyCode::Esc);
     run(&mut h, "profile");
     insta::assert_snapshot!("profiles_picker_80x24", h.render());
+}
+
+#[test]
+fn views_written_into_the_file_by_hand_are_seen_when_the_palette_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("views.toml");
+    let mut h = harness();
+    h.app.workspace.views_path = Some(path.clone());
+    // Opening the palette reads the file again.
+    let fx = h.ch(':');
+    assert_eq!(fx, [Effect::ReadViews { path: path.clone() }]);
+    h.key(KeyCode::Esc);
+    // A view written by hand, and one saved here meanwhile whose write may still be on its
+    // way (the file's older text must not undo it).
+    std::fs::write(
+        &path,
+        "[views.by-hand]\nresource = \"deals\"\nsort = \"-value\"\n\n[views.mine]\nresource = \"deals\"\nsort = \"name\"\n",
+    )
+    .unwrap();
+    run(&mut h, "save mine");
+    let mine = h.app.workspace.views["mine"].clone();
+    h.ch(':');
+    let file = crmdash::config::views::load_views(&path);
+    h.send(Message::ViewsRead(Box::new(file)));
+    assert!(h.app.workspace.views.contains_key("by-hand"));
+    assert_eq!(
+        h.app.workspace.views["mine"], mine,
+        "this session's save stands"
+    );
+    // The open palette completes the new name.
+    h.type_str("view by");
+    h.key(KeyCode::Tab);
+    assert!(
+        palette(&h).input.value().contains("by-hand"),
+        "{}",
+        palette(&h).input.value()
+    );
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.tab().spec().sort_by, "value");
 }

@@ -33,6 +33,34 @@ impl App {
         let p = PaletteDialog::new(cx, self.workspace.history.clone());
         self.overlays.push(Overlay::Palette(Box::new(p)));
         self.dirty = true;
+        // Views written into the file by hand since start come in while the line is typed.
+        match &self.workspace.views_path {
+            Some(path) => vec![Effect::ReadViews { path: path.clone() }],
+            None => Vec::new(),
+        }
+    }
+
+    /// The views file read again: views added or changed in it by hand are taken in (one
+    /// deleted by hand stays until the next start; `:views` deletes for good), except those
+    /// changed in this session. A file that cannot be read at all changes nothing. An open
+    /// palette completes the new names.
+    pub(crate) fn views_read(&mut self, file: crate::config::views::ViewsFile) -> Vec<Effect> {
+        if file.views.is_empty() && !file.problems.is_empty() {
+            return Vec::new();
+        }
+        for (name, view) in file.views {
+            if !self.workspace.touched.contains(&name) {
+                self.workspace.views.insert(name, view);
+            }
+        }
+        let names: Vec<String> = self.workspace.views.keys().cloned().collect();
+        let errors = self.workspace.view_errors();
+        for o in &mut self.overlays {
+            if let Overlay::Palette(p) = o {
+                p.cx.views = names.clone();
+                p.cx.view_errors = errors.clone();
+            }
+        }
         Vec::new()
     }
 
@@ -281,6 +309,7 @@ impl App {
                 .collect()
         });
         let view = views::view_of_tab(t, columns);
+        self.workspace.touched.insert(name.clone());
         let replaced = self
             .workspace
             .views
@@ -302,6 +331,13 @@ impl App {
 
     /// A view deleted or renamed in the `:views` picker: here and in the file.
     pub(crate) fn edit_view(&mut self, edit: ViewEdit) -> Vec<Effect> {
+        match &edit {
+            ViewEdit::Delete { name } => self.workspace.touched.extend([name.clone()]),
+            ViewEdit::Rename { from, to } => {
+                self.workspace.touched.extend([from.clone(), to.clone()])
+            }
+            ViewEdit::Save { name, .. } => self.workspace.touched.extend([name.clone()]),
+        }
         match &edit {
             ViewEdit::Delete { name } => {
                 self.workspace.views.remove(name);
