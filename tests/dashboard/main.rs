@@ -28,4 +28,5 @@ mod settings_keys;
 mod table_cells;
 mod timeline;
 mod token_lookup;
+mod tryout_mirror;
 mod update;

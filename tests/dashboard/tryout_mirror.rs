@@ -1,0 +1,46 @@
+//! What a new user hit trying the local mirror in the dashboard (tmux at 60x16, 80x24 and
+//! 160x45 against `crmdash sandbox`): related records' lines and amounts, the offline
+//! reschedule's message, the offline probe's retries left on the status line, the hint line while
+//! the contact form asks its question.
+
+use crmdash::app::Message;
+use crmdash::app::dialogs::Overlay;
+use crmdash::app::mirror::{LinkKind, MirrorMessage};
+use crossterm::event::{KeyCode, KeyModifiers};
+
+use crate::mirror::{QUIET, engine, key, press, screen, settings, started, synced_sandbox, typed};
+
+/// Opens the related records of the first deal with an account and contacts.
+async fn related_of_a_deal(e: &mut crmdash::runtime::Engine) {
+    press(e, KeyCode::Char('2'));
+    e.settle(QUIET).await;
+    let at = e
+        .app
+        .tab()
+        .records()
+        .iter()
+        .position(|r| r.raw.contains("\"contact_ids\":[\"") && r.raw.contains("\"website\""))
+        .expect("a deal whose account has a website, with contacts");
+    for _ in 0..at {
+        press(e, KeyCode::Char('j'));
+    }
+    press(e, KeyCode::Char('R'));
+    e.settle(QUIET).await;
+    assert!(matches!(e.app.overlays.last(), Some(Overlay::Related(_))));
+}
+
+#[tokio::test]
+async fn related_lines_that_do_not_fit_end_in_an_ellipsis() {
+    let (_dir, sb, mut e) = started(true).await;
+    e.handle(Message::Resize(60, 16));
+    related_of_a_deal(&mut e).await;
+    let text = screen(&e);
+    let account = text
+        .lines()
+        .find(|l| l.contains("https://"))
+        .unwrap_or_else(|| panic!("the account's line: {text}"));
+    // The website and "(as included with the deal)" do not fit in 60 columns: cut with `…`
+    // where the dialog's text ends (one column of padding before its border).
+    assert!(account.contains("… │"), "cut with …: {account:?}");
+    sb.shutdown().await;
+}
