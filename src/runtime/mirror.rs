@@ -272,10 +272,10 @@ impl MirrorReader {
                     groups.push(("Contacts", contacts));
                 }
                 LinkKind::Contact => {
-                    groups.push(("Deals", deal_refs(m.deals_of_contact(&of.id)?)));
+                    groups.push(("Deals", deal_refs(m.deals_of_contact(&of.id)?, &self.format)));
                 }
                 LinkKind::Account => {
-                    groups.push(("Deals", deal_refs(m.deals_of_account(&of.id)?)));
+                    groups.push(("Deals", deal_refs(m.deals_of_account(&of.id)?, &self.format)));
                 }
                 LinkKind::Project => {}
             }
@@ -287,14 +287,18 @@ impl MirrorReader {
     }
 }
 
-fn deal_refs(deals: Vec<Deal>) -> Vec<RecordRef> {
+/// Deals as related records: name, then status and value as the table shows them
+/// (`71,645.00 PLN`: grouped, with the deal's currency or the configured default).
+fn deal_refs(deals: Vec<Deal>, format: &CellFormat) -> Vec<RecordRef> {
     deals
         .into_iter()
         .map(|d| {
-            let detail = [
-                d.status.clone(),
-                d.value.as_ref().map(|v| v.raw().to_string()),
-            ]
+            let value = d.value.as_ref().map(|v| {
+                let currency =
+                    crate::insights::pipeline::deal_currency(&d, format.currency.as_deref());
+                crate::app::table::record::money_cell(Some(v), currency.as_deref()).text
+            });
+            let detail = [d.status.clone(), value]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()

@@ -44,3 +44,49 @@ async fn related_lines_that_do_not_fit_end_in_an_ellipsis() {
     assert!(account.contains("… │"), "cut with …: {account:?}");
     sb.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_contacts_related_deals_show_amounts_as_the_table_does() {
+    let (_dir, sb, mut e) = started(true).await;
+    related_of_a_deal(&mut e).await;
+    let contact = match e.app.overlays.last() {
+        Some(Overlay::Related(r)) => r
+            .items()
+            .into_iter()
+            .position(|i| i.kind == LinkKind::Contact)
+            .expect("a contact"),
+        _ => unreachable!(),
+    };
+    for _ in 0..contact {
+        press(&mut e, KeyCode::Char('j'));
+    }
+    press(&mut e, KeyCode::Enter);
+    press(&mut e, KeyCode::Char('R'));
+    e.settle(QUIET).await;
+    let deals = match e.app.overlays.last() {
+        Some(Overlay::Related(r)) => r
+            .items()
+            .into_iter()
+            .filter(|i| i.kind == LinkKind::Deal)
+            .map(|i| i.detail.clone())
+            .collect::<Vec<_>>(),
+        _ => panic!("R on the contact lists its deals"),
+    };
+    assert!(!deals.is_empty());
+    for d in &deals {
+        // "open · 71,645.00 PLN": two decimals, grouped, the currency after it.
+        let value = d.rsplit(" · ").next().unwrap();
+        let (amount, currency) = value.rsplit_once(' ').unwrap_or((value, ""));
+        assert!(
+            currency.len() == 3 && currency.chars().all(|c| c.is_ascii_uppercase()),
+            "a currency after the amount: {d:?}"
+        );
+        assert!(amount.contains('.'), "exact, with its cents: {d:?}");
+        let whole = amount.split('.').next().unwrap();
+        assert!(
+            whole.len() <= 3 || whole.contains(','),
+            "grouped by thousands: {d:?}"
+        );
+    }
+    sb.shutdown().await;
+}
