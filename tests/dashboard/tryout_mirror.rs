@@ -90,3 +90,25 @@ async fn a_contacts_related_deals_show_amounts_as_the_table_does() {
     }
     sb.shutdown().await;
 }
+
+#[tokio::test]
+async fn offline_reschedule_message_reads_as_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = synced_sandbox(dir.path(), 0).await;
+    let (base, token) = (sb.base_url(), sb.token());
+    sb.shutdown().await;
+    let mut e = engine(&base, &token, settings(dir.path(), 0));
+    e.start();
+    e.settle(QUIET).await;
+    assert!(e.app.is_offline());
+
+    press(&mut e, KeyCode::Char('a'));
+    typed(&mut e, "apt_000001");
+    key(&mut e, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    press(&mut e, KeyCode::Enter);
+    e.settle(QUIET).await;
+    let text = screen(&e);
+    assert!(text.contains("nothing was sent"), "{text}");
+    assert!(text.contains("Everything is kept"), "{text}");
+    assert!(!text.contains(").."), "one full stop: {text}");
+}
