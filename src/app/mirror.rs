@@ -353,10 +353,13 @@ impl App {
             }
             MirrorMessage::Connectivity(None) | MirrorMessage::Probed(Ok(())) => {
                 self.mirror.probing = false;
+                // The probe's retries are over: "retrying (4/4)" would stay forever.
+                self.status.retrying = None;
                 self.go_online()
             }
             MirrorMessage::Probed(Err(why)) => {
                 self.mirror.probing = false;
+                self.status.retrying = None;
                 if self.mirror.offline.is_some() {
                     self.mirror.probe_due = Some(self.now + PROBE_EVERY);
                     if let Some(o) = &mut self.mirror.offline {

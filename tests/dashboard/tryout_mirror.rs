@@ -112,3 +112,31 @@ async fn offline_reschedule_message_reads_as_one_sentence() {
     assert!(text.contains("Everything is kept"), "{text}");
     assert!(!text.contains(").."), "one full stop: {text}");
 }
+
+#[tokio::test]
+async fn the_probes_retries_do_not_linger_on_the_status_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = synced_sandbox(dir.path(), 0).await;
+    let (base, token) = (sb.base_url(), sb.token());
+    sb.shutdown().await;
+    let mut e = engine(&base, &token, settings(dir.path(), 0));
+    e.start();
+    e.settle(QUIET).await;
+    assert!(e.app.is_offline());
+    // Offline, the probe (`r`, or every 15 s) goes through the client's retries, which the
+    // status line shows while they run; its answer "still offline" ends them.
+    e.handle(Message::Retrying {
+        attempt: 4,
+        max_attempts: 4,
+        reason: "Network error: 127.0.0.1 cannot be reached".into(),
+    });
+    assert!(screen(&e).contains("retrying (4/4)"));
+    e.handle(Message::Mirror(MirrorMessage::Probed(Err(
+        "Network error: 127.0.0.1 cannot be reached".into(),
+    ))));
+    assert!(e.app.is_offline());
+    assert_eq!(e.app.status.retrying, None, "no retry in progress any more");
+    let text = screen(&e);
+    assert!(!text.contains("retrying"), "{text}");
+    assert!(text.contains("offline · data from"), "{text}");
+}
