@@ -140,3 +140,28 @@ async fn the_probes_retries_do_not_linger_on_the_status_line() {
     assert!(!text.contains("retrying"), "{text}");
     assert!(text.contains("offline · data from"), "{text}");
 }
+
+#[tokio::test]
+async fn the_hint_line_follows_the_contact_forms_question() {
+    let (_dir, sb, mut e) = started(true).await;
+    press(&mut e, KeyCode::Char('c'));
+    typed(&mut e, "Ada");
+    let hints = |e: &crmdash::runtime::Engine| screen(e).lines().last().unwrap().to_string();
+    assert!(hints(&e).contains("Ctrl-S create"), "{}", hints(&e));
+    key(&mut e, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    e.settle(QUIET).await;
+    let on_confirm = hints(&e);
+    assert!(
+        on_confirm.contains("Enter create") && on_confirm.contains("Esc back"),
+        "the question's keys: {on_confirm}"
+    );
+    assert!(!on_confirm.contains("Ctrl-S"), "{on_confirm}");
+    press(&mut e, KeyCode::Esc);
+    press(&mut e, KeyCode::Esc);
+    let on_discard = hints(&e);
+    assert!(
+        on_discard.contains("y discard") && on_discard.contains("n keep editing"),
+        "{on_discard}"
+    );
+    sb.shutdown().await;
+}
