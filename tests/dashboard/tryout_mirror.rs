@@ -165,3 +165,36 @@ async fn the_hint_line_follows_the_contact_forms_question() {
     );
     sb.shutdown().await;
 }
+
+#[tokio::test]
+async fn search_results_in_devanagari_leave_no_stray_glyph_in_a_terminal() {
+    use crate::display_polish::{Vt, fresh};
+    let (_dir, sb, mut e) = started(true).await;
+    for size in [(60, 16), (80, 24), (160, 45)] {
+        e.handle(Message::Resize(size.0, size.1));
+        let mut vt = Vt::new(size);
+        vt.draw(&e.app);
+        // The seed's account "वर्मा & Sons" is in the hits' lines; each keystroke changes them.
+        key(&mut e, KeyCode::Char('f'), KeyModifiers::CONTROL);
+        for c in "sons".chars() {
+            press(&mut e, KeyCode::Char(c));
+            e.settle(QUIET).await;
+            let shown = vt.draw(&e.app);
+            assert_eq!(shown, fresh(&e.app), "{size:?}, typed up to {c}");
+        }
+        assert!(
+            screen(&e).contains("र्"),
+            "a Devanagari hit is on screen at {size:?}: {}",
+            screen(&e)
+        );
+        // Another search over the same lines, then the dialog closed.
+        press(&mut e, KeyCode::Backspace);
+        e.settle(QUIET).await;
+        let shown = vt.draw(&e.app);
+        assert_eq!(shown, fresh(&e.app), "{size:?}, after Backspace");
+        press(&mut e, KeyCode::Esc);
+        let shown = vt.draw(&e.app);
+        assert_eq!(shown, fresh(&e.app), "{size:?}, closed");
+    }
+    sb.shutdown().await;
+}
