@@ -166,6 +166,55 @@ async fn the_hint_line_follows_the_contact_forms_question() {
     sb.shutdown().await;
 }
 
+/// The hits `Ctrl-F` lists for `text`, as (resource, detail).
+async fn search(e: &mut crmdash::runtime::Engine, text: &str) -> Vec<(String, String)> {
+    key(e, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    typed(e, text);
+    e.settle(QUIET).await;
+    let d = e
+        .app
+        .overlays
+        .iter()
+        .find_map(|o| match o {
+            Overlay::Search(d) => Some(d.as_ref()),
+            _ => None,
+        })
+        .expect("the search dialog");
+    d.results
+        .iter()
+        .flat_map(|r| r.groups.iter())
+        .flat_map(|g| {
+            g.hits
+                .iter()
+                .map(|h| (g.resource.as_str().to_string(), h.detail.clone()))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn search_shows_a_deals_value_as_the_table_does() {
+    let (_dir, sb, mut e) = started(true).await;
+    let deals: Vec<String> = search(&mut e, "becker gmbh")
+        .await
+        .into_iter()
+        .filter(|(r, _)| r == "deals")
+        .map(|(_, d)| d)
+        .collect();
+    assert!(!deals.is_empty());
+    for d in &deals {
+        // "won · 7,254.26 EUR · Becker GmbH"
+        let value = d.split(" · ").nth(1).unwrap_or_default();
+        let (amount, currency) = value.rsplit_once(' ').unwrap_or((value, ""));
+        assert!(
+            currency.len() == 3 && currency.chars().all(|c| c.is_ascii_uppercase()),
+            "{d:?}"
+        );
+        let whole = amount.split('.').next().unwrap();
+        assert!(whole.len() <= 3 || whole.contains(','), "grouped: {d:?}");
+    }
+    sb.shutdown().await;
+}
+
 #[tokio::test]
 async fn search_results_in_devanagari_leave_no_stray_glyph_in_a_terminal() {
     use crate::display_polish::{Vt, fresh};
