@@ -224,7 +224,7 @@ impl App {
     }
 
     /// The status bar's words for the connection and the sync: `offline · data from 12:03`,
-    /// `syncing contacts 1200/100000`.
+    /// `syncing contacts 12%` (records read of the server's count; without a count, how many).
     pub fn mirror_status(&self) -> Option<String> {
         let m = &self.mirror;
         let mut parts = Vec::new();
@@ -242,8 +242,14 @@ impl App {
         }
         if let Some(p) = &m.syncing {
             parts.push(match p {
-                Some(p) => match p.total {
-                    Some(t) => format!("syncing {} {}/{}", p.resource, p.fetched, t),
+                // A share rather than `1200/100000`: short enough for the status line of
+                // an 80-column screen beside `page 1/4000 · 100000 total`.
+                Some(p) => match p.total.filter(|t| *t > 0) {
+                    Some(t) => format!(
+                        "syncing {} {}%",
+                        p.resource,
+                        (p.fetched.saturating_mul(100) / t).min(100)
+                    ),
                     None => format!("syncing {} {}", p.resource, p.fetched),
                 },
                 None => "syncing".to_string(),

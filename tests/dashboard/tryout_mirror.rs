@@ -1,7 +1,7 @@
 //! What a new user hit trying the local mirror in the dashboard (tmux at 60x16, 80x24 and
 //! 160x45 against `crmdash sandbox`): related records' lines and amounts, the offline
 //! reschedule's message, the offline probe's retries left on the status line, the hint line while
-//! the contact form asks its question.
+//! the contact form asks its question, the sync's progress at 80x24.
 
 use crmdash::app::Message;
 use crmdash::app::dialogs::Overlay;
@@ -245,5 +245,23 @@ async fn search_results_in_devanagari_leave_no_stray_glyph_in_a_terminal() {
         let shown = vt.draw(&e.app);
         assert_eq!(shown, fresh(&e.app), "{size:?}, closed");
     }
+    sb.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_background_syncs_progress_shows_at_80x24() {
+    use crmdash::mirror::sync::{PassKind, SyncProgress};
+    let (_dir, sb, mut e) = started(true).await;
+    e.handle(Message::Resize(80, 24));
+    e.handle(Message::Mirror(MirrorMessage::SyncProgress(SyncProgress {
+        resource: crmdash::mirror::Resource::Contacts,
+        pass: PassKind::Full,
+        fetched: 12_000,
+        total: Some(100_000),
+    })));
+    let text = screen(&e);
+    let status = text.lines().rev().nth(1).unwrap();
+    assert!(status.contains("syncing contacts 12%"), "{status}");
+    assert!(status.contains("page 1/"), "{status}");
     sb.shutdown().await;
 }
