@@ -142,6 +142,8 @@ pub struct MirrorState {
     pub last_sync: Option<Result<String, String>>,
     probe_due: Option<Instant>,
     probing: bool,
+    /// The running sync was asked for (`:sync`): its end is said in the status line.
+    asked: bool,
 }
 
 impl MirrorState {
@@ -186,6 +188,7 @@ impl App {
             return Vec::new();
         }
         self.mirror.syncing = Some(None);
+        self.mirror.asked = true;
         self.mirror.sync_due = self.mirror.sync_every.map(|e| self.now + e);
         self.note("Syncing the local mirror…");
         vec![Effect::Mirror(MirrorEffect::Sync)]
@@ -380,11 +383,17 @@ impl App {
             }
             MirrorMessage::Synced(result) => {
                 self.mirror.syncing = None;
+                let asked = std::mem::take(&mut self.mirror.asked);
                 if result.is_ok() {
                     self.mirror.exists = Some(true);
                 }
-                if let Err(e) = &result {
-                    self.note(format!("background sync: {e}"));
+                match &result {
+                    Err(e) => self.note(format!("background sync: {e}")),
+                    // `:sync` is answered; the periodic sync stays quiet when it goes well.
+                    Ok(summary) if asked => {
+                        self.note(format!("Local mirror synced: {summary}"))
+                    }
+                    Ok(_) => {}
                 }
                 self.mirror.last_sync = Some(result);
                 let wall = self.wall;

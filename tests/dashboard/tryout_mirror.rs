@@ -1,7 +1,7 @@
 //! What a new user hit trying the local mirror in the dashboard (tmux at 60x16, 80x24 and
 //! 160x45 against `crmdash sandbox`): related records' lines and amounts, the offline
 //! reschedule's message, the offline probe's retries left on the status line, the hint line while
-//! the contact form asks its question, the sync's progress at 80x24.
+//! the contact form asks its question, the sync's progress at 80x24, the end of `:sync`.
 
 use crmdash::app::Message;
 use crmdash::app::dialogs::Overlay;
@@ -263,5 +263,37 @@ async fn the_background_syncs_progress_shows_at_80x24() {
     let status = text.lines().rev().nth(1).unwrap();
     assert!(status.contains("syncing contacts 12%"), "{status}");
     assert!(status.contains("page 1/"), "{status}");
+    sb.shutdown().await;
+}
+
+#[tokio::test]
+async fn sync_from_the_palette_says_when_it_is_done() {
+    let (_dir, sb, mut e) = started(true).await;
+    press(&mut e, KeyCode::Char(':'));
+    typed(&mut e, "sync");
+    press(&mut e, KeyCode::Enter);
+    let note = |e: &crmdash::runtime::Engine| {
+        e.app
+            .status
+            .note
+            .as_ref()
+            .map(|n| n.0.clone())
+            .unwrap_or_default()
+    };
+    assert!(note(&e).contains("Syncing the local mirror"), "{}", note(&e));
+    let done = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while e.app.mirror.last_sync.is_none() {
+            let m = e.next_message().await;
+            e.handle(m);
+        }
+    })
+    .await;
+    assert!(done.is_ok(), "the sync ended");
+    // Not left at "Syncing…" forever: the end is said, with what it did.
+    assert!(
+        note(&e).starts_with("Local mirror synced: ") && note(&e).contains("requests"),
+        "{}",
+        note(&e)
+    );
     sb.shutdown().await;
 }
