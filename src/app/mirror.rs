@@ -390,9 +390,7 @@ impl App {
                 match &result {
                     Err(e) => self.note(format!("background sync: {e}")),
                     // `:sync` is answered; the periodic sync stays quiet when it goes well.
-                    Ok(summary) if asked => {
-                        self.note(format!("Local mirror synced: {summary}"))
-                    }
+                    Ok(summary) if asked => self.note(format!("Local mirror synced: {summary}")),
                     Ok(_) => {}
                 }
                 self.mirror.last_sync = Some(result);

@@ -294,10 +294,16 @@ impl MirrorReader {
                     groups.push(("Contacts", contacts));
                 }
                 LinkKind::Contact => {
-                    groups.push(("Deals", deal_refs(m.deals_of_contact(&of.id)?, &self.format)));
+                    groups.push((
+                        "Deals",
+                        deal_refs(m.deals_of_contact(&of.id)?, &self.format),
+                    ));
                 }
                 LinkKind::Account => {
-                    groups.push(("Deals", deal_refs(m.deals_of_account(&of.id)?, &self.format)));
+                    groups.push((
+                        "Deals",
+                        deal_refs(m.deals_of_account(&of.id)?, &self.format),
+                    ));
                 }
                 LinkKind::Project => {}
             }

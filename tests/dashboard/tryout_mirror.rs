@@ -280,7 +280,11 @@ async fn sync_from_the_palette_says_when_it_is_done() {
             .map(|n| n.0.clone())
             .unwrap_or_default()
     };
-    assert!(note(&e).contains("Syncing the local mirror"), "{}", note(&e));
+    assert!(
+        note(&e).contains("Syncing the local mirror"),
+        "{}",
+        note(&e)
+    );
     let done = tokio::time::timeout(std::time::Duration::from_secs(60), async {
         while e.app.mirror.last_sync.is_none() {
             let m = e.next_message().await;
