@@ -208,7 +208,7 @@ fn first_rows(path: &std::path::Path) -> usize {
     let shown = crmdash::app::table::record::build_page(
         page,
         &cols,
-        &crmdash::app::DisplayZone::Named(chrono_tz::Tz::UTC),
+        crmdash::app::DisplayZone::Named(chrono_tz::Tz::UTC),
     );
     shown.records.len()
 }
