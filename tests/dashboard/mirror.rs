@@ -112,7 +112,7 @@ pub(crate) fn screen(e: &Engine) -> String {
     buffer_text(t.backend())
 }
 
-fn search_dialog(e: &Engine) -> &crmdash::app::dialogs::search::SearchDialog {
+pub(crate) fn search_dialog(e: &Engine) -> &crmdash::app::dialogs::search::SearchDialog {
     e.app
         .overlays
         .iter()

@@ -8,7 +8,9 @@ use crmdash::app::dialogs::Overlay;
 use crmdash::app::mirror::{LinkKind, MirrorMessage};
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use crate::mirror::{QUIET, engine, key, press, screen, settings, started, synced_sandbox, typed};
+use crate::mirror::{
+    QUIET, engine, key, press, screen, search_dialog, settings, started, synced_sandbox, typed,
+};
 
 /// Opens the related records of the first deal with an account and contacts.
 async fn related_of_a_deal(e: &mut crmdash::runtime::Engine) {
@@ -75,24 +77,13 @@ async fn a_contacts_related_deals_show_amounts_as_the_table_does() {
     assert!(!deals.is_empty());
     for d in &deals {
         // "open · 71,645.00 PLN": two decimals, grouped, the currency after it.
-        let value = d.rsplit(" · ").next().unwrap();
-        let (amount, currency) = value.rsplit_once(' ').unwrap_or((value, ""));
-        assert!(
-            currency.len() == 3 && currency.chars().all(|c| c.is_ascii_uppercase()),
-            "a currency after the amount: {d:?}"
-        );
-        assert!(amount.contains('.'), "exact, with its cents: {d:?}");
-        let whole = amount.split('.').next().unwrap();
-        assert!(
-            whole.len() <= 3 || whole.contains(','),
-            "grouped by thousands: {d:?}"
-        );
+        assert_table_amount(d.rsplit(" · ").next().unwrap(), d);
     }
     sb.shutdown().await;
 }
 
-#[tokio::test]
-async fn offline_reschedule_message_reads_as_one_sentence() {
+/// The dashboard started on a synced mirror whose service has stopped: offline.
+async fn started_offline() -> (tempfile::TempDir, crmdash::runtime::Engine) {
     let dir = tempfile::tempdir().unwrap();
     let sb = synced_sandbox(dir.path(), 0).await;
     let (base, token) = (sb.base_url(), sb.token());
@@ -101,6 +92,30 @@ async fn offline_reschedule_message_reads_as_one_sentence() {
     e.start();
     e.settle(QUIET).await;
     assert!(e.app.is_offline());
+    (dir, e)
+}
+
+/// `value` is an amount as the table shows it: `71,645.00 PLN` (exact, grouped, a currency).
+fn assert_table_amount(value: &str, whole_line: &str) {
+    let (amount, currency) = value.rsplit_once(' ').unwrap_or((value, ""));
+    assert!(
+        currency.len() == 3 && currency.chars().all(|c| c.is_ascii_uppercase()),
+        "a currency after the amount: {whole_line:?}"
+    );
+    assert!(
+        amount.contains('.'),
+        "exact, with its cents: {whole_line:?}"
+    );
+    let whole = amount.split('.').next().unwrap();
+    assert!(
+        whole.len() <= 3 || whole.contains(','),
+        "grouped by thousands: {whole_line:?}"
+    );
+}
+
+#[tokio::test]
+async fn offline_reschedule_message_reads_as_one_sentence() {
+    let (_dir, mut e) = started_offline().await;
 
     press(&mut e, KeyCode::Char('a'));
     typed(&mut e, "apt_000001");
@@ -115,14 +130,7 @@ async fn offline_reschedule_message_reads_as_one_sentence() {
 
 #[tokio::test]
 async fn the_probes_retries_do_not_linger_on_the_status_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let sb = synced_sandbox(dir.path(), 0).await;
-    let (base, token) = (sb.base_url(), sb.token());
-    sb.shutdown().await;
-    let mut e = engine(&base, &token, settings(dir.path(), 0));
-    e.start();
-    e.settle(QUIET).await;
-    assert!(e.app.is_offline());
+    let (_dir, mut e) = started_offline().await;
     // Offline, the probe (`r`, or every 15 s) goes through the client's retries, which the
     // status line shows while they run; its answer "still offline" ends them.
     e.handle(Message::Retrying {
@@ -171,16 +179,8 @@ async fn search(e: &mut crmdash::runtime::Engine, text: &str) -> Vec<(String, St
     key(e, KeyCode::Char('f'), KeyModifiers::CONTROL);
     typed(e, text);
     e.settle(QUIET).await;
-    let d = e
-        .app
-        .overlays
-        .iter()
-        .find_map(|o| match o {
-            Overlay::Search(d) => Some(d.as_ref()),
-            _ => None,
-        })
-        .expect("the search dialog");
-    d.results
+    search_dialog(e)
+        .results
         .iter()
         .flat_map(|r| r.groups.iter())
         .flat_map(|g| {
@@ -203,14 +203,7 @@ async fn search_shows_a_deals_value_as_the_table_does() {
     assert!(!deals.is_empty());
     for d in &deals {
         // "won · 7,254.26 EUR · Becker GmbH"
-        let value = d.split(" · ").nth(1).unwrap_or_default();
-        let (amount, currency) = value.rsplit_once(' ').unwrap_or((value, ""));
-        assert!(
-            currency.len() == 3 && currency.chars().all(|c| c.is_ascii_uppercase()),
-            "{d:?}"
-        );
-        let whole = amount.split('.').next().unwrap();
-        assert!(whole.len() <= 3 || whole.contains(','), "grouped: {d:?}");
+        assert_table_amount(d.split(" · ").nth(1).unwrap_or_default(), d);
     }
     sb.shutdown().await;
 }
