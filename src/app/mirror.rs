@@ -142,6 +142,8 @@ pub struct MirrorState {
     pub last_sync: Option<Result<String, String>>,
     probe_due: Option<Instant>,
     probing: bool,
+    /// The running sync was asked for (`:sync`): its end is said in the status line.
+    asked: bool,
 }
 
 impl MirrorState {
@@ -186,6 +188,7 @@ impl App {
             return Vec::new();
         }
         self.mirror.syncing = Some(None);
+        self.mirror.asked = true;
         self.mirror.sync_due = self.mirror.sync_every.map(|e| self.now + e);
         self.note("Syncing the local mirror…");
         vec![Effect::Mirror(MirrorEffect::Sync)]
@@ -224,7 +227,7 @@ impl App {
     }
 
     /// The status bar's words for the connection and the sync: `offline · data from 12:03`,
-    /// `syncing contacts 1200/100000`.
+    /// `syncing contacts 12%` (records read of the server's count; without a count, how many).
     pub fn mirror_status(&self) -> Option<String> {
         let m = &self.mirror;
         let mut parts = Vec::new();
@@ -242,8 +245,14 @@ impl App {
         }
         if let Some(p) = &m.syncing {
             parts.push(match p {
-                Some(p) => match p.total {
-                    Some(t) => format!("syncing {} {}/{}", p.resource, p.fetched, t),
+                // A share rather than `1200/100000`: short enough for the status line of
+                // an 80-column screen beside `page 1/4000 · 100000 total`.
+                Some(p) => match p.total.filter(|t| *t > 0) {
+                    Some(t) => format!(
+                        "syncing {} {}%",
+                        p.resource,
+                        (p.fetched.saturating_mul(100) / t).min(100)
+                    ),
                     None => format!("syncing {} {}", p.resource, p.fetched),
                 },
                 None => "syncing".to_string(),
@@ -353,10 +362,13 @@ impl App {
             }
             MirrorMessage::Connectivity(None) | MirrorMessage::Probed(Ok(())) => {
                 self.mirror.probing = false;
+                // The probe's retries are over: "retrying (4/4)" would stay forever.
+                self.status.retrying = None;
                 self.go_online()
             }
             MirrorMessage::Probed(Err(why)) => {
                 self.mirror.probing = false;
+                self.status.retrying = None;
                 if self.mirror.offline.is_some() {
                     self.mirror.probe_due = Some(self.now + PROBE_EVERY);
                     if let Some(o) = &mut self.mirror.offline {
@@ -371,11 +383,15 @@ impl App {
             }
             MirrorMessage::Synced(result) => {
                 self.mirror.syncing = None;
+                let asked = std::mem::take(&mut self.mirror.asked);
                 if result.is_ok() {
                     self.mirror.exists = Some(true);
                 }
-                if let Err(e) = &result {
-                    self.note(format!("background sync: {e}"));
+                match &result {
+                    Err(e) => self.note(format!("background sync: {e}")),
+                    // `:sync` is answered; the periodic sync stays quiet when it goes well.
+                    Ok(summary) if asked => self.note(format!("Local mirror synced: {summary}")),
+                    Ok(_) => {}
                 }
                 self.mirror.last_sync = Some(result);
                 let wall = self.wall;

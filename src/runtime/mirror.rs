@@ -229,7 +229,29 @@ impl MirrorReader {
             resources: Vec::new(),
             limit: SEARCH_LIMIT,
         };
-        self.with(|m| m.search(&q))
+        let format = self.format.clone();
+        self.with(|m| {
+            let mut results = m.search(&q)?;
+            // A deal's value as the table shows it (the mirror keeps it as sent).
+            for g in &mut results.groups {
+                if g.resource != crate::mirror::Resource::Deals {
+                    continue;
+                }
+                for hit in &mut g.hits {
+                    let raw = serde_json::value::RawValue::from_string(hit.raw.clone());
+                    if let Some(d) = raw.ok().and_then(|r| Deal::from_raw(r).ok()) {
+                        let account = d.account.as_ref().map(crate::api::Related::label);
+                        hit.detail = [Some(deal_summary(&d, &format)), account]
+                            .into_iter()
+                            .flatten()
+                            .filter(|s| !s.is_empty())
+                            .collect::<Vec<_>>()
+                            .join(" · ");
+                    }
+                }
+            }
+            Ok(results)
+        })
     }
 
     /// The records related to `of`.
@@ -290,10 +312,16 @@ impl MirrorReader {
                     groups.push(("Contacts", contacts));
                 }
                 LinkKind::Contact => {
-                    groups.push(("Deals", deal_refs(m.deals_of_contact(&of.id)?)));
+                    groups.push((
+                        "Deals",
+                        deal_refs(m.deals_of_contact(&of.id)?, &self.format),
+                    ));
                 }
                 LinkKind::Account => {
-                    groups.push(("Deals", deal_refs(m.deals_of_account(&of.id)?)));
+                    groups.push((
+                        "Deals",
+                        deal_refs(m.deals_of_account(&of.id)?, &self.format),
+                    ));
                 }
                 LinkKind::Project => {}
             }
@@ -305,18 +333,26 @@ impl MirrorReader {
     }
 }
 
-fn deal_refs(deals: Vec<Deal>) -> Vec<RecordRef> {
+/// A deal's status and value as the table shows them: `open · 71,645.00 PLN` (grouped, with
+/// the deal's or the configured default currency).
+fn deal_summary(d: &Deal, format: &CellFormat) -> String {
+    let value = d.value.as_ref().map(|v| {
+        let currency = crate::insights::pipeline::deal_currency(d, format.currency.as_deref());
+        crate::app::table::record::money_cell(Some(v), currency.as_deref()).text
+    });
+    [d.status.clone(), value]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// Deals as related records: name, then [`deal_summary`].
+fn deal_refs(deals: Vec<Deal>, format: &CellFormat) -> Vec<RecordRef> {
     deals
         .into_iter()
         .map(|d| {
-            let detail = [
-                d.status.clone(),
-                d.value.as_ref().map(|v| v.raw().to_string()),
-            ]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" · ");
+            let detail = deal_summary(&d, format);
             RecordRef {
                 kind: LinkKind::Deal,
                 id: d.id.clone(),

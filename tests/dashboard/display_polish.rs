@@ -234,7 +234,7 @@ fn narrow_screens_drop_columns_by_priority_and_scroll_to_them() {
 }
 
 /// A terminal: ratatui's real output bytes (diffs, cursor moves) fed to the vt100 emulator.
-struct Vt {
+pub(crate) struct Vt {
     term: Terminal<CrosstermBackend<Shared>>,
     out: Shared,
     parser: vt100::Parser,
@@ -256,7 +256,7 @@ impl std::io::Write for Shared {
 }
 
 impl Vt {
-    fn new((w, h): (u16, u16)) -> Vt {
+    pub(crate) fn new((w, h): (u16, u16)) -> Vt {
         let out = Shared::default();
         let backend = CrosstermBackend::new(out.clone());
         let term = Terminal::with_options(
@@ -274,8 +274,8 @@ impl Vt {
         }
     }
 
-    fn draw(&mut self, h: &Harness) -> String {
-        self.term.draw(|f| crmdash::ui::render(&h.app, f)).unwrap();
+    pub(crate) fn draw(&mut self, app: &crmdash::app::App) -> String {
+        self.term.draw(|f| crmdash::ui::render(app, f)).unwrap();
         let bytes = std::mem::take(&mut *self.out.0.borrow_mut());
         self.parser.process(&bytes);
         // Blanks written over old text and never-written cells look the same.
@@ -288,8 +288,8 @@ impl Vt {
 }
 
 /// What a terminal shows for the screen drawn at once, on a fresh terminal.
-fn fresh(h: &Harness) -> String {
-    Vt::new(h.app.size).draw(h)
+pub(crate) fn fresh(app: &crmdash::app::App) -> String {
+    Vt::new(app.size).draw(app)
 }
 
 #[test]
@@ -312,11 +312,11 @@ fn complex_scripts_under_the_detail_pane_stay_in_their_cells() {
             // over each complex row in turn, closed again, then another tab. What it shows is
             // what the same screen drawn at once shows: no stray glyph, nothing shifted.
             let mut vt = Vt::new(size);
-            vt.draw(&h);
+            vt.draw(&h.app);
             for row in 0..4 {
                 h.key(KeyCode::Enter);
-                let shown = vt.draw(&h);
-                assert_eq!(shown, fresh(&h), "{what}, detail of row {row}");
+                let shown = vt.draw(&h.app);
+                assert_eq!(shown, fresh(&h.app), "{what}, detail of row {row}");
                 if row == 0 {
                     let mut t = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
                     t.draw(|f| crmdash::ui::render(&h.app, f)).unwrap();
@@ -329,13 +329,13 @@ fn complex_scripts_under_the_detail_pane_stay_in_their_cells() {
                 }
                 h.key(KeyCode::Esc);
                 h.key(KeyCode::Down);
-                let shown = vt.draw(&h);
-                assert_eq!(shown, fresh(&h), "{what}, after closing row {row}");
+                let shown = vt.draw(&h.app);
+                assert_eq!(shown, fresh(&h.app), "{what}, after closing row {row}");
             }
             h.ch('3');
             h.answer_all();
-            let shown = vt.draw(&h);
-            assert_eq!(shown, fresh(&h), "{what}, then projects");
+            let shown = vt.draw(&h.app);
+            assert_eq!(shown, fresh(&h.app), "{what}, then projects");
             // Every table row has its right border where the terminal put it.
             let width = usize::from(size.0);
             for (y, line) in shown

@@ -29,4 +29,5 @@ mod table_cells;
 mod timeline;
 mod token_lookup;
 mod tryout;
+mod tryout_mirror;
 mod update;

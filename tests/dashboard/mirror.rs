@@ -20,9 +20,9 @@ use secrecy::SecretString;
 
 use crate::dashboard_support::buffer_text;
 
-const QUIET: Duration = Duration::from_millis(500);
+pub(crate) const QUIET: Duration = Duration::from_millis(500);
 
-fn settings(dir: &std::path::Path, sync_every_minutes: u64) -> Settings {
+pub(crate) fn settings(dir: &std::path::Path, sync_every_minutes: u64) -> Settings {
     let mut s = Settings::default();
     s.cache.dir = Some(dir.join("mirror"));
     s.cache.sync_every_minutes = sync_every_minutes;
@@ -44,7 +44,7 @@ fn client(base_url: &str, token: &str) -> Client {
 }
 
 /// A sandbox on `port` (0: any), synced into a mirror under `dir`.
-async fn synced_sandbox(dir: &std::path::Path, port: u16) -> SandboxHandle {
+pub(crate) async fn synced_sandbox(dir: &std::path::Path, port: u16) -> SandboxHandle {
     let sb = Sandbox::start(SandboxConfig {
         port,
         ..SandboxConfig::default()
@@ -64,7 +64,7 @@ async fn synced_sandbox(dir: &std::path::Path, port: u16) -> SandboxHandle {
     sb
 }
 
-fn engine(base_url: &str, token: &str, settings: Settings) -> Engine {
+pub(crate) fn engine(base_url: &str, token: &str, settings: Settings) -> Engine {
     let opts = DashboardOptions {
         profile: "test".into(),
         base_url: base_url.to_string(),
@@ -78,7 +78,7 @@ fn engine(base_url: &str, token: &str, settings: Settings) -> Engine {
 }
 
 /// A sandbox (synced into a mirror, or not) and the dashboard started against it, settled.
-async fn started(synced: bool) -> (tempfile::TempDir, SandboxHandle, Engine) {
+pub(crate) async fn started(synced: bool) -> (tempfile::TempDir, SandboxHandle, Engine) {
     let dir = tempfile::tempdir().unwrap();
     let sb = if synced {
         synced_sandbox(dir.path(), 0).await
@@ -91,28 +91,28 @@ async fn started(synced: bool) -> (tempfile::TempDir, SandboxHandle, Engine) {
     (dir, sb, e)
 }
 
-fn key(e: &mut Engine, code: KeyCode, m: KeyModifiers) {
+pub(crate) fn key(e: &mut Engine, code: KeyCode, m: KeyModifiers) {
     e.handle(Message::Key(KeyEvent::new(code, m)));
 }
 
-fn press(e: &mut Engine, code: KeyCode) {
+pub(crate) fn press(e: &mut Engine, code: KeyCode) {
     key(e, code, KeyModifiers::NONE);
 }
 
-fn typed(e: &mut Engine, s: &str) {
+pub(crate) fn typed(e: &mut Engine, s: &str) {
     for c in s.chars() {
         press(e, KeyCode::Char(c));
     }
 }
 
-fn screen(e: &Engine) -> String {
+pub(crate) fn screen(e: &Engine) -> String {
     let (w, h) = e.app.size;
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| crmdash::ui::render(&e.app, f)).unwrap();
     buffer_text(t.backend())
 }
 
-fn search_dialog(e: &Engine) -> &crmdash::app::dialogs::search::SearchDialog {
+pub(crate) fn search_dialog(e: &Engine) -> &crmdash::app::dialogs::search::SearchDialog {
     e.app
         .overlays
         .iter()

@@ -68,9 +68,10 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if let Some(l) = app.status.latency.filter(|_| !app.is_offline()) {
         facts.push((4, Span::styled(format!("{} ms", l.as_millis()), theme.dim)));
     }
-    // Online: where the rows come from (the mirror at start) or the sync's progress.
+    // Online: the background sync's progress. It outranks the age and the latency (it lasts
+    // minutes on a first sync, and an 80-column screen has no room for all three).
     if let Some(m) = mirror.filter(|_| !app.is_offline()) {
-        facts.push((3, Span::styled(m, theme.dim)));
+        facts.push((2, Span::styled(m, theme.dim)));
     }
     if app.status.awaiting_token {
         facts.push((0, Span::styled("looking up the API token", theme.pending)));

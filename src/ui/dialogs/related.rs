@@ -3,11 +3,11 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::dialogs::related::RelatedView;
 use crate::app::keymap::{Action, KeyMap};
-use crate::ui::common::modal;
+use crate::ui::common::{fit, modal};
 use crate::ui::theme::Theme;
 
 pub fn draw(
@@ -32,6 +32,7 @@ pub fn draw(
     }
     let mut lines: Vec<Line> = Vec::new();
     let mut selected_line = 0usize;
+    let mut listed = false;
     match &v.result {
         None => lines.push(Line::from(Span::styled(
             format!("{spinner} reading the local mirror"),
@@ -59,6 +60,7 @@ pub fn draw(
             )))
         }
         Some(Ok(Some(r))) => {
+            listed = true;
             let mut index = 0;
             for (heading, items) in &r.groups {
                 if items.is_empty() {
@@ -91,7 +93,14 @@ pub fn draw(
             }
         }
     }
+    if !listed {
+        // A sentence (no mirror, an error, nothing related): wrapped, never cut.
+        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+        return;
+    }
+    // One record a line, cut with `…` where the dialog ends (a long name, an account's
+    // website and its note).
     let rows = inner.height as usize;
     let scroll = selected_line.saturating_sub(rows.saturating_sub(1));
-    f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), inner);
+    fit::draw_lines(f.buffer_mut(), inner, lines.into_iter().skip(scroll));
 }

@@ -9,24 +9,8 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::app::dialogs::search::SearchDialog;
 use crate::app::keymap::{Action, KeyMap};
-use crate::ui::common::{modal, text_input};
+use crate::ui::common::{fit, modal, text_input};
 use crate::ui::theme::Theme;
-
-/// Cuts `s` to `width` columns, with `…` when cut.
-fn fit(s: &str, width: usize) -> String {
-    if s.width() <= width {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    for c in s.chars() {
-        if out.width() + unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) + 1 > width {
-            break;
-        }
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
 
 pub fn draw(
     f: &mut Frame,
@@ -109,9 +93,9 @@ pub fn draw(
             ]));
             for hit in &g.hits {
                 let mark = if hit.near { "~ " } else { "  " };
-                let label = fit(&hit.label, (w / 2).max(10));
-                let rest = w.saturating_sub(mark.width() + label.width() + 2);
-                let detail = fit(&hit.detail, rest);
+                let label = fit::cut(&hit.label, (w / 2).max(10));
+                let rest = w.saturating_sub(mark.width() + fit::width(&label) + 2);
+                let detail = fit::cut(&hit.detail, rest);
                 let is_sel = index == selected;
                 if is_sel {
                     selected_line = lines.len();
@@ -140,7 +124,10 @@ pub fn draw(
     // Keep the selected hit in sight.
     let rows = body.height as usize;
     let scroll = selected_line.saturating_sub(rows.saturating_sub(1));
-    f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), body);
+    // Through `fit`, as every line of record text: cut with `…`, and drawn as the terminal
+    // draws it (a Devanagari cluster one cell per letter), so no letter is left behind on
+    // screen when the dialog changes or closes.
+    fit::draw_lines(f.buffer_mut(), body, lines.into_iter().skip(scroll));
 }
 
 fn title_of(resource: &str) -> String {
@@ -175,9 +162,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn long_text_is_cut_and_wrapped() {
-        assert_eq!(fit("Müller GmbH", 20), "Müller GmbH");
-        assert_eq!(fit("Müller GmbH", 5), "Müll…");
+    fn long_text_is_wrapped() {
         assert_eq!(wrap("a bb ccc dddd", 6), ["a bb", "ccc", "dddd"]);
     }
 }

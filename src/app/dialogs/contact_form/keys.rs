@@ -98,13 +98,32 @@ impl ContactForm {
 }
 
 impl Dialog for ContactForm {
+    /// The keys of the stage on top: the form's, or its question's (as its footer says).
     fn hints(&self) -> &'static [Hint] {
-        const H: &[Hint] = &[
+        const EDITING: &[Hint] = &[
             Hint::new(&[Action::NextField, Action::PrevField], "field", 0),
             Hint::new(&[Action::Submit], "create", 0),
             Hint::new(&[Action::Cancel], "discard", 0),
         ];
-        H
+        const CONFIRM: &[Hint] = &[
+            Hint::new(&[Action::Confirm], "create", 0),
+            Hint::new(&[Action::AddAnother], "create and add another", 1),
+            Hint::new(&[Action::Cancel], "back", 0),
+        ];
+        const CONFIRM_DUPLICATE: &[Hint] = &[
+            Hint::new(&[Action::Yes], "create anyway", 0),
+            Hint::new(&[Action::Cancel], "back", 0),
+        ];
+        const ASK: &[Hint] = &[
+            Hint::new(&[Action::Yes], "discard", 0),
+            Hint::new(&[Action::No], "keep editing", 0),
+        ];
+        match self.stage {
+            Stage::Editing | Stage::Sending { .. } => EDITING,
+            Stage::Confirm { .. } if self.duplicate.is_some() => CONFIRM_DUPLICATE,
+            Stage::Confirm { .. } => CONFIRM,
+            Stage::AskDiscard => ASK,
+        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {

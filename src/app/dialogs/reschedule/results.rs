@@ -131,13 +131,13 @@ impl RescheduleForm {
             _ if e.outcome_unknown => {
                 self.banner = Some(format!(
                     "{}. The request may have reached the service and a reschedule is not idempotent: check the appointment before sending again ({again}).",
-                    e.summary()
+                    e.summary().trim_end_matches('.')
                 ));
             }
             _ => {
                 self.banner = Some(format!(
                     "{}. Everything is kept: {again} sends again.",
-                    e.summary()
+                    e.summary().trim_end_matches('.')
                 ));
             }
         }
