@@ -74,9 +74,21 @@ pub async fn login(g: &Globals, args: &LoginArgs) -> Result<(), Failure> {
         eprintln!("The service accepted the token.");
     }
     let path = config_file()?;
-    // The keyring first: when it is unreachable nothing at all is written.
     let keyring = Keyring::platform();
-    keyring.set(&resolved.profile, token.clone()).await?;
+    if let Err(e) = keyring.set(&resolved.profile, token.clone()).await {
+        // The token cannot be kept, but the base URL can: with CRMDASH_TOKEN set, the
+        // profile then works (as the dashboard's login dialog does it). The token itself is
+        // never written to a file.
+        let mut f = Failure::from(e);
+        if config::save_profile_base_url(&path, &resolved.profile, &resolved.base_url).is_ok() {
+            f.message = format!(
+                "{} (the base URL was saved in {} all the same)",
+                f.message,
+                path.display()
+            );
+        }
+        return Err(f);
+    }
     config::save_profile_base_url(&path, &resolved.profile, &resolved.base_url)?;
     eprintln!(
         "Logged in: profile '{}' at {} (token {} stored in the {}; base URL saved in {}).",

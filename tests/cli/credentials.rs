@@ -139,7 +139,7 @@ async fn login_verifies_before_touching_the_keyring() {
 }
 
 #[test]
-fn unreachable_keyring_is_explained_and_nothing_is_written() {
+fn unreachable_keyring_is_explained_and_only_the_base_url_is_saved() {
     let root = tempfile::tempdir().unwrap();
     let o = run(
         root.path(),
@@ -160,7 +160,11 @@ fn unreachable_keyring_is_explained_and_nothing_is_written() {
         "{e}"
     );
     assert_eq!(e.lines().count(), 1, "{e}");
-    assert!(!root.path().join("config.toml").exists());
+    assert!(e.contains("the base URL was saved in"), "{e}");
+    // The base URL is kept (CRMDASH_TOKEN then works for the profile); the token is not.
+    let config = std::fs::read_to_string(root.path().join("config.toml")).unwrap();
+    assert!(config.contains("https://crm.example.com"), "{config}");
+    assert!(!config.contains(GOOD), "{config}");
 }
 
 #[test]
