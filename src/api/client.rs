@@ -244,6 +244,23 @@ impl Client {
         })
     }
 
+    /// A clone that tries each request once (no retries): for a question whose answer is only
+    /// "reachable or not", such as the dashboard's offline probe.
+    pub fn single_attempt(&self) -> Self {
+        Client {
+            inner: Arc::new(Inner {
+                base: self.inner.base.clone(),
+                http: self.inner.http.clone(),
+                opts: ClientOptions {
+                    max_retries: 0,
+                    ..self.inner.opts.clone()
+                },
+            }),
+            observer: self.observer.clone(),
+            lane: self.lane.clone(),
+        }
+    }
+
     /// A clone that reports its requests to `observer`.
     pub fn with_observer(&self, observer: Observer) -> Self {
         Client {

@@ -763,7 +763,16 @@ impl Engine {
             MirrorEffect::Sync => m.start_sync(tx),
             MirrorEffect::Probe(spec) => {
                 self.mirror_work += 1;
-                let source = self.source.clone();
+                // One attempt: the question is only whether the service answers, and the
+                // client's retries would say "retrying 4/4" on the status line every 15 s.
+                let source: Option<Arc<dyn DataSource>> = match &self.current_client {
+                    Some(c) => Some(Arc::new(super::ClientSource::new(
+                        c.single_attempt(),
+                        self.app.config.cell_format(),
+                        None,
+                    ))),
+                    None => self.source.clone(),
+                };
                 tokio::spawn(async move {
                     let result = match source {
                         Some(s) => s.fetch(spec).await.map(|_| ()).map_err(|e| e.summary()),

@@ -520,3 +520,27 @@ async fn offline_the_pipeline_still_reads_the_mirror() {
     assert_eq!(s.deals, want);
     assert!(c.synced_at.is_some());
 }
+
+#[tokio::test]
+async fn offline_the_probe_asks_the_service_once_without_retries() {
+    use crmdash::sandbox::{FaultKind, FaultRule};
+    let (_dir, sb, mut e) = started(true).await;
+    let path = e.app.active.noun().to_string();
+    // Every list request of the tab now loses its connection: unreachable, so offline.
+    sb.faults().add(
+        FaultRule::new(FaultKind::DropAfterCommit)
+            .method("GET")
+            .always(),
+    );
+    press(&mut e, KeyCode::Char('r'));
+    e.settle(QUIET).await;
+    assert!(e.app.is_offline(), "{}", screen(&e));
+    // `r` offline: the rows come from the mirror and one probe asks the service, once (the
+    // test's client would otherwise try twice).
+    let before = list_requests(&sb, &path);
+    press(&mut e, KeyCode::Char('r'));
+    e.settle(QUIET).await;
+    assert_eq!(list_requests(&sb, &path) - before, 1, "one attempt");
+    assert!(e.app.is_offline());
+    assert!(!screen(&e).contains("retrying"), "{}", screen(&e));
+}
