@@ -544,3 +544,21 @@ async fn offline_the_probe_asks_the_service_once_without_retries() {
     assert!(e.app.is_offline());
     assert!(!screen(&e).contains("retrying"), "{}", screen(&e));
 }
+
+#[tokio::test]
+async fn on_a_narrow_screen_the_mirror_mark_outlasts_the_page_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = synced_sandbox(dir.path(), 0).await;
+    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
+    e.handle(Message::Resize(66, 24));
+    e.preload_mirror(Duration::from_secs(10)).await;
+    // The first frame's requests are in flight: `⠹ loading` beside the mirror's mark.
+    e.start();
+    assert!(e.app.busy());
+    let text = screen(&e);
+    let status = text.lines().nth(22).unwrap_or_default();
+    assert!(status.contains("from mirror · "), "{status}");
+    assert!(status.contains("loading"), "{status}");
+    e.settle(QUIET).await;
+    sb.shutdown().await;
+}

@@ -60,7 +60,14 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         facts.push((2, Span::raw(pos)));
     }
     if let Some(age) = app.age_label() {
-        facts.push((3, Span::styled(age, theme.dim)));
+        // `from mirror · 12:03` says the rows are not the service's: it stays longer than the
+        // page position; the service's `updated 10 s ago` goes early.
+        let mirrored = app
+            .tab()
+            .shown
+            .as_ref()
+            .is_some_and(|s| s.page.mirrored.is_some());
+        facts.push((if mirrored { 1 } else { 3 }, Span::styled(age, theme.dim)));
     }
     if app.busy() {
         let frame = SPINNER[app.spinner_frame % SPINNER.len()];
