@@ -674,13 +674,21 @@ impl Engine {
         format: crate::app::ExportFormat,
     ) {
         let tx = self.tx.clone();
-        let Some(source) = self.source.clone() else {
+        let reason = self.no_source_reason.clone();
+        // Offline, the pages come from the local mirror (the same writers, the same bytes).
+        let from_mirror = self
+            .mirror
+            .as_ref()
+            .filter(|_| self.app.is_offline())
+            .map(|m| m.reader());
+        let source = self.source.clone();
+        if from_mirror.is_none() && source.is_none() {
             let _ = tx.send(Message::Export {
                 id,
                 event: ExportEvent::Failed(self.no_source_reason.clone()),
             });
             return;
-        };
+        }
         let cancel = CancellationToken::new();
         self.exports.insert(id, cancel.clone());
         let progress_tx = tx.clone();
@@ -689,9 +697,26 @@ impl Engine {
         });
         tokio::spawn(async move {
             let staged = target.staging_path();
-            let event = source
-                .export(spec, staged.clone(), format, progress, cancel)
-                .await;
+            let event = match (from_mirror, source) {
+                (Some(reader), _) => {
+                    let job = super::export::Job {
+                        lister: super::export::Lister::Mirror(reader),
+                        path: staged.clone(),
+                        format,
+                        progress,
+                        cancel,
+                    };
+                    spec.with_query(job)
+                        .await
+                        .unwrap_or_else(ExportEvent::Failed)
+                }
+                (None, Some(source)) => {
+                    source
+                        .export(spec, staged.clone(), format, progress, cancel)
+                        .await
+                }
+                (None, None) => ExportEvent::Failed(reason),
+            };
             let event = match event {
                 ExportEvent::Done { records, .. } => {
                     match tokio::task::spawn_blocking(move || target.place(&staged)).await {

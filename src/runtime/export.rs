@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::api::{Client, ListQuery, Paging};
+use super::mirror::MirrorReader;
+use crate::api::{Client, ListQuery, Page, Paging};
 use crate::app::{ExportEvent, ExportFormat};
+use crate::mirror::MirrorQuery;
 use crate::output::{Columns, Format, ListWriter, Tabular};
 
 /// Pages asked for at a time (the service's maximum).
@@ -19,8 +21,42 @@ const EXPORT_PAGE_SIZE: u32 = 100;
 /// A guard against a server whose `meta` never ends.
 const MAX_PAGES: u32 = 100_000;
 
+/// Where the pages come from: the service, or (offline) the local mirror.
+pub(super) enum Lister {
+    Service(Client),
+    Mirror(MirrorReader),
+}
+
+impl Lister {
+    /// One page of `query`; the query comes back with it (the mirror reads on the blocking
+    /// pool, which needs it owned).
+    async fn list<Q>(&self, query: Q) -> Result<(Q, Result<Page<Q::Item>, String>), String>
+    where
+        Q: ListQuery + MirrorQuery + Send + 'static,
+        Q::Item: Send + 'static,
+    {
+        match self {
+            Lister::Service(c) => {
+                let r = c.list(&query).await.map_err(|e| e.summary());
+                Ok((query, r))
+            }
+            Lister::Mirror(m) => {
+                let m = m.clone();
+                let (q, r) = tokio::task::spawn_blocking(move || {
+                    let r = m.list(&query);
+                    (query, r)
+                })
+                .await
+                .map_err(|e| format!("the mirror's read stopped: {e}"))?;
+                let r = r.and_then(|p| p.ok_or_else(|| "there is no local mirror".to_string()));
+                Ok((q, r))
+            }
+        }
+    }
+}
+
 pub(super) struct Job {
-    pub client: Client,
+    pub lister: Lister,
     pub path: PathBuf,
     pub format: ExportFormat,
     pub progress: Box<dyn Fn(ExportEvent) + Send + Sync>,
@@ -32,8 +68,8 @@ type FileWriter = ListWriter<BufWriter<File>>;
 impl Job {
     pub async fn export<Q>(self, query: Q) -> Result<ExportEvent, String>
     where
-        Q: ListQuery,
-        Q::Item: Columns + Tabular,
+        Q: ListQuery + MirrorQuery + Send + 'static,
+        Q::Item: Columns + Tabular + Send + 'static,
     {
         let tmp = temp_path_beside(&self.path).map_err(|e| self.fail(&e))?;
         let result = self.stream(query, &tmp).await;
@@ -46,8 +82,8 @@ impl Job {
 
     async fn stream<Q>(&self, mut query: Q, tmp: &Path) -> Result<ExportEvent, String>
     where
-        Q: ListQuery,
-        Q::Item: Columns + Tabular,
+        Q: ListQuery + MirrorQuery + Send + 'static,
+        Q::Item: Columns + Tabular + Send + 'static,
     {
         let format = match self.format {
             ExportFormat::Csv => Format::Csv,
@@ -69,12 +105,13 @@ impl Job {
                 page: Some(page),
                 per_page: Some(EXPORT_PAGE_SIZE),
             });
-            let result = tokio::select! {
+            let listed = tokio::select! {
                 _ = self.cancel.cancelled() => return Ok(ExportEvent::Cancelled),
-                r = self.client.list(&query) => r,
+                r = self.lister.list(query) => r,
             };
-            let got =
-                result.map_err(|e| format!("Export failed on page {page}: {}", e.summary()))?;
+            let (q, result) = listed.map_err(|e| format!("Export failed: {e}"))?;
+            query = q;
+            let got = result.map_err(|e| format!("Export failed on page {page}: {e}"))?;
             let n = got.data.len();
             let has_next = got.has_next();
             let last = got

@@ -206,6 +206,11 @@ impl MirrorReader {
         }))
     }
 
+    /// A page of a typed query, as the service would answer it (`Ok(None)`: no mirror).
+    pub fn list<Q: MirrorQuery>(&self, q: &Q) -> Result<Option<crate::api::Page<Q::Item>>, String> {
+        self.with(|m| m.list(q).map(|p| p.page))
+    }
+
     /// A tab's page, formatted like the service's, marked as from the mirror.
     pub fn page(&self, spec: &QuerySpec) -> Result<Option<FetchedPage>, String> {
         let cols: Vec<ColumnId> = TabResource::of(spec.kind)

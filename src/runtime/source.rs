@@ -123,7 +123,7 @@ impl WithQuery for super::export::Job {
 
     fn run<Q>(self, query: Q) -> Self::Output
     where
-        Q: ListQuery + Send + Sync + 'static,
+        Q: ListQuery + crate::mirror::MirrorQuery + Send + Sync + 'static,
         Q::Item: TableRecord + Send + 'static,
     {
         Box::pin(self.export(query))
@@ -150,7 +150,7 @@ impl DataSource for ClientSource {
         let client = self.client.clone();
         Box::pin(async move {
             let job = super::export::Job {
-                client,
+                lister: super::export::Lister::Service(client),
                 path,
                 format,
                 progress,

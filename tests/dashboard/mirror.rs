@@ -562,3 +562,35 @@ async fn on_a_narrow_screen_the_mirror_mark_outlasts_the_page_position() {
     e.settle(QUIET).await;
     sb.shutdown().await;
 }
+
+#[tokio::test]
+async fn offline_an_export_is_read_from_the_mirror() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = synced_sandbox(dir.path(), 0).await;
+    let want = sb.ids("deals").len();
+    let (base, token) = (sb.base_url(), sb.token());
+    sb.shutdown().await;
+    let mut e = engine(&base, &token, settings(dir.path(), 0));
+    e.start();
+    e.settle(QUIET).await;
+    assert!(e.app.is_offline());
+    press(&mut e, KeyCode::Char('2'));
+    e.settle(QUIET).await;
+    let out = dir.path().join("deals.csv");
+    press(&mut e, KeyCode::Char('e'));
+    e.handle(Message::Paste(out.display().to_string()));
+    press(&mut e, KeyCode::Enter);
+    e.settle(QUIET).await;
+    let text = std::fs::read_to_string(&out).expect("the export was written");
+    // A header, then every mirrored deal, in the CLI's columns.
+    assert!(text.starts_with("id,"), "{}", &text[..80.min(text.len())]);
+    assert_eq!(text.lines().count(), want + 1);
+    let note = e
+        .app
+        .status
+        .note
+        .as_ref()
+        .map(|n| n.0.clone())
+        .unwrap_or_default();
+    assert!(note.contains("read from the local mirror"), "{note}");
+}
