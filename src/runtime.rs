@@ -191,6 +191,11 @@ pub fn workspace_of(
 /// Kept apart from `build_engine` so headless runs and tests touch no cache directory unless
 /// they ask.
 pub fn attach_mirror(engine: Engine, opts: &DashboardOptions) -> Engine {
+    // A mirror is one file per profile and base URL: with no base URL yet (the first run's
+    // login dialog asks for it) there is none to attach; the next start has it.
+    if opts.base_url.trim().is_empty() {
+        return engine;
+    }
     let cache = &opts.settings.cache;
     let format = engine.app.config.cell_format();
     let Some(m) = mirror::MirrorRuntime::new(cache, &opts.profile, &opts.base_url, format) else {

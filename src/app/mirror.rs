@@ -105,6 +105,9 @@ pub enum MirrorMessage {
     Rows {
         spec: QuerySpec,
         result: Result<Option<Arc<FetchedPage>>, String>,
+        /// `MirrorState::generation` when the read was asked for: a read of the mirror of a
+        /// profile switched away from is dropped.
+        generation: u64,
     },
     Search {
         id: RequestId,
@@ -144,6 +147,8 @@ pub struct MirrorState {
     probing: bool,
     /// The running sync was asked for (`:sync`): its end is said in the status line.
     asked: bool,
+    /// Bumped when the profile (and so the mirror) changes.
+    pub generation: u64,
 }
 
 impl MirrorState {
@@ -197,7 +202,11 @@ impl App {
     /// After a profile switch: the new profile's mirror (the runtime swapped it in) paints
     /// its rows and gets its own sync schedule; nothing of the old one's state is kept.
     pub(crate) fn mirror_switched(&mut self) -> Vec<Effect> {
-        self.mirror = MirrorState::new(self.mirror.enabled, self.mirror.sync_every);
+        let generation = self.mirror.generation + 1;
+        self.mirror = MirrorState {
+            generation,
+            ..MirrorState::new(self.mirror.enabled, self.mirror.sync_every)
+        };
         self.mirror_start()
     }
 
@@ -332,7 +341,10 @@ impl App {
     pub(super) fn on_mirror(&mut self, msg: MirrorMessage) -> Vec<Effect> {
         self.dirty = true;
         match msg {
-            MirrorMessage::Rows { spec, result } => {
+            MirrorMessage::Rows { generation, .. } if generation != self.mirror.generation => {
+                Vec::new()
+            }
+            MirrorMessage::Rows { spec, result, .. } => {
                 match result {
                     Ok(Some(page)) => {
                         self.mirror.exists = Some(true);
@@ -377,10 +389,14 @@ impl App {
                 }
                 Vec::new()
             }
-            MirrorMessage::SyncProgress(p) => {
+            // Only for a sync this profile started: a late report of the sync of a profile
+            // switched away from would leave "syncing" on the status line for good.
+            MirrorMessage::SyncProgress(p) if self.mirror.syncing.is_some() => {
                 self.mirror.syncing = Some(Some(p));
+                self.dirty = true;
                 Vec::new()
             }
+            MirrorMessage::SyncProgress(_) => Vec::new(),
             MirrorMessage::Synced(result) => {
                 self.mirror.syncing = None;
                 let asked = std::mem::take(&mut self.mirror.asked);

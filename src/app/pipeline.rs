@@ -148,7 +148,7 @@ impl App {
         fx
     }
 
-    fn cancel_pipeline_reading(&mut self) -> Vec<Effect> {
+    pub(super) fn cancel_pipeline_reading(&mut self) -> Vec<Effect> {
         match &mut self.pipeline {
             Some(p) if p.loading() => {
                 let pages = match p.data {

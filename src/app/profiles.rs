@@ -49,6 +49,14 @@ impl App {
             self.note(format!("Already on profile {name}"));
             return Vec::new();
         }
+        if self.status.awaiting_token {
+            // The lookup's answer is this profile's and would land after the switch.
+            self.note(format!(
+                "Still looking up profile {}'s token: switch to {name} once it is settled",
+                self.workspace.profile
+            ));
+            return Vec::new();
+        }
         self.note(format!("Switching to profile {name}…"));
         vec![Effect::SwitchProfile {
             name: name.to_string(),
@@ -97,6 +105,9 @@ impl App {
         }
         let previous = std::mem::replace(&mut self.workspace.profile, profile.clone());
         self.parked.insert(previous, old);
+        // The old profile's pipeline and timeline readings stop too.
+        fx.extend(self.cancel_pipeline_reading());
+        fx.extend(self.cancel_timeline_reading());
         self.pipeline = None;
         self.pipeline_visible = false;
         self.timeline = None;

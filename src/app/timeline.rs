@@ -154,7 +154,7 @@ impl App {
         fx
     }
 
-    fn cancel_timeline_reading(&mut self) -> Vec<Effect> {
+    pub(super) fn cancel_timeline_reading(&mut self) -> Vec<Effect> {
         match &mut self.timeline {
             Some(t) if t.loading() => {
                 let pages = match t.data {

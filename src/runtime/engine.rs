@@ -144,6 +144,7 @@ impl Engine {
             self.handle(Message::Mirror(crate::app::mirror::MirrorMessage::Rows {
                 spec,
                 result,
+                generation: self.app.mirror.generation,
             }));
         }
     }
@@ -743,7 +744,10 @@ impl Engine {
         let Some(m) = &mut self.mirror else {
             // No mirror: reads answer "none", so dialogs say how to get one.
             let msg = match e {
-                MirrorEffect::Rows(_) | MirrorEffect::Sync | MirrorEffect::Probe(_) => return,
+                MirrorEffect::Rows(_) | MirrorEffect::Probe(_) => return,
+                MirrorEffect::Sync => MirrorMessage::Synced(Err(
+                    "no local mirror for this profile ([cache] off or no cache directory)".into(),
+                )),
                 MirrorEffect::Search { id, .. } => MirrorMessage::Search {
                     id,
                     result: Ok(None),
@@ -759,6 +763,7 @@ impl Engine {
         let reader = m.reader();
         match e {
             MirrorEffect::Rows(specs) => {
+                let generation = self.app.mirror.generation;
                 for spec in specs {
                     self.mirror_work += 1;
                     let tx = tx.clone();
@@ -767,7 +772,11 @@ impl Engine {
                         let s = spec.clone();
                         let result = reader.run(move |r| r.page(&s)).await;
                         let result = result.map(|p| p.map(Arc::new));
-                        let _ = tx.send(Message::Mirror(MirrorMessage::Rows { spec, result }));
+                        let _ = tx.send(Message::Mirror(MirrorMessage::Rows {
+                            spec,
+                            result,
+                            generation,
+                        }));
                     });
                 }
             }

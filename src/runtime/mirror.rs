@@ -89,6 +89,10 @@ impl MirrorRuntime {
     /// Starts a background sync unless one runs; reports progress and the end on `tx`.
     pub fn start_sync(&mut self, tx: UnboundedSender<Message>) {
         if self.sync.as_ref().is_some_and(|h| !h.is_finished()) {
+            // The app waits for an answer to every sync it asked for.
+            let _ = tx.send(Message::Mirror(MirrorMessage::Synced(Err(
+                "a sync of this mirror is still running".to_string(),
+            ))));
             return;
         }
         let Some(client) = self.client.clone() else {

@@ -27,16 +27,25 @@ fn notice(tx: &UnboundedSender<Message>, text: String, error: bool) {
 /// Writes a views file change off the loop; says so only when it fails.
 pub fn edit_views_file(tx: UnboundedSender<Message>, path: std::path::PathBuf, edit: ViewEdit) {
     tokio::task::spawn_blocking(move || {
+        // One edit at a time: two edits close together would each read the old file, and the
+        // later rename would undo the earlier edit.
+        let _one = VIEWS_FILE.lock().unwrap_or_else(|e| e.into_inner());
         if let Err(e) = edit_views(&path, &edit) {
             let _ = tx.send(Message::ViewsNotSaved(e.to_string()));
         }
     });
 }
 
+/// Serializes this process's reads and edits of the views file.
+static VIEWS_FILE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Reads the views file off the loop (`Effect::ReadViews`).
 pub fn read_views_file(tx: UnboundedSender<Message>, path: std::path::PathBuf) {
     tokio::task::spawn_blocking(move || {
-        let file = crate::config::views::load_views(&path);
+        let file = {
+            let _one = VIEWS_FILE.lock().unwrap_or_else(|e| e.into_inner());
+            crate::config::views::load_views(&path)
+        };
         let _ = tx.send(Message::ViewsRead(Box::new(file)));
     });
 }

@@ -22,6 +22,7 @@ mod polish;
 mod profiles;
 mod reliability;
 mod reschedule;
+mod review_fixes;
 mod sandbox;
 mod screen_snapshots;
 mod settings_keys;

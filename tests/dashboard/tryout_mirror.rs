@@ -246,6 +246,8 @@ async fn the_background_syncs_progress_shows_at_80x24() {
     use crmdash::mirror::sync::{PassKind, SyncProgress};
     let (_dir, sb, mut e) = started(true).await;
     e.handle(Message::Resize(80, 24));
+    // A sync of this profile runs (reports of none are dropped).
+    e.app.mirror.syncing = Some(None);
     e.handle(Message::Mirror(MirrorMessage::SyncProgress(SyncProgress {
         resource: crmdash::mirror::Resource::Contacts,
         pass: PassKind::Full,
