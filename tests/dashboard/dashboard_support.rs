@@ -209,6 +209,15 @@ impl FakeData {
     }
 }
 
+/// The status bar's note now (empty when there is none).
+pub fn note_of(app: &App) -> String {
+    app.status
+        .note
+        .as_ref()
+        .map(|(n, _)| n.clone())
+        .unwrap_or_default()
+}
+
 /// ISO dates only: enough grammar for the tests (the real one is `timeparse`).
 pub fn test_parser() -> DateParser {
     Arc::new(|s: &str, now: DateTime<Utc>| {

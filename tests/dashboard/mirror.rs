@@ -248,13 +248,7 @@ async fn back_online_on_the_next_successful_request() {
     e.settle(QUIET).await;
     assert!(!e.app.is_offline(), "online again");
     assert!(!mirrored(&e), "the service's rows replace the mirror's");
-    let note = e
-        .app
-        .status
-        .note
-        .as_ref()
-        .map(|n| n.0.clone())
-        .unwrap_or_default();
+    let note = crate::dashboard_support::note_of(&e.app);
     assert!(note.contains("Online again"), "{note}");
     sb.shutdown().await;
 }
@@ -585,12 +579,6 @@ async fn offline_an_export_is_read_from_the_mirror() {
     // A header, then every mirrored deal, in the CLI's columns.
     assert!(text.starts_with("id,"), "{}", &text[..80.min(text.len())]);
     assert_eq!(text.lines().count(), want + 1);
-    let note = e
-        .app
-        .status
-        .note
-        .as_ref()
-        .map(|n| n.0.clone())
-        .unwrap_or_default();
+    let note = crate::dashboard_support::note_of(&e.app);
     assert!(note.contains("read from the local mirror"), "{note}");
 }

@@ -68,12 +68,7 @@ pub(crate) fn palette(h: &Harness) -> &crmdash::app::dialogs::palette::PaletteDi
 }
 
 pub(crate) fn note(h: &Harness) -> String {
-    h.app
-        .status
-        .note
-        .as_ref()
-        .map(|(n, _)| n.clone())
-        .unwrap_or_default()
+    crate::dashboard_support::note_of(&h.app)
 }
 
 fn last_fetch(fx: &[Effect]) -> &crmdash::app::QuerySpec {
@@ -198,13 +193,7 @@ fn export_help_sync_and_quit() {
     h.key(KeyCode::Esc);
     // The harness has no mirror ([cache] off): `:sync` says so instead of starting one.
     assert_eq!(run(&mut h, "sync"), []);
-    let note = h
-        .app
-        .status
-        .note
-        .as_ref()
-        .map(|n| n.0.clone())
-        .unwrap_or_default();
+    let note = crate::dashboard_support::note_of(&h.app);
     assert!(note.contains("mirror is off"), "{note}");
     h.app.set_mirror(true, None);
     let fx = run(&mut h, "sync");

@@ -102,13 +102,7 @@ fn no_profile_switch_while_the_token_is_looked_up() {
         !fx.iter().any(|e| matches!(e, Effect::SwitchProfile { .. })),
         "{fx:?}"
     );
-    let note = h
-        .app
-        .status
-        .note
-        .as_ref()
-        .map(|n| n.0.clone())
-        .unwrap_or_default();
+    let note = crate::dashboard_support::note_of(&h.app);
     assert!(note.contains("Still looking up"), "{note}");
 }
 

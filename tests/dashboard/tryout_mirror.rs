@@ -267,14 +267,7 @@ async fn sync_from_the_palette_says_when_it_is_done() {
     press(&mut e, KeyCode::Char(':'));
     typed(&mut e, "sync");
     press(&mut e, KeyCode::Enter);
-    let note = |e: &crmdash::runtime::Engine| {
-        e.app
-            .status
-            .note
-            .as_ref()
-            .map(|n| n.0.clone())
-            .unwrap_or_default()
-    };
+    let note = |e: &crmdash::runtime::Engine| crate::dashboard_support::note_of(&e.app);
     assert!(
         note(&e).contains("Syncing the local mirror"),
         "{}",
