@@ -203,10 +203,7 @@ pub fn summarize_mirror(
         })?;
     let mirror = opened.mirror;
     let state = mirror.sync_state(Resource::Deals).map_err(err)?;
-    let (Some(synced), None) = (
-        state.last_sync_at.filter(|_| state.last_full_at.is_some()),
-        &state.pass,
-    ) else {
+    let Some(synced) = state.complete_since() else {
         return Err(CliError::other(format!(
             "the local mirror of profile '{}' has no complete copy of the deals yet: run `crmdash sync deals` (or use --source api)",
             loc.profile

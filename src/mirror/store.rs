@@ -88,6 +88,15 @@ pub struct SyncState {
     pub pass: Option<FullPass>,
 }
 
+impl SyncState {
+    /// When the resource was last synced, if the mirror holds a complete copy of it (a full
+    /// sync finished and none is under way): a reading of every record can come from disk.
+    pub fn complete_since(&self) -> Option<DateTime<Utc>> {
+        self.last_sync_at
+            .filter(|_| self.last_full_at.is_some() && self.pass.is_none())
+    }
+}
+
 /// How a page of records changed the mirror.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Applied {

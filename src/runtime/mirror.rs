@@ -66,10 +66,6 @@ impl MirrorRuntime {
         MirrorRuntime::new(&self.cache, profile, base_url, self.format.clone())
     }
 
-    pub fn location(&self) -> &MirrorLocation {
-        &self.location
-    }
-
     /// The dashboard's client for its own requests (foreground lane); the sync gets a
     /// background clone of it.
     pub fn adopt_client(&mut self, client: &Client) -> Client {
@@ -204,10 +200,7 @@ impl MirrorReader {
             crate::app::TabKind::Projects => crate::mirror::Resource::Projects,
         };
         let state = self.with(|m| m.sync_state(r))?;
-        Ok(state.and_then(|s| {
-            s.last_sync_at
-                .filter(|_| s.last_full_at.is_some() && s.pass.is_none())
-        }))
+        Ok(state.and_then(|s| s.complete_since()))
     }
 
     /// A page of a typed query, as the service would answer it (`Ok(None)`: no mirror).

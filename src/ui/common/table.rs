@@ -143,7 +143,9 @@ fn across_currencies(tab: &TabState) -> String {
     }
 }
 
-fn draw_message(f: &mut Frame, area: Rect, text: Text) {
+/// Text centred in `area` (the empty, loading and error states; the chart views' too).
+pub(crate) fn draw_message<'a>(f: &mut Frame, area: Rect, text: impl Into<Text<'a>>) {
+    let text = text.into();
     let top = area.height.saturating_sub(text.height() as u16) / 2;
     let area = Rect {
         y: area.y + top,

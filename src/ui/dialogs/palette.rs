@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::app::dialogs::palette::PaletteDialog;
 use crate::app::dialogs::palette::grammar::COMMANDS;
 use crate::app::keymap::KeyMap;
-use crate::ui::common::{modal, text_input};
+use crate::ui::common::{fit, modal, text_input};
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, p: &PaletteDialog, keys: &KeyMap, theme: &Theme) {
@@ -43,7 +43,7 @@ pub fn draw(f: &mut Frame, area: Rect, p: &PaletteDialog, keys: &KeyMap, theme: 
             let style = if chosen { theme.selected } else { theme.key };
             lines.push(Line::from(vec![
                 Span::styled(format!("{c:<9}"), style),
-                Span::styled(clip(what, text_width.saturating_sub(9)), theme.dim),
+                Span::styled(fit::cut(what, text_width.saturating_sub(9)), theme.dim),
             ]));
         }
         if shown.len() > fit {
@@ -133,13 +133,4 @@ pub fn draw(f: &mut Frame, area: Rect, p: &PaletteDialog, keys: &KeyMap, theme: 
         };
         f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), a);
     }
-}
-
-fn clip(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }

@@ -9,6 +9,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::app::dialogs::search::SearchDialog;
 use crate::app::keymap::{Action, KeyMap};
+use crate::ui::common::form_rows::wrap;
 use crate::ui::common::{fit, modal, text_input};
 use crate::ui::theme::Theme;
 
@@ -139,24 +140,6 @@ fn title_of(resource: &str) -> String {
 }
 
 /// Words into lines of at most `width` columns.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.width() + 1 + word.width() > width {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push(line);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use unicode_width::UnicodeWidthStr;
@@ -18,7 +18,8 @@ use crate::app::layout::pipeline_split;
 use crate::app::pipeline::{MAX_PAGES, PipelineData, PipelineView};
 use crate::app::table::record::{CellStyle, StatusTone};
 use crate::insights::pipeline::{Coverage, PipelineSummary, format_amount};
-use crate::ui::common::frame_box;
+use crate::ui::common::table::draw_message;
+use crate::ui::common::{fit, frame_box};
 use crate::ui::theme::Theme;
 
 const WON: &str = "█";
@@ -60,7 +61,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
                     "Pages of 100, at most {MAX_PAGES}. {esc} stops the reading."
                 )),
             ];
-            message(f, inner, text);
+            draw_message(f, inner, text);
         }
         PipelineData::Failed(e) => {
             let retry = app.keymap.first_key(Action::Refresh);
@@ -71,7 +72,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
                 Line::from(""),
                 Line::from(format!("{retry} tries again.")),
             ];
-            message(f, inner, text);
+            draw_message(f, inner, text);
         }
         PipelineData::Cancelled { pages } => {
             let retry = app.keymap.first_key(Action::Refresh);
@@ -84,13 +85,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
                 )),
                 Line::from(format!("{retry} reads again.")),
             ];
-            message(f, inner, text);
+            draw_message(f, inner, text);
         }
         PipelineData::Ready(done) => {
             let (summary, coverage) = done.as_ref();
             draw_header(f, header, app, summary, coverage, theme);
             if summary.by_status.is_empty() {
-                message(f, bars, vec![Line::from("No deals match this filter.")]);
+                draw_message(f, bars, vec![Line::from("No deals match this filter.")]);
                 return;
             }
             draw_bars(f, bars, summary, view, theme);
@@ -100,21 +101,6 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
             }
         }
     }
-}
-
-pub(super) fn message(f: &mut Frame, area: Rect, text: Vec<Line>) {
-    let top = area.height.saturating_sub(text.len() as u16) / 2;
-    let a = Rect {
-        y: area.y + top,
-        height: area.height - top,
-        ..area
-    };
-    f.render_widget(
-        Paragraph::new(text)
-            .alignment(ratatui::layout::Alignment::Center)
-            .wrap(Wrap { trim: true }),
-        a,
-    );
 }
 
 fn draw_header(
@@ -192,14 +178,13 @@ fn draw_bars(f: &mut Frame, area: Rect, s: &PipelineSummary, view: &PipelineView
     // marker, status, currency, count, total, then the bar.
     let fixed = 2 + status_w + 1 + cur_w + 1 + count_w + 1 + total_w + 1;
     let bar_w = (area.width as usize).saturating_sub(fixed) as u16;
-    let max_of = |cur: &str| {
-        s.rows()
-            .iter()
-            .filter(|(_, c, _)| *c == cur)
-            .map(|(_, _, b)| b.total)
-            .max()
-            .unwrap_or_default()
-    };
+    // Each bar is scaled against the largest total of its own currency (once per frame).
+    let mut largest: std::collections::HashMap<&str, Decimal> = std::collections::HashMap::new();
+    for (_, cur, b) in &rows {
+        let m = largest.entry(cur).or_default();
+        *m = (*m).max(b.total);
+    }
+    let max_of = |cur: &str| largest.get(cur).copied().unwrap_or_default();
     let lines: Vec<Line> = rows
         .iter()
         .zip(&totals)
@@ -220,8 +205,8 @@ fn draw_bars(f: &mut Frame, area: Rect, s: &PipelineSummary, view: &PipelineView
             } else {
                 b.count.to_string()
             };
-            let status_text: String = status.chars().take(status_w).collect();
-            let cur_text: String = cur.chars().take(cur_w).collect();
+            let status_text = fit::cut(status, status_w);
+            let cur_text = fit::cut(cur, cur_w);
             let cells = scaled(b.total, max_of(cur), bar_w);
             let bar_symbol = if status.eq_ignore_ascii_case("lost") {
                 LOST

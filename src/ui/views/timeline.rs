@@ -79,7 +79,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
     let inner = frame_box::draw(f.buffer_mut(), area, border, Line::from(title.spans));
     let (header, rows, legend) = timeline_split(inner);
     if let Some(text) = reading_state(app, view, theme) {
-        super::pipeline::message(f, inner, text);
+        crate::ui::common::table::draw_message(f, inner, text);
         return;
     }
     if bars.is_empty() {
