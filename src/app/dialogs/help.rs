@@ -135,7 +135,7 @@ impl HelpView {
             "Mouse: click a tab, a row or a column header (sorts); the wheel scrolls.",
         ));
         e.push(heading(
-            "Keys can be rebound in the config file with the names in parentheses: [keys] filter = [\"ctrl-f\"]. A key another action of the same screen or dialog has is refused.",
+            "Keys can be rebound in the config file with the names in parentheses: [keys] filter = [\"/\", \"ctrl-t\"]. A key another action of the same screen or dialog has is refused.",
         ));
         let log = log_path
             .map(|p| p.display().to_string())

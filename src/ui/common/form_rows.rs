@@ -92,6 +92,17 @@ pub fn wrap(s: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// How many rows `s` takes word-wrapped at `width` (a word wider than that takes rows of its
+/// own, as a wrapping paragraph breaks it): the height to give a box before drawing it.
+pub fn wrapped_rows(s: &str, width: usize) -> u16 {
+    use unicode_width::UnicodeWidthStr;
+    let width = width.max(1);
+    wrap(s, width)
+        .iter()
+        .map(|l| l.width().div_ceil(width).max(1))
+        .sum::<usize>() as u16
+}
+
 /// Draws the rows in `area`, starting late enough that the focused input is visible.
 pub fn draw(f: &mut Frame, area: Rect, rows: &[Row], theme: &Theme) {
     if area.height == 0 {

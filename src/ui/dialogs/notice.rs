@@ -8,13 +8,13 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::app::dialogs::Dialog;
 use crate::app::dialogs::notice::Notice;
 use crate::app::keymap::KeyMap;
-use crate::ui::common::modal;
+use crate::ui::common::{form_rows, modal};
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, n: &Notice, keys: &KeyMap, theme: &Theme) {
     let width = area.width.saturating_sub(4).min(100);
     let text_width = width.saturating_sub(4).max(1) as usize;
-    let rows = |s: &str| (s.chars().count() / text_width + 1) as u16;
+    let rows = |s: &str| form_rows::wrapped_rows(s, text_width);
     let copy_rows = n.copy.as_deref().map_or(0, |c| rows(c) + 1);
     let m = modal::centered(area, width, rows(&n.text) + copy_rows + 3);
     let footer = keys.hint_text(n.hints(), m.width.saturating_sub(4));

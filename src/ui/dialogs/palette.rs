@@ -70,7 +70,7 @@ pub fn draw(f: &mut Frame, area: Rect, p: &PaletteDialog, keys: &KeyMap, theme: 
     let error_lines = p
         .error
         .as_ref()
-        .map(|e| (e.chars().count() / text_width + 1) as u16)
+        .map(|e| crate::ui::common::form_rows::wrapped_rows(e, text_width))
         .unwrap_or(0);
     let list_rows = if first_word {
         lines.len() as u16

@@ -23,7 +23,7 @@ pub fn draw(f: &mut Frame, area: Rect, p: &ViewsPicker, app: &App, theme: &Theme
     // The message wraps under the list (60 columns of text in the 64-wide box).
     let message_rows = message
         .as_ref()
-        .map_or(0, |m| (m.chars().count() / 60 + 1) as u16);
+        .map_or(0, |m| crate::ui::common::form_rows::wrapped_rows(m, 60));
     let rows = p.names.len().max(1) as u16 + 4 + message_rows;
     let m = modal::centered(area, 64, rows);
     let hints = if p.renaming.is_some() {
