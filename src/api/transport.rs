@@ -51,10 +51,12 @@ impl Client {
             } else {
                 // A background client waits here while the dashboard's own requests are
                 // in flight (the wait is the remaining deadline's too).
-                let _turn = self.turn().await;
-                tokio::time::timeout(remaining, self.attempt(&req, attempt, max_attempts))
-                    .await
-                    .unwrap_or_else(|_| Err(deadline_error(opts.deadline, write)))
+                tokio::time::timeout(remaining, async {
+                    let _turn = self.turn().await;
+                    self.attempt(&req, attempt, max_attempts).await
+                })
+                .await
+                .unwrap_or_else(|_| Err(deadline_error(opts.deadline, write)))
             };
             let mut err = match result {
                 Ok(resp) => return Ok(resp),

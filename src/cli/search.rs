@@ -13,6 +13,7 @@ use crate::cli::exit::CliError;
 use crate::cli::format::{resolve, table_width};
 use crate::config::Settings;
 use crate::mirror::{Mirror, MirrorError, Resource, SearchQuery, SearchResults};
+use crate::output::OutputError;
 use crate::output::{Format, sanitize_cell, truncate_to_width};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -73,11 +74,11 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
         Format::Csv => write_csv(&results, &mut out),
         Format::Jsonl => write_jsonl(&results, &mut out),
     };
-    match written.and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::other(format!("cannot write the output: {e}"))),
-    }
+    crate::cli::format::finish(
+        written
+            .and_then(|()| out.flush())
+            .map_err(OutputError::from),
+    )
 }
 
 fn title(r: Resource) -> &'static str {

@@ -140,11 +140,7 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
     let mut out = BufWriter::new(std::io::stdout().lock());
     let result = write(&summary, &coverage, args.by, fmt, &opts, &mut out)
         .and_then(|()| out.flush().map_err(OutputError::from));
-    match result {
-        Ok(()) => Ok(()),
-        Err(OutputError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::other(format!("cannot write the output: {e}"))),
-    }
+    format::finish(result)
 }
 
 fn today_in(zone: Zone) -> NaiveDate {

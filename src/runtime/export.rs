@@ -71,12 +71,21 @@ impl Job {
         Q: ListQuery + MirrorQuery + Send + 'static,
         Q::Item: Columns + Tabular + Send + 'static,
     {
-        let tmp = temp_path_beside(&self.path).map_err(|e| self.fail(&e))?;
+        // File system calls off the async workers (a slow disk must not hold them).
+        let path = self.path.clone();
+        let tmp = tokio::task::spawn_blocking(move || temp_path_beside(&path))
+            .await
+            .map_err(|e| format!("Export failed: {e}"))?
+            .map_err(|e| self.fail(&e))?;
         let result = self.stream(query, &tmp).await;
-        if !matches!(result, Ok(ExportEvent::Done { .. })) {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        let _ = tokio::task::spawn_blocking(give_memory_back).await;
+        let done = matches!(result, Ok(ExportEvent::Done { .. }));
+        let _ = tokio::task::spawn_blocking(move || {
+            if !done {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            give_memory_back();
+        })
+        .await;
         result
     }
 
