@@ -339,11 +339,27 @@ impl App {
     }
 
     pub(super) fn on_mirror(&mut self, msg: MirrorMessage) -> Vec<Effect> {
+        // Dropped, so no redraw: rows read from the mirror of a profile switched away from,
+        // and progress of a sync this profile did not start (a late report of another's).
+        let dropped = match &msg {
+            MirrorMessage::Rows { generation, .. } => *generation != self.mirror.generation,
+            MirrorMessage::SyncProgress(_) => self.mirror.syncing.is_none(),
+            _ => false,
+        };
+        if dropped {
+            return Vec::new();
+        }
+        if let MirrorMessage::SyncProgress(p) = msg {
+            // A redraw only when the status line's words change (`syncing contacts 12%`).
+            let before = self.mirror_status();
+            self.mirror.syncing = Some(Some(p));
+            if self.mirror_status() != before {
+                self.dirty = true;
+            }
+            return Vec::new();
+        }
         self.dirty = true;
         match msg {
-            MirrorMessage::Rows { generation, .. } if generation != self.mirror.generation => {
-                Vec::new()
-            }
             MirrorMessage::Rows { spec, result, .. } => {
                 match result {
                     Ok(Some(page)) => {
@@ -389,13 +405,7 @@ impl App {
                 }
                 Vec::new()
             }
-            // Only for a sync this profile started: a late report of the sync of a profile
-            // switched away from would leave "syncing" on the status line for good.
-            MirrorMessage::SyncProgress(p) if self.mirror.syncing.is_some() => {
-                self.mirror.syncing = Some(Some(p));
-                self.dirty = true;
-                Vec::new()
-            }
+            // Handled above.
             MirrorMessage::SyncProgress(_) => Vec::new(),
             MirrorMessage::Synced(result) => {
                 self.mirror.syncing = None;
