@@ -57,7 +57,7 @@ impl App {
         if let Some(top) = self.overlays.last() {
             return self.keymap.hint_text(top.dialog().hints(), width);
         }
-        if self.pipeline_visible && self.pipeline_shown().is_some() {
+        if self.pipeline_shown().is_some() {
             return self.keymap.hint_text(PIPELINE_HINTS, width);
         }
         if self.timeline_shown().is_some() {

@@ -26,20 +26,9 @@ impl App {
         if self.too_small() {
             // Only the notice is on screen: no key may act on what cannot be seen, except
             // leaving (as the notice says) and redrawing.
-            let pipeline_fits = self.size.0 >= layout::PIPELINE_MIN_WIDTH
-                && self.size.1 >= layout::PIPELINE_MIN_HEIGHT;
             return match self.keymap.action(&key) {
                 _ if ctrl_c => self.request_quit(),
                 Some(Action::Quit) => self.request_quit(),
-                // The pipeline and timeline views are drawn smaller than the table: they may
-                // open here.
-                Some(a @ (Action::Pipeline | Action::Timeline))
-                    if pipeline_fits && self.overlays.is_empty() =>
-                {
-                    self.on_pipeline_action(a)
-                        .or_else(|| self.on_timeline_action(a))
-                        .unwrap_or_default()
-                }
                 Some(Action::Redraw) => vec![Effect::Redraw],
                 _ => Vec::new(),
             };
@@ -92,15 +81,10 @@ impl App {
         }
     }
 
-    /// The smallest screen the current view draws in.
+    /// The smallest screen the dashboard draws in (the same for the table, the pipeline and
+    /// the timeline: their charts drop parts first).
     pub fn min_size(&self) -> (u16, u16) {
-        let chart = (self.pipeline_visible && self.pipeline_shown().is_some())
-            || self.timeline_shown().is_some();
-        if chart {
-            (layout::PIPELINE_MIN_WIDTH, layout::PIPELINE_MIN_HEIGHT)
-        } else {
-            (layout::MIN_WIDTH, layout::MIN_HEIGHT)
-        }
+        (layout::MIN_WIDTH, layout::MIN_HEIGHT)
     }
 
     /// The terminal is below `min_size`: the screen shows only a notice.

@@ -11,9 +11,6 @@ use crate::app::table::tab::TabState;
 /// columns by priority (`shown_columns`) and shorten the hints.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
-/// The pipeline and timeline views fit the same smallest screen (the pipeline's chart drops first).
-pub const PIPELINE_MIN_WIDTH: u16 = MIN_WIDTH;
-pub const PIPELINE_MIN_HEIGHT: u16 = MIN_HEIGHT;
 
 /// Gap between table columns.
 pub const COLUMN_GAP: u16 = 1;

@@ -82,11 +82,12 @@ impl PipelineView {
 }
 
 impl App {
-    /// Whether the Deals tab shows its pipeline instead of the table.
+    /// The pipeline, when the Deals tab shows it instead of the table (the figures are kept
+    /// while the table is shown: `P` comes back to them without reading again).
     pub fn pipeline_shown(&self) -> Option<&PipelineView> {
         self.pipeline
             .as_ref()
-            .filter(|_| self.active == TabKind::Deals)
+            .filter(|_| self.active == TabKind::Deals && self.pipeline_visible)
     }
 
     /// The summary's options: the display zone, today there, the last 12 months.
@@ -204,7 +205,7 @@ impl App {
     /// The pipeline's answer to a main-screen action, or `None` to let the table have it.
     pub(super) fn on_pipeline_action(&mut self, action: Action) -> Option<Vec<Effect>> {
         if action == Action::Pipeline {
-            if self.pipeline_shown().is_some() && self.pipeline_visible {
+            if self.pipeline_shown().is_some() {
                 let fx = self.cancel_pipeline_reading();
                 self.pipeline_visible = false;
                 self.dirty = true;

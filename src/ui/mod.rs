@@ -48,7 +48,7 @@ pub fn render(app: &App, f: &mut Frame) {
     if let Some(fa) = areas.filter {
         views::filter_bar::draw(f, fa, tab, &app.keymap, &theme);
     }
-    match app.pipeline_shown().filter(|_| app.pipeline_visible) {
+    match app.pipeline_shown() {
         Some(p) => views::pipeline::draw(f, areas.table, app, p, &theme),
         None => match app.timeline_shown() {
             Some(t) => views::timeline::draw(f, areas.table, app, t, &theme),

@@ -15,7 +15,7 @@ const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 /// `page 2/7 · 163 total`, or `all 42 contacts` for an unpaged list.
 pub fn position(app: &App) -> String {
-    if app.pipeline_visible && app.pipeline_shown().is_some() {
+    if app.pipeline_shown().is_some() {
         // The table's page says nothing about the pipeline, whose header has its own count.
         return String::new();
     }
