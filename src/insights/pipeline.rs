@@ -349,7 +349,8 @@ fn field_date(deal: &Deal, field: &str, zone: Zone) -> Option<NaiveDate> {
     Some(date_in_zone(ts.when()?, zone))
 }
 
-fn date_in_zone(when: When, zone: Zone) -> NaiveDate {
+/// The calendar day of `when` in `zone` (a date alone is that date, never shifted).
+pub(crate) fn date_in_zone(when: When, zone: Zone) -> NaiveDate {
     match when {
         When::Date(d) => d,
         When::Instant(t) => zone.from_utc(t).date_naive(),

@@ -6,7 +6,7 @@
 
 use chrono::{Days, NaiveDate};
 
-use crate::api::{Project, Timestamp, When};
+use crate::api::{Project, Timestamp};
 use crate::timeparse::Zone;
 
 /// Statuses after which a passed end date is no overrun.
@@ -63,10 +63,7 @@ pub fn bars(projects: &[Project], zone: Zone, today: NaiveDate) -> Vec<Bar> {
 }
 
 fn date_of(ts: Option<&Timestamp>, zone: Zone) -> Option<NaiveDate> {
-    Some(match ts?.when()? {
-        When::Date(d) => d,
-        When::Instant(t) => zone.from_utc(t).date_naive(),
-    })
+    Some(super::pipeline::date_in_zone(ts?.when()?, zone))
 }
 
 /// How many days one column of the timeline stands for.

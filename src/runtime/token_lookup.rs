@@ -58,16 +58,8 @@ fn missing(profile: &str, e: CredentialError) -> TokenLookup {
             tracing::warn!("token lookup: {e}");
             TokenLookup::Missing {
                 reason: e.to_string(),
-                problem: Some(capitalized(&e.to_string())),
+                problem: Some(crate::app::dialogs::login::capitalize(&e.to_string())),
             }
         }
-    }
-}
-
-fn capitalized(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }
