@@ -12,6 +12,7 @@ use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use unicode_width::UnicodeWidthStr;
 
+use super::{Reading, reading_lines};
 use crate::app::App;
 use crate::app::keymap::Action;
 use crate::app::layout::pipeline_split;
@@ -47,45 +48,23 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
             last_page,
             deals,
         } => {
-            let of = last_page
-                .map(|l| format!(" of {}", l.min(u64::from(MAX_PAGES))))
-                .unwrap_or_default();
-            let esc = app.keymap.first_key(Action::Back);
-            let text = vec![
-                Line::from(Span::styled(
-                    format!("Reading deals: page {pages}{of}, {deals} deals so far…"),
-                    theme.spinner,
-                )),
-                Line::from(""),
-                Line::from(format!(
-                    "Pages of 100, at most {MAX_PAGES}. {esc} stops the reading."
-                )),
-            ];
-            draw_message(f, inner, text);
+            let r = Reading::Loading {
+                pages: *pages,
+                last_page: *last_page,
+                so_far: format!("{deals} deals"),
+            };
+            draw_message(f, inner, reading_lines(app, theme, "deals", MAX_PAGES, r));
         }
         PipelineData::Failed(e) => {
-            let retry = app.keymap.first_key(Action::Refresh);
-            let text = vec![
-                Line::from(Span::styled("Could not read the deals", theme.error)),
-                Line::from(""),
-                Line::from(e.as_str()),
-                Line::from(""),
-                Line::from(format!("{retry} tries again.")),
-            ];
-            draw_message(f, inner, text);
+            let r = Reading::Failed(e);
+            draw_message(f, inner, reading_lines(app, theme, "deals", MAX_PAGES, r));
         }
         PipelineData::Cancelled { pages } => {
-            let retry = app.keymap.first_key(Action::Refresh);
-            let text = vec![
-                Line::from(Span::styled("Reading stopped", theme.error)),
-                Line::from(""),
-                Line::from(format!(
-                    "{}: no figures shown rather than partial ones.",
-                    super::stopped_after(*pages)
-                )),
-                Line::from(format!("{retry} reads again.")),
-            ];
-            draw_message(f, inner, text);
+            let r = Reading::Cancelled {
+                pages: *pages,
+                instead: "no figures shown rather than partial ones",
+            };
+            draw_message(f, inner, reading_lines(app, theme, "deals", MAX_PAGES, r));
         }
         PipelineData::Ready(done) => {
             let (summary, coverage) = done.as_ref();

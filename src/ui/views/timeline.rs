@@ -10,8 +10,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::Reading;
 use crate::app::App;
-use crate::app::keymap::Action;
 use crate::app::layout::timeline_split;
 use crate::app::table::record::{CellStyle, StatusTone};
 use crate::app::timeline::{MAX_PAGES, TimelineData, TimelineView};
@@ -150,47 +150,24 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
 
 /// What the view says instead of bars while reading, after a failure or a cancel.
 fn reading_state(app: &App, view: &TimelineView, theme: &Theme) -> Option<Vec<Line<'static>>> {
-    let retry = app.keymap.first_key(Action::Refresh);
-    let lines = match &view.data {
+    let r = match &view.data {
         TimelineData::Ready { .. } => return None,
         TimelineData::Loading {
             pages,
             last_page,
             records,
-        } => {
-            let of = last_page
-                .map(|l| format!(" of {}", l.min(u64::from(MAX_PAGES))))
-                .unwrap_or_default();
-            let esc = app.keymap.first_key(Action::Back);
-            vec![
-                Line::from(Span::styled(
-                    format!("Reading projects: page {pages}{of}, {records} so far…"),
-                    theme.spinner,
-                )),
-                Line::from(""),
-                Line::from(format!(
-                    "Pages of 100, at most {MAX_PAGES}. {esc} stops the reading."
-                )),
-            ]
-        }
-        TimelineData::Failed(e) => vec![
-            Line::from(Span::styled("Could not read the projects", theme.error)),
-            Line::from(""),
-            Line::from(e.clone()),
-            Line::from(""),
-            Line::from(format!("{retry} tries again.")),
-        ],
-        TimelineData::Cancelled { pages } => vec![
-            Line::from(Span::styled("Reading stopped", theme.error)),
-            Line::from(""),
-            Line::from(format!(
-                "{}: no bars shown rather than some.",
-                super::stopped_after(*pages)
-            )),
-            Line::from(format!("{retry} reads again.")),
-        ],
+        } => Reading::Loading {
+            pages: *pages,
+            last_page: *last_page,
+            so_far: records.to_string(),
+        },
+        TimelineData::Failed(e) => Reading::Failed(e),
+        TimelineData::Cancelled { pages } => Reading::Cancelled {
+            pages: *pages,
+            instead: "no bars shown rather than some",
+        },
     };
-    Some(lines)
+    Some(super::reading_lines(app, theme, "projects", MAX_PAGES, r))
 }
 
 fn draw_bar(f: &mut Frame, x0: u16, y: u16, window: &Window, bar: &Bar, theme: &Theme) {
