@@ -9,20 +9,20 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crmdash::api::{Contact, Deal, decode_page};
-use crmdash::app::TabKind;
-use crmdash::app::resources::{ColumnId, Resource};
+use crmdash::app::resources::{ColumnId, Descriptor};
 use crmdash::app::table::record::build_page;
+use crmdash::resource::Resource;
 use crmdash::sandbox::{DEFAULT_SEED, Sizes, generate};
 
 use support::{Fixture, zone};
 
-fn columns(kind: TabKind) -> Vec<ColumnId> {
-    Resource::of(kind).columns.iter().map(|c| c.id).collect()
+fn columns(kind: Resource) -> Vec<ColumnId> {
+    Descriptor::of(kind).columns.iter().map(|c| c.id).collect()
 }
 
 fn decode(c: &mut Criterion) {
     let fixture = Fixture::new();
-    let deals = fixture.raw_page(TabKind::Deals);
+    let deals = fixture.raw_page(Resource::Deals);
     let first = decode_page::<Deal>(&deals).expect("deals decode");
     assert_eq!(first.data.len(), 100);
 
@@ -39,7 +39,7 @@ fn decode(c: &mut Criterion) {
     group.bench_function("deals_page_100", |b| {
         b.iter(|| decode_page::<Deal>(black_box(&deals)).expect("decode"))
     });
-    let cols = columns(TabKind::Deals);
+    let cols = columns(Resource::Deals);
     group.bench_function("deals_page_100_to_rows", |b| {
         b.iter(|| {
             let page = decode_page::<Deal>(black_box(&deals)).expect("decode");

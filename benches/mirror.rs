@@ -184,8 +184,8 @@ fn ms(d: Duration) -> f64 {
 /// newest updated first) with its total, formatted for the table.
 fn first_rows(path: &std::path::Path) -> usize {
     use crmdash::api::{ContactQuery, ContactSort, Paging, SortDirection};
-    use crmdash::app::TabKind;
-    use crmdash::app::resources::Resource as Tab;
+    use crmdash::app::resources::Descriptor as Tab;
+    use crmdash::resource::Resource;
     let m = Mirror::open_existing(path)
         .expect("opens")
         .expect("exists")
@@ -200,7 +200,7 @@ fn first_rows(path: &std::path::Path) -> usize {
         ..ContactQuery::default()
     };
     let page = m.list(&q).expect("page").page;
-    let cols: Vec<_> = Tab::of(TabKind::Contacts)
+    let cols: Vec<_> = Tab::of(Resource::Contacts)
         .columns
         .iter()
         .map(|c| c.id)

@@ -9,18 +9,18 @@ mod support;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use crmdash::app::{Now, TabKind};
+use crmdash::app::{Now, Resource};
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use support::{Fixture, key_msg};
 
-fn tab_key(kind: TabKind) -> char {
+fn tab_key(kind: Resource) -> char {
     match kind {
-        TabKind::Contacts => '1',
-        TabKind::Deals => '2',
-        TabKind::Projects => '3',
+        Resource::Contacts => '1',
+        Resource::Deals => '2',
+        Resource::Projects => '3',
     }
 }
 
@@ -29,7 +29,7 @@ fn render(c: &mut Criterion) {
     let mut group = c.benchmark_group("render");
     for (w, h) in [(80u16, 24u16), (200, 50)] {
         let mut app = fixture.loaded_app((w, h));
-        for kind in TabKind::ALL {
+        for kind in Resource::ALL {
             app.update(key_msg(KeyCode::Char(tab_key(kind))), Now::current());
             assert_eq!(app.tab().records().len(), 100, "a 100-row page is shown");
             let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");

@@ -9,7 +9,7 @@
 //! ```
 
 use crmdash::api::{Client, SortDirection};
-use crmdash::app::{DisplayZone, ExportEvent, ExportFormat, QuerySpec, TabKind};
+use crmdash::app::{DisplayZone, ExportEvent, ExportFormat, QuerySpec, Resource};
 use crmdash::runtime::{ClientSource, DataSource};
 use secrecy::SecretString;
 use tokio_util::sync::CancellationToken;
@@ -56,7 +56,7 @@ fn main() {
         let client = Client::new(&base, SecretString::from(token)).expect("client");
         let source = ClientSource::new(client, DisplayZone::Local, None);
         let spec = QuerySpec {
-            kind: TabKind::Contacts,
+            kind: Resource::Contacts,
             filters: Vec::new(),
             sort_by: "updated_at",
             direction: SortDirection::Desc,

@@ -8,12 +8,12 @@ use std::time::Duration;
 use crmdash::api::{Client, ListQuery};
 use crmdash::app::keymap::KeyMap;
 use crmdash::app::persist::PersistedState;
-use crmdash::app::resources::{Resource, WithQuery};
+use crmdash::app::resources::{Descriptor, WithQuery};
 use crmdash::app::table::filter::DateParser;
 use crmdash::app::table::record::TableRecord;
 use crmdash::app::table::tab::TabState;
 use crmdash::app::{
-    App, AppConfig, ColorMode, DisplayZone, Effect, Message, Now, QuerySpec, TabKind,
+    App, AppConfig, ColorMode, DisplayZone, Effect, Message, Now, QuerySpec, Resource,
 };
 use crmdash::runtime::{ClientSource, DataSource};
 use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
@@ -51,7 +51,7 @@ impl Fixture {
     }
 
     /// The body the sandbox sends for the tab's default query at 100 rows, as bytes.
-    pub fn raw_page(&self, kind: TabKind) -> Vec<u8> {
+    pub fn raw_page(&self, kind: Resource) -> Vec<u8> {
         let spec = default_spec(kind);
         let (path, pairs) = spec.with_query(PairsOf);
         let url = format!("{}/public/v1/{path}", self.sandbox.base_url());
@@ -121,13 +121,13 @@ impl WithQuery for PairsOf {
         Q: ListQuery + Send + Sync + 'static,
         Q::Item: TableRecord + Send + 'static,
     {
-        (Q::PATH, q.to_pairs().expect("valid query"))
+        (Q::RESOURCE.noun(), q.to_pairs().expect("valid query"))
     }
 }
 
 /// The query a fresh tab asks for, at 100 rows.
-pub fn default_spec(kind: TabKind) -> QuerySpec {
-    TabState::new(Resource::of(kind), PER_PAGE).spec()
+pub fn default_spec(kind: Resource) -> QuerySpec {
+    TabState::new(Descriptor::of(kind), PER_PAGE).spec()
 }
 
 pub fn zone() -> DisplayZone {

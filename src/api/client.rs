@@ -309,12 +309,12 @@ impl Client {
         url
     }
 
-    /// Any list operation: `GET /public/v1/{Q::PATH}` with the query's pairs.
+    /// Any list operation: `GET /public/v1/{noun}` (of `Q::RESOURCE`) with the query's pairs.
     /// Pages of more than a few records are decoded on the blocking pool (see
     /// [`decode_off_loop`]).
     pub async fn list<Q: ListQuery>(&self, query: &Q) -> Result<Page<Q::Item>, ApiError> {
         let pairs = query.to_pairs()?;
-        let mut url = self.endpoint(&[Q::PATH]);
+        let mut url = self.endpoint(&[Q::RESOURCE.noun()]);
         if !pairs.is_empty() {
             url.query_pairs_mut()
                 .extend_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));

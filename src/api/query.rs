@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
 use super::models::{ApiRecord, Contact, Deal, Project};
+use crate::resource::Resource;
 
 /// Largest `per_page` the service accepts (seed: "up to 100").
 pub const MAX_PER_PAGE: u32 = 100;
@@ -156,8 +157,8 @@ impl Paging {
 pub trait ListQuery: Clone + Send + Sync + 'static {
     /// The record type the list returns.
     type Item: ApiRecord;
-    /// Path under `/public/v1/`, e.g. `deals`.
-    const PATH: &'static str;
+    /// The resource listed: its noun is the path under `/public/v1/`.
+    const RESOURCE: Resource;
     /// Validated query-string pairs, in a stable order (so equal queries give equal URLs).
     fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError>;
     fn paging(&self) -> Paging;
@@ -248,7 +249,7 @@ pub struct ContactQuery {
 
 impl ListQuery for ContactQuery {
     type Item = Contact;
-    const PATH: &'static str = "contacts";
+    const RESOURCE: Resource = Resource::Contacts;
 
     fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
         self.paging.validate()?;
@@ -273,7 +274,7 @@ impl ListQuery for ContactQuery {
 /// The query of a list filtered by name and status (deals, projects): one definition, one
 /// struct per resource with that resource's own sort keys and includes.
 macro_rules! name_status_query {
-    ($(#[$doc:meta])* $name:ident, $item:ty, $path:literal, $sort:ty, $include:ty) => {
+    ($(#[$doc:meta])* $name:ident, $item:ty, $resource:expr, $sort:ty, $include:ty) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
         pub struct $name {
@@ -287,7 +288,7 @@ macro_rules! name_status_query {
 
         impl ListQuery for $name {
             type Item = $item;
-            const PATH: &'static str = $path;
+            const RESOURCE: Resource = $resource;
 
             fn to_pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
                 self.paging.validate()?;
@@ -313,7 +314,7 @@ name_status_query!(
     /// `GET /public/v1/deals`.
     DealQuery,
     Deal,
-    "deals",
+    Resource::Deals,
     DealSort,
     DealInclude
 );
@@ -321,7 +322,41 @@ name_status_query!(
     /// `GET /public/v1/projects`.
     ProjectQuery,
     Project,
-    "projects",
+    Resource::Projects,
     ProjectSort,
     ProjectInclude
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wire<T: std::fmt::Display>(all: &[T]) -> Vec<String> {
+        all.iter().map(|v| v.to_string()).collect()
+    }
+
+    /// The typed sort keys and includes are the resource facts' lists, in the same order.
+    #[test]
+    fn typed_lists_are_the_resource_facts() {
+        let pairs = [
+            (
+                Resource::Contacts,
+                wire(ContactSort::ALL),
+                wire(ContactInclude::ALL),
+            ),
+            (Resource::Deals, wire(DealSort::ALL), wire(DealInclude::ALL)),
+            (
+                Resource::Projects,
+                wire(ProjectSort::ALL),
+                wire(ProjectInclude::ALL),
+            ),
+        ];
+        for (r, sorts, includes) in pairs {
+            assert_eq!(sorts, r.sort_keys(), "{r}");
+            assert_eq!(includes, r.includes(), "{r}");
+        }
+        assert_eq!(ContactQuery::RESOURCE, Resource::Contacts);
+        assert_eq!(DealQuery::RESOURCE, Resource::Deals);
+        assert_eq!(ProjectQuery::RESOURCE, Resource::Projects);
+    }
+}

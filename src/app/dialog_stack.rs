@@ -13,7 +13,7 @@ use crate::app::effects::Effect;
 use crate::app::layout::modal_inner;
 use crate::app::message::{ExportEvent, Message};
 use crate::app::table::record::Record;
-use crate::app::{App, TabKind};
+use crate::app::{App, Resource};
 
 impl App {
     pub fn set_forms_config(&mut self, config: FormsConfig) {
@@ -106,7 +106,7 @@ impl App {
                     status: None,
                     raw: c.raw,
                 };
-                let v = DetailView::new(TabKind::Contacts, &record, &self.config.zone, w, h);
+                let v = DetailView::new(Resource::Contacts, &record, &self.config.zone, w, h);
                 self.overlays.push(Overlay::Detail(v));
                 Vec::new()
             }

@@ -13,8 +13,8 @@ use crate::app::dialogs::{DialogCx, Outcome, Overlay};
 use crate::app::effects::Effect;
 use crate::app::keymap::Action;
 use crate::app::layout::{self, modal_inner, shown_columns};
-use crate::app::resources::TabKind;
 use crate::app::widgets::text_input::InputOutcome;
+use crate::resource::Resource;
 
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -99,7 +99,7 @@ impl App {
         match action {
             Action::Quit => return self.request_quit(),
             Action::TabContacts | Action::TabDeals | Action::TabProjects => {
-                return match TabKind::for_action(action) {
+                return match Resource::for_action(action) {
                     Some(kind) => self.switch_to(kind),
                     None => Vec::new(),
                 };
@@ -152,7 +152,7 @@ impl App {
             }
             Action::Includes => {
                 let t = self.tab();
-                let picker = IncludesPicker::new(&t.resource.includes, &t.includes);
+                let picker = IncludesPicker::new(t.resource.includes, &t.includes);
                 self.overlays.push(Overlay::Includes(picker));
             }
             Action::Detail => {
@@ -174,7 +174,7 @@ impl App {
                 let kind = self.active;
                 if let Some(r) = self.tab().selected_record() {
                     let of = crate::app::mirror::RecordRef {
-                        kind: crate::app::mirror::LinkKind::of(kind),
+                        kind: crate::app::mirror::LinkKind::Record(kind),
                         id: r.id.clone(),
                         label: r.label.clone(),
                         detail: String::new(),
@@ -355,7 +355,7 @@ impl App {
     }
 
     /// Applies the typed filters now if a debounce is pending (Enter, Esc).
-    fn apply_filters_if_pending(&mut self, kind: TabKind) -> Vec<Effect> {
+    fn apply_filters_if_pending(&mut self, kind: Resource) -> Vec<Effect> {
         if self.tabs[kind.index()].debounce_until.is_some() {
             return self.apply_filters(kind);
         }
@@ -363,7 +363,7 @@ impl App {
     }
 
     /// Reads the filter bar into the tab's query; re-queries when it changed.
-    pub(super) fn apply_filters(&mut self, kind: TabKind) -> Vec<Effect> {
+    pub(super) fn apply_filters(&mut self, kind: Resource) -> Vec<Effect> {
         let parser = self.config.date_parser.clone();
         let wall = self.wall;
         let tab = &mut self.tabs[kind.index()];
@@ -376,11 +376,11 @@ impl App {
         tab.filters = filters;
         tab.page = 1;
         let mut fx = self.load(kind, false);
-        if kind == TabKind::Deals {
+        if kind == Resource::Deals {
             self.currency_chip = None;
             fx.extend(self.pipeline_follow_filters());
         }
-        if kind == TabKind::Projects {
+        if kind == Resource::Projects {
             fx.extend(self.timeline_follow_filters());
         }
         fx
@@ -431,7 +431,7 @@ impl App {
                         .iter()
                         .position(|(a, b)| m.column >= *a && m.column < *b);
                     if let Some(i) = hit {
-                        return self.switch_to(TabKind::ALL[i]);
+                        return self.switch_to(Resource::ALL[i]);
                     }
                     return Vec::new();
                 }

@@ -34,7 +34,7 @@ macro_rules! actions {
             /// What the action does, for the help overlay (a tab switch says its resource's
             /// title, from the registry).
             pub fn description(self) -> &'static str {
-                if let Some(tab) = crate::app::resources::TabKind::for_action(self) {
+                if let Some(tab) = crate::resource::Resource::for_action(self) {
                     return tab.switch_description();
                 }
                 match self { $(Action::$variant => $desc,)+ $(Action::$dvariant => $ddesc,)+ }

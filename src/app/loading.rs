@@ -8,9 +8,9 @@ use tokio::time::Instant;
 
 use super::{App, CACHE_TTL, InFlight, Message};
 use crate::app::effects::{Effect, RequestId};
-use crate::app::resources::TabKind;
 use crate::app::table::record::FetchedPage;
 use crate::app::table::spec::QuerySpec;
+use crate::resource::Resource;
 
 impl App {
     pub(super) fn cached(&self, spec: &QuerySpec) -> Option<(Arc<FetchedPage>, Instant)> {
@@ -20,7 +20,7 @@ impl App {
 
     /// Puts the tab's current query on screen: from the cache when fresh (unless `bypass`),
     /// else by a request (adopting a prefetch of the same page already on its way).
-    pub(super) fn load(&mut self, kind: TabKind, bypass: bool) -> Vec<Effect> {
+    pub(super) fn load(&mut self, kind: Resource, bypass: bool) -> Vec<Effect> {
         let mut fx = Vec::new();
         let i = kind.index();
         let spec = self.tabs[i].spec();

@@ -17,10 +17,10 @@ use crate::app::dialogs::detail::DetailView;
 use crate::app::dialogs::related::RelatedView;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::layout::modal_inner;
-use crate::app::resources::TabKind;
 use crate::app::table::record::{DisplayZone, FetchedPage, Record};
 use crate::app::table::spec::QuerySpec;
 use crate::mirror::{SearchResults, SyncProgress};
+use crate::resource::Resource;
 
 /// While offline, how often the service is asked again.
 pub const PROBE_EVERY: Duration = Duration::from_secs(15);
@@ -28,37 +28,25 @@ pub const PROBE_EVERY: Duration = Duration::from_secs(15);
 /// out first.
 pub const FIRST_SYNC_AFTER: Duration = Duration::from_secs(2);
 
-/// What kind of record a link points at (accounts are not mirrored records: they come
-/// included with contacts and deals).
+/// What a link points at: a record of a resource, or an account (accounts are not mirrored
+/// records: they come included with contacts and deals).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LinkKind {
-    Contact,
-    Deal,
-    Project,
+    Record(Resource),
     Account,
 }
 
 impl LinkKind {
-    pub fn of(kind: TabKind) -> LinkKind {
-        match kind {
-            TabKind::Contacts => LinkKind::Contact,
-            TabKind::Deals => LinkKind::Deal,
-            TabKind::Projects => LinkKind::Project,
-        }
-    }
-
     pub fn noun(self) -> &'static str {
         match self {
-            LinkKind::Contact => "contact",
-            LinkKind::Deal => "deal",
-            LinkKind::Project => "project",
+            LinkKind::Record(r) => r.singular(),
             LinkKind::Account => "account",
         }
     }
 
     /// Whether the mirror knows records related to this kind.
     pub fn has_related(self) -> bool {
-        self != LinkKind::Project
+        self != LinkKind::Record(Resource::Projects)
     }
 }
 
@@ -468,7 +456,7 @@ impl App {
         self.note(format!("Online again: {}", self.config.host));
         // Mirrored rows on screen are replaced by the service's.
         let mut fx = Vec::new();
-        for kind in TabKind::ALL {
+        for kind in Resource::ALL {
             let mirrored = self.tabs[kind.index()]
                 .shown
                 .as_ref()
@@ -503,10 +491,11 @@ impl App {
             status: None,
             raw: r.raw.clone(),
         };
+        // An account has no detail layout of its own: it is shown as a contact's would be
+        // (its fields, unknown ones kept), under its own title set below.
         let kind = match r.kind {
-            LinkKind::Contact | LinkKind::Account => TabKind::Contacts,
-            LinkKind::Deal => TabKind::Deals,
-            LinkKind::Project => TabKind::Projects,
+            LinkKind::Record(kind) => kind,
+            LinkKind::Account => Resource::Contacts,
         };
         let mut v = DetailView::new(kind, &record, &self.config.zone, w, h);
         v.link = Some(r.clone());

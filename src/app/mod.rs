@@ -34,7 +34,7 @@ use tokio::time::Instant;
 
 pub use effects::{Effect, ExportFormat, RequestId};
 pub use message::{ExportEvent, Message};
-pub use resources::TabKind;
+pub use resources::Resource;
 pub use table::record::{DisplayZone, FetchedPage};
 pub use table::spec::QuerySpec;
 
@@ -42,7 +42,7 @@ use dialogs::Overlay;
 use keymap::KeyMap;
 use layout::Areas;
 use persist::{PersistedState, PersistedTab};
-use resources::Resource;
+use resources::Descriptor;
 use table::filter::DateParser;
 use table::tab::TabState;
 
@@ -175,7 +175,7 @@ impl StatusInfo {
 
 pub struct App {
     pub tabs: Vec<TabState>,
-    pub active: TabKind,
+    pub active: Resource,
     /// Modal stack; input goes to the last one.
     pub overlays: Vec<Overlay>,
     pub keymap: KeyMap,
@@ -219,10 +219,10 @@ pub struct App {
 
 impl App {
     pub fn new(config: AppConfig, remembered: &PersistedState, size: (u16, u16), now: Now) -> App {
-        let tabs = TabKind::ALL
+        let tabs = Resource::ALL
             .iter()
             .map(|k| {
-                let mut t = TabState::new(Resource::of(*k), config.per_page);
+                let mut t = TabState::new(Descriptor::of(*k), config.per_page);
                 if let Some(p) = remembered.tabs.get(k) {
                     p.apply(&mut t);
                 }
@@ -242,7 +242,7 @@ impl App {
         }
         App {
             tabs,
-            active: remembered.active_tab.unwrap_or(TabKind::FIRST_RUN),
+            active: remembered.active_tab.unwrap_or(Resource::FIRST_RUN),
             overlays: Vec::new(),
             keymap: config.keymap.clone(),
             status: StatusInfo {
@@ -303,7 +303,7 @@ impl App {
         &mut self.tabs[self.active.index()]
     }
 
-    pub fn tab_of(&self, kind: TabKind) -> &TabState {
+    pub fn tab_of(&self, kind: Resource) -> &TabState {
         &self.tabs[kind.index()]
     }
 
@@ -354,7 +354,7 @@ impl App {
                     let more = if short.len() < f.len() { "…" } else { "" };
                     s.push_str(&format!(" [{short}{more}]"));
                 }
-                if t.resource.kind == TabKind::Deals
+                if t.resource.kind == Resource::Deals
                     && let Some(c) = &self.currency_chip
                 {
                     // Marked with `~`: shown, not filtered (the API cannot).
@@ -517,7 +517,7 @@ impl App {
     }
 
     /// Switches tab; a tab never loaded starts loading.
-    fn switch_to(&mut self, kind: TabKind) -> Vec<Effect> {
+    fn switch_to(&mut self, kind: Resource) -> Vec<Effect> {
         if self.active == kind {
             return Vec::new();
         }

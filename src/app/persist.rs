@@ -11,14 +11,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::api::SortDirection;
-use crate::app::resources::TabKind;
 use crate::app::table::tab::{TabState, clamp_per_page};
+use crate::resource::Resource;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PersistedState {
-    pub active_tab: Option<TabKind>,
-    pub tabs: BTreeMap<TabKind, PersistedTab>,
+    pub active_tab: Option<Resource>,
+    pub tabs: BTreeMap<Resource, PersistedTab>,
     /// `[ui] per_page` as the config file said it when this was saved (`None`: not set).
     pub config_per_page: Option<u32>,
     /// The palette's commands, oldest first.
@@ -137,13 +137,13 @@ impl PersistedTab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::resources::Resource;
+    use crate::app::resources::Descriptor;
 
     fn tabs(remembered: &PersistedState, default: u32) -> Vec<TabState> {
-        TabKind::ALL
+        Resource::ALL
             .iter()
             .map(|k| {
-                let mut t = TabState::new(Resource::of(*k), default);
+                let mut t = TabState::new(Descriptor::of(*k), default);
                 if let Some(p) = remembered.tabs.get(k) {
                     p.apply(&mut t);
                 }
@@ -153,17 +153,17 @@ mod tests {
     }
 
     fn saved(per_page: u32, config: Option<u32>) -> PersistedState {
-        let t = TabState::new(Resource::of(TabKind::Deals), per_page);
+        let t = TabState::new(Descriptor::of(Resource::Deals), per_page);
         let mut s = PersistedState {
             config_per_page: config,
             ..PersistedState::default()
         };
-        s.tabs.insert(TabKind::Deals, PersistedTab::of(&t));
+        s.tabs.insert(Resource::Deals, PersistedTab::of(&t));
         s
     }
 
     fn deals(tabs: &[TabState]) -> (u32, PageSizeOrigin) {
-        let t = &tabs[TabKind::Deals.index()];
+        let t = &tabs[Resource::Deals.index()];
         (t.per_page, t.per_page_origin)
     }
 

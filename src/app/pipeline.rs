@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::Action;
 use crate::app::message::SummaryEvent;
-use crate::app::resources::{FilterKind, TabKind};
+use crate::app::resources::{FilterKind, Resource};
 use crate::app::{App, QuerySpec};
 use crate::insights::pipeline::{Coverage, MonthBy, NO_STATUS, PipelineSummary, SummaryOptions};
 
@@ -87,7 +87,7 @@ impl App {
     pub fn pipeline_shown(&self) -> Option<&PipelineView> {
         self.pipeline
             .as_ref()
-            .filter(|_| self.active == TabKind::Deals && self.pipeline_visible)
+            .filter(|_| self.active == Resource::Deals && self.pipeline_visible)
     }
 
     /// The summary's options: the display zone, today there, the last 12 months.
@@ -105,8 +105,8 @@ impl App {
     /// Opens the view on the Deals tab's current query, reading it unless the figures for
     /// that very query are already here.
     pub(super) fn open_pipeline(&mut self) -> Vec<Effect> {
-        let mut fx = self.switch_to(TabKind::Deals);
-        let spec = self.tab_of(TabKind::Deals).spec().at_page(1);
+        let mut fx = self.switch_to(Resource::Deals);
+        let spec = self.tab_of(Resource::Deals).spec().at_page(1);
         let fresh = self.pipeline.as_ref().is_some_and(|p| {
             p.spec == spec
                 && matches!(
@@ -169,7 +169,7 @@ impl App {
         if !self.pipeline_visible {
             return Vec::new();
         }
-        let spec = self.tab_of(TabKind::Deals).spec().at_page(1);
+        let spec = self.tab_of(Resource::Deals).spec().at_page(1);
         match &self.pipeline {
             Some(p) if p.spec == spec => Vec::new(),
             _ => self.read_pipeline(spec, false),
@@ -196,7 +196,7 @@ impl App {
             SummaryEvent::Done(s) => PipelineData::Ready(s),
             SummaryEvent::Failed(e) => PipelineData::Failed(e),
         };
-        if self.active == TabKind::Deals && self.pipeline_visible {
+        if self.active == Resource::Deals && self.pipeline_visible {
             self.dirty = true;
         }
         Vec::new()
@@ -213,7 +213,7 @@ impl App {
             }
             return Some(self.open_pipeline());
         }
-        if self.active != TabKind::Deals || !self.pipeline_visible {
+        if self.active != Resource::Deals || !self.pipeline_visible {
             return None;
         }
         let visible = self.pipeline_rows_visible();
@@ -272,14 +272,14 @@ impl App {
             self.note("Deals without a status cannot be filtered for: the API has no such filter");
             return Vec::new();
         }
-        let tab = &mut self.tabs[TabKind::Deals.index()];
+        let tab = &mut self.tabs[Resource::Deals.index()];
         for f in &mut tab.filter_bar.fields {
             if f.field.kind == FilterKind::Status {
                 f.input.set(status.clone());
             }
         }
         self.pipeline_visible = false;
-        let fx = self.apply_filters(TabKind::Deals);
+        let fx = self.apply_filters(Resource::Deals);
         self.currency_chip = Some(currency.clone());
         self.note(format!(
             "status={status}; {currency} marked ~{currency} in the tabs (the API has no currency filter)"

@@ -14,7 +14,7 @@ use crate::app::QuerySpec;
 use crate::app::dialogs::Overlay;
 use crate::app::dialogs::notice::Notice;
 use crate::app::effects::{Effect, NewClient};
-use crate::app::resources::{Resource, TabKind};
+use crate::app::resources::{Descriptor, Resource};
 use crate::app::table::record::FetchedPage;
 use crate::app::table::tab::TabState;
 use crate::app::workspace::Workspace;
@@ -89,9 +89,9 @@ impl App {
             .map(|(id, _)| Effect::Cancel(id))
             .collect();
         let next = self.parked.remove(&profile).unwrap_or_else(|| Parked {
-            tabs: TabKind::ALL
+            tabs: Resource::ALL
                 .iter()
-                .map(|k| TabState::new(Resource::of(*k), self.config.per_page))
+                .map(|k| TabState::new(Descriptor::of(*k), self.config.per_page))
                 .collect(),
             cache: HashMap::new(),
         });

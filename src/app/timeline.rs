@@ -13,11 +13,11 @@ use crate::app::dialogs::detail::DetailView;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::Action;
 use crate::app::message::CollectEvent;
-use crate::app::resources::TabKind;
 use crate::app::table::record::Record;
 use crate::app::{App, QuerySpec};
 use crate::insights::pipeline::Coverage;
 use crate::insights::timeline::{Bar, Scale, Window, bars};
+use crate::resource::Resource;
 use crate::timeparse::Zone;
 
 /// The most pages of 100 projects the view reads; past it the view says it is partial.
@@ -93,7 +93,7 @@ impl App {
     pub fn timeline_shown(&self) -> Option<&TimelineView> {
         self.timeline
             .as_ref()
-            .filter(|_| self.active == TabKind::Projects)
+            .filter(|_| self.active == Resource::Projects)
     }
 
     /// Today in the display zone.
@@ -171,7 +171,7 @@ impl App {
 
     /// The Projects tab's filters changed: a shown timeline follows them.
     pub(super) fn timeline_follow_filters(&mut self) -> Vec<Effect> {
-        let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
+        let spec = self.tab_of(Resource::Projects).spec().at_page(1);
         match &self.timeline {
             Some(t) if t.spec != spec => self.read_timeline(spec, false),
             _ => Vec::new(),
@@ -216,7 +216,7 @@ impl App {
                 t.offset = i.saturating_sub(2);
             }
         }
-        if self.active == TabKind::Projects {
+        if self.active == Resource::Projects {
             self.dirty = true;
         }
         Vec::new()
@@ -257,8 +257,8 @@ impl App {
                 self.dirty = true;
                 return Some(fx);
             }
-            let mut fx = self.switch_to(TabKind::Projects);
-            let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
+            let mut fx = self.switch_to(Resource::Projects);
+            let spec = self.tab_of(Resource::Projects).spec().at_page(1);
             fx.extend(self.read_timeline(spec, false));
             return Some(fx);
         }
@@ -274,7 +274,7 @@ impl App {
                 return Some(fx);
             }
             Action::Refresh => {
-                let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
+                let spec = self.tab_of(Resource::Projects).spec().at_page(1);
                 return Some(self.read_timeline(spec, true));
             }
             // Paging belongs to the table: the timeline shows every page.
@@ -332,7 +332,7 @@ impl App {
             return Vec::new();
         };
         if let Some(r) = rows.0.iter().find(|r| r.id == bar.id) {
-            let v = DetailView::new(TabKind::Projects, r, &self.config.zone, w, h);
+            let v = DetailView::new(Resource::Projects, r, &self.config.zone, w, h);
             self.overlays.push(Overlay::Detail(v));
             self.dirty = true;
         }

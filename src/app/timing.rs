@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use super::{App, SPINNER_STEP};
 use crate::app::effects::Effect;
-use crate::app::resources::TabKind;
+use crate::resource::Resource;
 
 /// "updated just now", "updated 20 s ago", "updated 3 min ago", "updated 2 h ago".
 pub fn age_label(age: Duration) -> String {
@@ -77,7 +77,7 @@ impl App {
         let now = self.now;
         let mut fx = self.dialogs_tick();
         fx.extend(self.mirror_tick());
-        for kind in TabKind::ALL {
+        for kind in Resource::ALL {
             if self.tabs[kind.index()]
                 .debounce_until
                 .is_some_and(|t| t <= now)

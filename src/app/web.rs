@@ -6,10 +6,10 @@ use super::App;
 use crate::app::dialogs::Overlay;
 use crate::app::dialogs::notice::Notice;
 use crate::app::effects::Effect;
-use crate::app::resources::TabKind;
+use crate::resource::Resource;
 
 /// The template filled in: `{resource}` (`deals`) and `{id}` (percent-encoded).
-pub fn record_url(template: &str, kind: TabKind, id: &str) -> Result<String, String> {
+pub fn record_url(template: &str, kind: Resource, id: &str) -> Result<String, String> {
     if !template.contains("{id}") {
         return Err(format!(
             "web_url \"{template}\" has no {{id}}: write it like https://crm.example.com/{{resource}}/{{id}}"
@@ -41,10 +41,7 @@ impl App {
     pub(crate) fn open_web(&mut self) -> Vec<Effect> {
         let kind = self.active;
         let Some(id) = self.tab().selected_record().map(|r| r.id.clone()) else {
-            self.note(format!(
-                "No {} selected to open",
-                kind.singular().to_lowercase()
-            ));
+            self.note(format!("No {} selected to open", kind.singular()));
             return Vec::new();
         };
         let profile = self.workspace.profile.clone();
@@ -89,14 +86,14 @@ mod tests {
         assert_eq!(
             record_url(
                 "https://crm.example.com/{resource}/{id}",
-                TabKind::Deals,
+                Resource::Deals,
                 "7"
             )
             .unwrap(),
             "https://crm.example.com/deals/7"
         );
         assert_eq!(
-            record_url("https://x.test/r?id={id}", TabKind::Contacts, "a b/c").unwrap(),
+            record_url("https://x.test/r?id={id}", Resource::Contacts, "a b/c").unwrap(),
             "https://x.test/r?id=a%20b%2Fc"
         );
         // In the path, a space is %20 (never `+`, which a path keeps as a plus) and `/`
@@ -104,17 +101,17 @@ mod tests {
         assert_eq!(
             record_url(
                 "https://x.test/{resource}/{id}",
-                TabKind::Deals,
+                Resource::Deals,
                 "d 1/ü-_.~"
             )
             .unwrap(),
             "https://x.test/deals/d%201%2F%C3%BC-_.~"
         );
         assert!(
-            record_url("https://x.test/", TabKind::Deals, "7")
+            record_url("https://x.test/", Resource::Deals, "7")
                 .unwrap_err()
                 .contains("{id}")
         );
-        assert!(record_url("file:///{id}", TabKind::Deals, "7").is_err());
+        assert!(record_url("file:///{id}", Resource::Deals, "7").is_err());
     }
 }

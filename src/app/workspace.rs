@@ -43,7 +43,7 @@ impl Workspace {
         self.views
             .iter()
             .filter_map(|(name, v)| {
-                crate::app::views::resolve_view(name, v)
+                crate::view_query::resolve_view(name, v)
                     .err()
                     .map(|e| (name.clone(), e))
             })

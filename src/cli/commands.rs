@@ -87,7 +87,7 @@ pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
         },
         ApiCommand::Deals { command } => match command {
             DealsCommand::List(args) => {
-                let args = args.with_view(crate::app::TabKind::Deals)?;
+                let args = args.with_view()?;
                 list::run(ctx, args.query(), &args.paging).await
             }
             DealsCommand::Summary(args) => summary::run(ctx, args).await,
@@ -95,7 +95,7 @@ pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
         ApiCommand::Projects {
             command: ProjectsCommand::List(args),
         } => {
-            let args = args.with_view(crate::app::TabKind::Projects)?;
+            let args = args.with_view()?;
             list::run(ctx, args.query(), &args.paging).await
         }
         ApiCommand::Appointments {

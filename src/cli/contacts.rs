@@ -73,7 +73,7 @@ impl ContactListArgs {
         let Some(name) = &self.paging.view else {
             return Ok(self.clone());
         };
-        let q = view::load(name, crate::app::TabKind::Contacts)?;
+        let q = view::load(name, crate::resource::Resource::Contacts)?;
         let (sort_by, sort_direction) = view::sort(self.sort_by, self.sort_direction, &q);
         Ok(ContactListArgs {
             email: view::filter(&self.email, &q, "email"),

@@ -159,11 +159,11 @@ macro_rules! name_status_args {
 
         impl $name {
             /// These options with `--view`'s filled in where left out.
-            pub fn with_view(&self, kind: crate::app::TabKind) -> Result<Self, CliError> {
+            pub fn with_view(&self) -> Result<Self, CliError> {
                 let Some(name) = &self.paging.view else {
                     return Ok(self.clone());
                 };
-                let q = crate::cli::view::load(name, kind)?;
+                let q = crate::cli::view::load(name, <$query as crate::api::ListQuery>::RESOURCE)?;
                 let (sort_by, sort_direction) =
                     crate::cli::view::sort(self.sort_by, self.sort_direction, &q);
                 Ok($name {

@@ -12,9 +12,10 @@ use crate::cli::context::Ttys;
 use crate::cli::exit::CliError;
 use crate::cli::format::{resolve, table_width};
 use crate::config::Settings;
-use crate::mirror::{Mirror, MirrorError, Resource, SearchQuery, SearchResults};
+use crate::mirror::{Mirror, MirrorError, SearchQuery, SearchResults};
 use crate::output::OutputError;
 use crate::output::{Format, sanitize_cell, truncate_to_width};
+use crate::resource::Resource;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct SearchArgs {
@@ -81,14 +82,6 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
     )
 }
 
-fn title(r: Resource) -> &'static str {
-    match r {
-        Resource::Contacts => "Contacts",
-        Resource::Deals => "Deals",
-        Resource::Projects => "Projects",
-    }
-}
-
 fn write_table(results: &SearchResults, out: &mut impl Write) -> std::io::Result<()> {
     if results.is_empty() {
         writeln!(out, "No matches.")?;
@@ -97,7 +90,7 @@ fn write_table(results: &SearchResults, out: &mut impl Write) -> std::io::Result
     let width = usize::from(table_width());
     for g in results.groups.iter().filter(|g| !g.hits.is_empty()) {
         let more = if g.more { ", more not shown" } else { "" };
-        writeln!(out, "{} ({}{more})", title(g.resource), g.hits.len())?;
+        writeln!(out, "{} ({}{more})", g.resource.title(), g.hits.len())?;
         let id_w = g
             .hits
             .iter()

@@ -188,7 +188,8 @@ pub fn summarize_mirror(
     mut query: DealQuery,
     opts: &SummaryOptions,
 ) -> Result<(PipelineSummary, Coverage), CliError> {
-    use crate::mirror::{Mirror, MirrorError, Resource};
+    use crate::mirror::{Mirror, MirrorError};
+    use crate::resource::Resource;
     let err = |e: MirrorError| CliError::other(e.to_string());
     let opened = Mirror::open_existing(&loc.db_path())
         .map_err(err)?

@@ -11,7 +11,8 @@ use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::mirror::paths::human_size;
 use crate::mirror::sync::{self, PassKind, SyncOptions, SyncProgress};
-use crate::mirror::{MirrorError, MirrorLocation, Resource};
+use crate::mirror::{MirrorError, MirrorLocation};
+use crate::resource::Resource;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct SyncArgs {

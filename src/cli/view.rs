@@ -6,14 +6,14 @@
 use std::str::FromStr;
 
 use crate::api::SortDirection;
-use crate::app::resources::TabKind;
-use crate::app::views::{ViewQuery, resolve_view};
 use crate::cli::exit::CliError;
 use crate::cli::list::PageArgs;
 use crate::config::views::{load_views, views_path};
+use crate::resource::Resource;
+use crate::view_query::{ViewQuery, resolve_view};
 
 /// The view `name`, checked for the resource `kind`.
-pub fn load(name: &str, kind: TabKind) -> Result<ViewQuery, CliError> {
+pub fn load(name: &str, kind: Resource) -> Result<ViewQuery, CliError> {
     let path = views_path().ok_or_else(|| {
         CliError::Usage("--view: no config directory is known (set CRMDASH_CONFIG)".into())
     })?;
@@ -98,16 +98,15 @@ pub fn paging(given: &PageArgs, q: &ViewQuery) -> PageArgs {
 
 /// A dashboard column (its title: `Updated`) as the CSV columns of `--columns` that hold the
 /// same data (`updated_at`): a contact's `Name` is two, `first_name` and `last_name`.
-fn csv_columns(kind: crate::app::TabKind, title: &str) -> Vec<String> {
-    use crate::app::TabKind;
+fn csv_columns(kind: Resource, title: &str) -> Vec<String> {
     let name = title.to_ascii_lowercase();
     let fields: &[&str] = match (kind, name.as_str()) {
-        (TabKind::Contacts, "name") => &["first_name", "last_name"],
+        (Resource::Contacts, "name") => &["first_name", "last_name"],
         (_, "created") => &["created_at"],
         (_, "updated") => &["updated_at"],
         (_, "assignee") => &["assigned_user"],
-        (TabKind::Projects, "start") => &["start_date"],
-        (TabKind::Projects, "end") => &["end_date"],
+        (Resource::Projects, "start") => &["start_date"],
+        (Resource::Projects, "end") => &["end_date"],
         _ => return vec![name],
     };
     fields.iter().map(|f| f.to_string()).collect()

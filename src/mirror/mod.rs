@@ -16,8 +16,6 @@ mod search;
 mod store;
 pub mod sync;
 
-use serde::{Deserialize, Serialize};
-
 pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::SyncLock;
@@ -27,51 +25,5 @@ pub use search::{SearchGroup, SearchHit, SearchQuery, SearchResults};
 pub use store::{Applied, FullPass, Mirror, MirrorStatus, Opened, ResourceStatus, SyncState};
 pub use sync::{PassKind, ResourceReport, SyncOptions, SyncProgress, SyncReport};
 
-/// The three mirrored resources.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Resource {
-    Contacts,
-    Deals,
-    Projects,
-}
-
-impl Resource {
-    pub const ALL: [Resource; 3] = [Resource::Contacts, Resource::Deals, Resource::Projects];
-
-    /// `contacts`, `deals`, `projects` (as in the API's paths).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Resource::Contacts => "contacts",
-            Resource::Deals => "deals",
-            Resource::Projects => "projects",
-        }
-    }
-
-    /// `contact`, `deal`, `project`.
-    pub fn singular(self) -> &'static str {
-        match self {
-            Resource::Contacts => "contact",
-            Resource::Deals => "deal",
-            Resource::Projects => "project",
-        }
-    }
-}
-
-impl std::fmt::Display for Resource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The mirror keeps every [`Resource`]; its rows and sync state are keyed by its noun.
+pub use crate::resource::Resource;

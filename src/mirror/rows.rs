@@ -50,7 +50,7 @@ impl Clauses {
     fn new(r: Resource, sort_column: &'static str, descending: bool) -> Clauses {
         Clauses {
             conditions: vec!["resource = ?1 AND gone_at IS NULL".to_string()],
-            args: vec![SqlValue::Text(r.as_str().to_string())],
+            args: vec![SqlValue::Text(r.noun().to_string())],
             sort_column,
             descending,
         }
@@ -173,7 +173,7 @@ impl Mirror {
                 .prepare_cached(
                     "SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0)",
                 )
-                .and_then(|mut s| s.query_row([r.as_str()], |row| row.get(0)))
+                .and_then(|mut s| s.query_row([r.noun()], |row| row.get(0)))
         } else {
             self.conn
                 .prepare_cached(&format!("SELECT count(*) FROM records WHERE {cond}"))
@@ -245,7 +245,7 @@ impl Mirror {
             .conn
             .prepare_cached("SELECT raw FROM records WHERE resource = ?1 AND id = ?2")
             .and_then(|mut s| {
-                s.query_row(params![T::RESOURCE.as_str(), id], |row| row.get(0))
+                s.query_row(params![T::RESOURCE.noun(), id], |row| row.get(0))
                     .optional()
             })
             .map_err(|e| self.err(e))?;
@@ -257,10 +257,8 @@ impl Mirror {
         self.conn
             .prepare_cached("SELECT gone_at FROM records WHERE resource = ?1 AND id = ?2")
             .and_then(|mut s| {
-                s.query_row(params![r.as_str(), id], |row| {
-                    row.get::<_, Option<String>>(0)
-                })
-                .optional()
+                s.query_row(params![r.noun(), id], |row| row.get::<_, Option<String>>(0))
+                    .optional()
             })
             .map(Option::flatten)
             .map_err(|e| self.err(e))

@@ -225,7 +225,7 @@ impl Mirror {
             .conn
             .query_row(
                 "SELECT watermark, last_sync_at, last_full_at, pass_gen, pass FROM sync_state WHERE resource = ?1",
-                [r.as_str()],
+                [r.noun()],
                 |row| {
                     Ok((
                         row.get::<_, Option<String>>(0)?,
@@ -261,7 +261,7 @@ impl Mirror {
              ON CONFLICT (resource) DO UPDATE SET watermark = ?2, last_sync_at = ?3,
                last_full_at = ?4, pass_gen = ?5, pass = ?6",
             params![
-                r.as_str(),
+                r.noun(),
                 s.watermark,
                 s.last_sync_at.map(sortable),
                 s.last_full_at.map(sortable),
@@ -346,7 +346,7 @@ impl Mirror {
             for rec in records {
                 let raw = rec.raw().get();
                 let existing: Option<(i64, String, Option<String>)> = find
-                    .query_row(params![r.as_str(), rec.id()], |row| {
+                    .query_row(params![r.noun(), rec.id()], |row| {
                         Ok((row.get(0)?, row.get(1)?, row.get(2)?))
                     })
                     .optional()
@@ -364,7 +364,7 @@ impl Mirror {
                         let rid: i64 = upsert
                             .query_row(
                                 params![
-                                    r.as_str(),
+                                    r.noun(),
                                     rec.id(),
                                     raw,
                                     d.label,
@@ -404,17 +404,11 @@ impl Mirror {
                     .map_err(err)?;
                 fuzzy_add.execute(params![rid, d.label]).map_err(err)?;
                 links_del
-                    .execute(params![r.as_str(), rec.id()])
+                    .execute(params![r.noun(), rec.id()])
                     .map_err(err)?;
                 for (pos, l) in d.links.iter().enumerate() {
                     links_add
-                        .execute(params![
-                            r.as_str(),
-                            rec.id(),
-                            l.rel,
-                            pos as i64,
-                            l.target_id
-                        ])
+                        .execute(params![r.noun(), rec.id(), l.rel, pos as i64, l.target_id])
                         .map_err(err)?;
                 }
             }
@@ -442,14 +436,14 @@ impl Mirror {
                     "DELETE FROM {table}_{r} WHERE rowid IN (SELECT rid FROM records
                      WHERE resource = ?1 AND seen_pass < ?2 AND gone_at IS NULL)"
                 ),
-                params![r.as_str(), generation],
+                params![r.noun(), generation],
             )
             .map_err(err)?;
         }
         let gone = tx
             .execute(
                 "UPDATE records SET gone_at = ?3 WHERE resource = ?1 AND seen_pass < ?2 AND gone_at IS NULL",
-                params![r.as_str(), generation, now],
+                params![r.noun(), generation, now],
             )
             .map_err(err)?;
         Self::put_state(&tx, r, state).map_err(err)?;
@@ -465,7 +459,7 @@ impl Mirror {
                 .conn
                 .query_row(
                     "SELECT count(*) - count(gone_at), count(gone_at) FROM records WHERE resource = ?1",
-                    [r.as_str()],
+                    [r.noun()],
                     |row| Ok((row.get(0)?, row.get(1)?)),
                 )
                 .map_err(|e| self.err(e))?;

@@ -10,13 +10,14 @@ use tokio::task::AbortHandle;
 
 use crate::api::{ApiError, ApiRecord, Client, Deal, ErrorKind, Lane, ListQuery, PriorityGate};
 use crate::app::mirror::{LinkKind, MirrorMessage, RecordRef, RelatedRecords};
-use crate::app::resources::{ColumnId, Resource as TabResource, WithQuery};
+use crate::app::resources::{ColumnId, Descriptor, WithQuery};
 use crate::app::table::record::CellFormat;
 use crate::app::table::record::{Mirrored as MirroredMark, TableRecord, build_page};
 use crate::app::{FetchedPage, Message, QuerySpec};
 use crate::config::CacheSettings;
 use crate::mirror::sync::SyncOptions;
 use crate::mirror::{Mirror, MirrorError, MirrorLocation, MirrorQuery, SearchQuery, SearchResults};
+use crate::resource::Resource;
 
 /// Hits per resource the search dialog shows.
 pub const SEARCH_LIMIT: usize = 20;
@@ -192,14 +193,9 @@ impl MirrorReader {
     /// finished and none is under way): a reading of every record can then come from disk.
     pub fn complete_since(
         &self,
-        kind: crate::app::TabKind,
+        kind: Resource,
     ) -> Result<Option<chrono::DateTime<chrono::Utc>>, String> {
-        let r = match kind {
-            crate::app::TabKind::Contacts => crate::mirror::Resource::Contacts,
-            crate::app::TabKind::Deals => crate::mirror::Resource::Deals,
-            crate::app::TabKind::Projects => crate::mirror::Resource::Projects,
-        };
-        let state = self.with(|m| m.sync_state(r))?;
+        let state = self.with(|m| m.sync_state(kind))?;
         Ok(state.and_then(|s| s.complete_since()))
     }
 
@@ -210,7 +206,7 @@ impl MirrorReader {
 
     /// A tab's page, formatted like the service's, marked as from the mirror.
     pub fn page(&self, spec: &QuerySpec) -> Result<Option<FetchedPage>, String> {
-        let cols: Vec<ColumnId> = TabResource::of(spec.kind)
+        let cols: Vec<ColumnId> = Descriptor::of(spec.kind)
             .columns
             .iter()
             .map(|c| c.id)
@@ -236,7 +232,7 @@ impl MirrorReader {
             let mut results = m.search(&q)?;
             // A deal's value as the table shows it (the mirror keeps it as sent).
             for g in &mut results.groups {
-                if g.resource != crate::mirror::Resource::Deals {
+                if g.resource != Resource::Deals {
                     continue;
                 }
                 for hit in &mut g.hits {
@@ -261,7 +257,7 @@ impl MirrorReader {
         self.with(|m| {
             let mut groups = Vec::new();
             match of.kind {
-                LinkKind::Deal => {
+                LinkKind::Record(Resource::Deals) => {
                     let Some(rel) = m.deal_relations(&of.id)? else {
                         return Ok(RelatedRecords {
                             groups,
@@ -289,7 +285,7 @@ impl MirrorReader {
                         .into_iter()
                         .filter_map(|l| match l.record {
                             Some(c) => Some(RecordRef {
-                                kind: LinkKind::Contact,
+                                kind: LinkKind::Record(Resource::Contacts),
                                 id: c.id.clone(),
                                 label: c.label(),
                                 detail: c.email.clone().unwrap_or_default(),
@@ -299,7 +295,7 @@ impl MirrorReader {
                             None => {
                                 let id = l.related.id.clone()?;
                                 Some(RecordRef {
-                                    kind: LinkKind::Contact,
+                                    kind: LinkKind::Record(Resource::Contacts),
                                     label: l.related.label(),
                                     detail: String::new(),
                                     raw: serde_json::Value::Object(l.related.fields)
@@ -313,7 +309,7 @@ impl MirrorReader {
                         .collect();
                     groups.push(("Contacts", contacts));
                 }
-                LinkKind::Contact => {
+                LinkKind::Record(Resource::Contacts) => {
                     groups.push((
                         "Deals",
                         deal_refs(m.deals_of_contact(&of.id)?, &self.format),
@@ -325,7 +321,7 @@ impl MirrorReader {
                         deal_refs(m.deals_of_account(&of.id)?, &self.format),
                     ));
                 }
-                LinkKind::Project => {}
+                LinkKind::Record(Resource::Projects) => {}
             }
             Ok(RelatedRecords {
                 groups,
@@ -356,7 +352,7 @@ fn deal_refs(deals: Vec<Deal>, format: &CellFormat) -> Vec<RecordRef> {
         .map(|d| {
             let detail = deal_summary(&d, format);
             RecordRef {
-                kind: LinkKind::Deal,
+                kind: LinkKind::Record(Resource::Deals),
                 id: d.id.clone(),
                 label: d.label(),
                 detail,

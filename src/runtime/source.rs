@@ -14,10 +14,10 @@ use crate::api::{
     ApiError, AppointmentRef, Client, Contact, Created, IdempotencyKey, ListQuery, NewContact,
     Page, RequestEvent,
 };
-use crate::app::resources::{ColumnId, Resource, WithQuery};
+use crate::app::resources::{ColumnId, Descriptor, WithQuery};
 use crate::app::table::record::CellFormat;
 use crate::app::table::record::{TableRecord, build_page};
-use crate::app::{ExportEvent, ExportFormat, FetchedPage, QuerySpec, TabKind};
+use crate::app::{ExportEvent, ExportFormat, FetchedPage, QuerySpec, Resource};
 
 /// What the dashboard needs from the service.
 pub trait DataSource: Send + Sync + 'static {
@@ -87,15 +87,15 @@ impl ClientSource {
     }
 }
 
-fn columns(kind: TabKind) -> Vec<ColumnId> {
-    Resource::of(kind).columns.iter().map(|c| c.id).collect()
+fn columns(kind: Resource) -> Vec<ColumnId> {
+    Descriptor::of(kind).columns.iter().map(|c| c.id).collect()
 }
 
 /// One page of whichever resource the spec names, formatted for the table.
 struct FetchPage {
     client: Client,
     format: CellFormat,
-    kind: TabKind,
+    kind: Resource,
 }
 
 impl WithQuery for FetchPage {

@@ -12,11 +12,11 @@ use serde_json::{Value, json};
 
 use super::error::Failure;
 use super::idempotency::Reservation;
-use super::listing::Resource;
 use super::state::Shared;
 use super::store::Row;
 use super::timefmt::format_ts;
 use super::validation::check_new_contact;
+use crate::resource::Resource;
 
 /// Larger bodies get 413.
 pub const MAX_BODY: usize = 1024 * 1024;

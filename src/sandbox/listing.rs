@@ -12,68 +12,38 @@ use serde_json::{Map, Value, json};
 use super::error::Failure;
 use super::store::{Related, Row, SortValue, Store, Table};
 use super::timefmt::parse_instant;
+use crate::resource::Resource;
 
 /// `per_page` when the request does not say.
 pub const DEFAULT_PER_PAGE: u64 = 25;
 pub const MAX_PER_PAGE: u64 = 100;
 
-/// The three listable resources.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Resource {
-    Contacts,
-    Deals,
-    Projects,
+/// Where an include's records come from: the listed record's field holding their ids, and
+/// what they are. Every include of every [`Resource`] is here (a test checks).
+const RELATIONS: &[(&str, &str, Related)] = &[
+    ("accounts", "account_ids", Related::Account),
+    ("account", "account_id", Related::Account),
+    ("contacts", "contact_ids", Related::Contact),
+    ("assigned_user", "assigned_user_id", Related::User),
+    ("assigned_users", "assigned_user_ids", Related::User),
+    ("owner", "owner_id", Related::User),
+    ("members", "member_ids", Related::User),
+];
+
+/// The id field and related kind of include `name`.
+fn relation(name: &str) -> Option<(&'static str, Related)> {
+    RELATIONS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, field, related)| (*field, *related))
 }
 
-impl Resource {
-    pub fn sort_keys(self) -> &'static [&'static str] {
-        match self {
-            Resource::Contacts => &[
-                "created_at",
-                "updated_at",
-                "first_name",
-                "last_name",
-                "email",
-            ],
-            Resource::Deals => &["created_at", "updated_at", "name", "status", "value"],
-            Resource::Projects => &[
-                "created_at",
-                "updated_at",
-                "name",
-                "status",
-                "start_date",
-                "end_date",
-            ],
-        }
-    }
-
-    /// Include name -> (id field of the record, related kind).
-    pub fn includes(self) -> &'static [(&'static str, &'static str, Related)] {
-        match self {
-            Resource::Contacts => &[
-                ("accounts", "account_ids", Related::Account),
-                ("assigned_user", "assigned_user_id", Related::User),
-                ("assigned_users", "assigned_user_ids", Related::User),
-            ],
-            Resource::Deals => &[
-                ("account", "account_id", Related::Account),
-                ("contacts", "contact_ids", Related::Contact),
-                ("assigned_user", "assigned_user_id", Related::User),
-                ("assigned_users", "assigned_user_ids", Related::User),
-            ],
-            Resource::Projects => &[
-                ("owner", "owner_id", Related::User),
-                ("members", "member_ids", Related::User),
-            ],
-        }
-    }
-
-    pub fn table(self, store: &Store) -> &Table {
-        match self {
-            Resource::Contacts => &store.contacts,
-            Resource::Deals => &store.deals,
-            Resource::Projects => &store.projects,
-        }
+/// The store's table of a resource.
+fn table_of(store: &Store, resource: Resource) -> &Table {
+    match resource {
+        Resource::Contacts => &store.contacts,
+        Resource::Deals => &store.deals,
+        Resource::Projects => &store.projects,
     }
 }
 
@@ -180,20 +150,15 @@ impl ListParams {
             // Exact names, comma separated, no empty entries (as an OpenAPI `form` array with
             // at least one item: `include=` would be an empty list or a list of "").
             for part in v.split(',') {
-                match resource
-                    .includes()
-                    .iter()
-                    .find(|(name, _, _)| *name == part)
-                {
-                    Some((name, _, _)) if !p.include.contains(name) => p.include.push(name),
+                match resource.include(part) {
+                    Some(name) if !p.include.contains(&name) => p.include.push(name),
                     Some(_) => {}
                     None => {
-                        let allowed: Vec<&str> = resource.includes().iter().map(|i| i.0).collect();
                         errors.field(
                             "include",
                             format!(
                                 "The include '{part}' is invalid; allowed: {}.",
-                                allowed.join(", ")
+                                resource.includes().join(", ")
                             ),
                         );
                     }
@@ -354,7 +319,7 @@ pub fn warm(store: &Store, cache: &Mutex<OrderCache>, every_key: bool) {
 /// The ordering for a query: cached, being computed (then waited for), or computed here. The
 /// cache lock is not held while computing.
 fn ordering(store: &Store, cache: &Mutex<OrderCache>, params: &ListParams) -> Arc<Vec<u32>> {
-    let table = params.resource.table(store);
+    let table = table_of(store, params.resource);
     let cell = cache
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -366,7 +331,7 @@ fn ordering(store: &Store, cache: &Mutex<OrderCache>, params: &ListParams) -> Ar
 /// Builds the `{data, meta}` body of a list request. Past the last page, `data` is empty and
 /// `meta` still tells the truth.
 pub fn list_page(store: &Store, cache: &Mutex<OrderCache>, params: &ListParams) -> Value {
-    let table = params.resource.table(store);
+    let table = table_of(store, params.resource);
     let order = ordering(store, cache, params);
     let total = order.len() as u64;
     let last_page = total.div_ceil(params.per_page).max(1);
@@ -404,10 +369,26 @@ pub fn render(
     include: &[&str],
 ) -> Map<String, Value> {
     let mut m = row.json().into_owned();
-    for (name, id_field, target) in resource.includes() {
-        if include.contains(name) {
-            m.insert((*name).to_string(), store.related(row, id_field, *target));
+    for name in resource.includes() {
+        if include.contains(name)
+            && let Some((id_field, target)) = relation(name)
+        {
+            m.insert((*name).to_string(), store.related(row, id_field, target));
         }
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_include_has_a_relation() {
+        for r in Resource::ALL {
+            for name in r.includes() {
+                assert!(relation(name).is_some(), "{r}: {name}");
+            }
+        }
+    }
 }

@@ -12,11 +12,12 @@ use serde_json::{Map, Value, json};
 
 use super::appointments::{END_FIELD, START_FIELD, ZONE_FIELD};
 use super::contacts::MAX_BODY;
-use super::listing::{DEFAULT_PER_PAGE, MAX_PER_PAGE, Resource};
+use super::listing::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 use super::middleware::MAX_IDEMPOTENCY_KEY;
 use super::validation::{
     MAX_EMAIL, MAX_EMAIL_LOCAL, MAX_NAME, MAX_PHONE, PHONE_DIGITS, PHONE_SEPARATORS,
 };
+use crate::resource::Resource;
 
 /// Where the document is served.
 pub const PATH: &str = "/openapi.json";
@@ -235,11 +236,7 @@ fn create_contact() -> Value {
 }
 
 fn list_parameters(resource: Resource) -> Vec<Value> {
-    let (seed_paged, name) = match resource {
-        Resource::Contacts => (false, "contacts"),
-        Resource::Deals => (true, "deals"),
-        Resource::Projects => (true, "projects"),
-    };
+    let seed_paged = resource.paginated();
     let paging_note = |seed: &str| {
         if seed_paged {
             format!("{seed} {}", sandbox_choice("the default and the bounds."))
@@ -319,14 +316,14 @@ fn list_parameters(resource: Resource) -> Vec<Value> {
         )),
         "schema": {"type": "string", "enum": ["asc", "desc"], "default": "asc"}
     }));
-    let includes: Vec<&str> = resource.includes().iter().map(|i| i.0).collect();
+    let includes = resource.includes();
     params.push(json!({
         "name": "include",
         "in": "query",
         "required": false,
         "description": format!(
             "Comma-separated list of relations to embed in each {}. {}",
-            name.trim_end_matches('s'),
+            resource.singular(),
             sandbox_choice("each relation is embedded under its own name; repeats count once; an unknown name or an empty entry (`include=`, `a,,b`) gets 422.")
         ),
         "style": "form",
@@ -361,33 +358,17 @@ fn filter_param(name: &str, description: &str, schema: Value) -> Value {
 }
 
 fn list_operation(resource: Resource) -> Value {
-    let (op, summary, item, description) = match resource {
-        Resource::Contacts => (
-            "listContacts",
-            "List contacts",
-            "Contact",
-            sandbox_choice(
-                "paginated like deals and projects (`{data, meta}`); the seed does not show this response.",
-            ),
-        ),
-        Resource::Deals => (
-            "listDeals",
-            "List deals",
-            "Deal",
-            "Returns paginated deals.".to_string(),
-        ),
-        Resource::Projects => (
-            "listProjects",
-            "List projects",
-            "Project",
-            "Returns paginated projects.".to_string(),
-        ),
+    let op = format!("list{}", resource.title());
+    let summary = format!("List {}", resource.noun());
+    let item = resource.title_singular();
+    let description = if resource.paginated() {
+        format!("Returns paginated {}.", resource.noun())
+    } else {
+        sandbox_choice(
+            "paginated like deals and projects (`{data, meta}`); the seed does not show this response.",
+        )
     };
-    let tag = match resource {
-        Resource::Contacts => "contacts",
-        Resource::Deals => "deals",
-        Resource::Projects => "projects",
-    };
+    let tag = resource.noun();
     let mut responses = Map::new();
     responses.insert(
         "200".into(),

@@ -11,8 +11,9 @@ use axum::routing::{get, post};
 use super::appointments::reschedule;
 use super::contacts::create_contact;
 use super::error::Failure;
-use super::listing::{ListParams, Resource, list_page};
+use super::listing::{ListParams, list_page};
 use super::state::Shared;
+use crate::resource::Resource;
 
 pub fn api_routes() -> Router<Arc<Shared>> {
     Router::new()

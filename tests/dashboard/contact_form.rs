@@ -13,7 +13,7 @@ use crmdash::api::{ApiError, Contact, Created, ErrorKind, IdempotencyKey, NewCon
 use crmdash::app::dialogs::Overlay;
 use crmdash::app::dialogs::contact_form::{ContactForm, Stage};
 use crmdash::app::table::record::{FetchedPage, Record};
-use crmdash::app::{Effect, Message, RequestId, TabKind};
+use crmdash::app::{Effect, Message, RequestId, Resource};
 use crmdash::validate::ContactField;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use dashboard_support::Harness;
@@ -100,7 +100,7 @@ fn single_key_bindings_never_fire_while_typing() {
     let before = h.effects.len();
     h.type_str("qj2/seaq");
     assert!(!h.app.quitting);
-    assert_eq!(h.app.active, TabKind::Deals);
+    assert_eq!(h.app.active, Resource::Deals);
     assert_eq!(f(&h).inputs[0].value(), "qj2/seaq");
     assert_eq!(h.effects.len(), before, "no loads, no quit");
 }
@@ -205,7 +205,7 @@ fn the_key_survives_an_unknown_outcome_and_the_draft_is_locked() {
     assert!(form(&h).is_none(), "success closes the pane");
     assert_eq!(
         h.app.active,
-        TabKind::Contacts,
+        Resource::Contacts,
         "the Contacts tab is shown, refreshed"
     );
     let note = &h.app.status.note.as_ref().unwrap().0;
@@ -296,7 +296,7 @@ fn dup_page(email: &str) -> Arc<FetchedPage> {
 fn lookups(fx: &[Effect]) -> Vec<(RequestId, String)> {
     fx.iter()
         .filter_map(|e| match e {
-            Effect::Fetch { id, spec } if spec.kind == TabKind::Contacts => spec
+            Effect::Fetch { id, spec } if spec.kind == Resource::Contacts => spec
                 .filters
                 .iter()
                 .find(|(k, _)| *k == "email")

@@ -11,13 +11,13 @@ use chrono::{DateTime, TimeZone, Utc};
 use crmdash::api::{ApiError, Contact, Deal, Project, SortDirection, decode_page};
 use crmdash::app::keymap::KeyMap;
 use crmdash::app::persist::PersistedState;
-use crmdash::app::resources::Resource;
+use crmdash::app::resources::Descriptor;
 use crmdash::app::table::filter::DateParser;
 use crmdash::app::table::record::{TableRecord, build_page};
 use crmdash::app::table::spec::FilterValue;
 use crmdash::app::{
     App, AppConfig, ColorMode, DisplayZone, Effect, ExportEvent, ExportFormat, FetchedPage,
-    Message, Now, QuerySpec, RequestId, TabKind,
+    Message, Now, QuerySpec, RequestId, Resource,
 };
 use crmdash::runtime::DataSource;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -122,11 +122,11 @@ impl FakeData {
         }
     }
 
-    fn records(&self, kind: TabKind) -> &[Value] {
+    fn records(&self, kind: Resource) -> &[Value] {
         match kind {
-            TabKind::Contacts => &self.contacts,
-            TabKind::Deals => &self.deals,
-            TabKind::Projects => &self.projects,
+            Resource::Contacts => &self.contacts,
+            Resource::Deals => &self.deals,
+            Resource::Projects => &self.projects,
         }
     }
 
@@ -174,7 +174,7 @@ impl FakeData {
         if spec.direction == SortDirection::Desc {
             rows.reverse();
         }
-        if spec.kind == TabKind::Contacts && self.contacts_unpaged {
+        if spec.kind == Resource::Contacts && self.contacts_unpaged {
             return serde_json::to_string(&rows).unwrap();
         }
         let total = rows.len();
@@ -188,7 +188,7 @@ impl FakeData {
 
     pub fn page(&self, spec: &QuerySpec) -> FetchedPage {
         let body = self.body(spec);
-        let cols: Vec<_> = Resource::of(spec.kind)
+        let cols: Vec<_> = Descriptor::of(spec.kind)
             .columns
             .iter()
             .map(|c| c.id)
@@ -202,9 +202,9 @@ impl FakeData {
             build_page(decode_page::<T>(b.as_bytes()).unwrap(), cols, z)
         }
         match spec.kind {
-            TabKind::Contacts => build::<Contact>(&body, &cols, &zone),
-            TabKind::Deals => build::<Deal>(&body, &cols, &zone),
-            TabKind::Projects => build::<Project>(&body, &cols, &zone),
+            Resource::Contacts => build::<Contact>(&body, &cols, &zone),
+            Resource::Deals => build::<Deal>(&body, &cols, &zone),
+            Resource::Projects => build::<Project>(&body, &cols, &zone),
         }
     }
 }

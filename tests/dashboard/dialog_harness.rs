@@ -16,9 +16,9 @@ use crmdash::app::dialogs::export::{ExportDialog, ExportStage, Places};
 use crmdash::app::dialogs::includes::IncludesPicker;
 use crmdash::app::dialogs::{CreatedContact, DialogResult, Outcome, Overlay};
 use crmdash::app::keymap::KeyMap;
-use crmdash::app::resources::Resource;
+use crmdash::app::resources::Descriptor;
 use crmdash::app::table::tab::TabState;
-use crmdash::app::{ColorMode, Effect, ExportEvent, ExportFormat, Message, QuerySpec, TabKind};
+use crmdash::app::{ColorMode, Effect, ExportEvent, ExportFormat, Message, QuerySpec, Resource};
 use crmdash::ui::theme::Theme;
 use crossterm::event::KeyCode;
 use dialog_support::{DialogHarness, keymap};
@@ -177,7 +177,7 @@ fn a_rebinding_reaches_a_form_opened_from_the_main_screen() {
 }
 
 fn deals_spec(page: u32) -> QuerySpec {
-    let mut spec = TabState::new(Resource::of(TabKind::Deals), 25).spec();
+    let mut spec = TabState::new(Descriptor::of(Resource::Deals), 25).spec();
     spec.page = page;
     spec
 }

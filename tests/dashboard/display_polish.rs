@@ -8,7 +8,7 @@ use crate::display::assert_rows_fit;
 use crmdash::api::{Contact, Created, Deal, decode_page, decode_single};
 use crmdash::app::Message;
 use crmdash::app::layout::shown_columns;
-use crmdash::app::resources::{ColumnId, Resource, TabKind};
+use crmdash::app::resources::{ColumnId, Descriptor, Resource};
 use crmdash::app::table::record::{CellFormat, DisplayZone, build_page};
 use crossterm::event::KeyCode;
 use dashboard_support::{FakeData, Harness, test_config};
@@ -86,7 +86,7 @@ fn amounts_show_their_currency_grouped_and_exact() {
 fn a_configured_default_currency_fills_only_missing_ones() {
     let body = br#"{"data":[{"id":"1","name":"a","value":"1234567.5"},
         {"id":"2","name":"b","value":12,"currency":"jpy"},{"id":"3","name":"c"}]}"#;
-    let cols: Vec<ColumnId> = Resource::of(TabKind::Deals)
+    let cols: Vec<ColumnId> = Descriptor::of(Resource::Deals)
         .columns
         .iter()
         .map(|c| c.id)

@@ -10,19 +10,19 @@ use chrono::TimeZone;
 use crmdash::app::dialogs::Outcome;
 use crmdash::app::dialogs::export::{ExportDialog, ExportStage, Places, free_name};
 use crmdash::app::keymap::KeyMap;
-use crmdash::app::resources::Resource;
+use crmdash::app::resources::Descriptor;
 use crmdash::app::table::tab::TabState;
-use crmdash::app::{ColorMode, Effect, Message, TabKind};
+use crmdash::app::{ColorMode, Effect, Message, Resource};
 use crmdash::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::dialog_support::DialogHarness;
 
-fn dialog(kind: TabKind, cwd: &Path) -> ExportDialog {
+fn dialog(kind: Resource, cwd: &Path) -> ExportDialog {
     let local = chrono::Local
         .with_ymd_and_hms(2026, 11, 22, 14, 30, 0)
         .unwrap();
-    let spec = TabState::new(Resource::of(kind), 25).spec();
+    let spec = TabState::new(Descriptor::of(kind), 25).spec();
     ExportDialog::new(spec, "sorted by updated_at desc".into(), local).in_places(Places {
         cwd: cwd.to_path_buf(),
         home: Some(PathBuf::from("/home/ada")),
@@ -72,7 +72,7 @@ fn tilde_is_expanded_and_the_folder_is_shown_under_the_name() {
     assert!(r("~bob/x.csv").unwrap_err().contains("Only ~ and ~/"));
     assert!(r("  ").is_err());
 
-    let mut h = DialogHarness::new(dialog(TabKind::Deals, Path::new("/work/reports")));
+    let mut h = DialogHarness::new(dialog(Resource::Deals, Path::new("/work/reports")));
     let screen = h.render((100, 30), draw);
     assert!(screen.contains("in /work/reports"), "{screen}");
     type_name(&mut h, "~/exports/deals.csv");
@@ -95,7 +95,7 @@ fn an_existing_file_is_asked_about_overwrite_new_name_or_back() {
     std::fs::write(&taken, "mine").unwrap();
     std::fs::write(dir.path().join("contacts-2.csv"), "mine too").unwrap();
 
-    let mut h = DialogHarness::new(dialog(TabKind::Contacts, dir.path()));
+    let mut h = DialogHarness::new(dialog(Resource::Contacts, dir.path()));
     type_name(&mut h, "contacts.csv");
     assert_eq!(
         h.key(KeyCode::Enter),
@@ -137,7 +137,7 @@ fn an_existing_file_is_asked_about_overwrite_new_name_or_back() {
     assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine");
 
     // y: overwrite, said explicitly in the effect.
-    let mut h = DialogHarness::new(dialog(TabKind::Contacts, dir.path()));
+    let mut h = DialogHarness::new(dialog(Resource::Contacts, dir.path()));
     type_name(&mut h, "contacts.csv");
     h.key(KeyCode::Enter);
     let (path, overwrite) = export_effect(&h.key(KeyCode::Char('y')));
@@ -147,7 +147,7 @@ fn an_existing_file_is_asked_about_overwrite_new_name_or_back() {
 #[test]
 fn a_folder_gets_the_default_name_and_free_names_count_up() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = DialogHarness::new(dialog(TabKind::Deals, Path::new("/")));
+    let mut h = DialogHarness::new(dialog(Resource::Deals, Path::new("/")));
     type_name(&mut h, &dir.path().display().to_string());
     let (path, _) = export_effect(&h.key(KeyCode::Enter));
     assert_eq!(path, dir.path().join("deals-20261122-143000.csv"));
@@ -241,7 +241,7 @@ async fn a_file_that_appears_while_exporting_is_left_alone() {
 #[test]
 fn a_folder_that_does_not_exist_is_said_under_the_name() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = DialogHarness::new(dialog(TabKind::Deals, dir.path()));
+    let mut h = DialogHarness::new(dialog(Resource::Deals, dir.path()));
     type_name(&mut h, "nope/deals.csv");
     assert_eq!(h.key(KeyCode::Enter), Outcome::Handled);
     assert!(h.effects.is_empty());

@@ -14,7 +14,7 @@ use crmdash::app::dialogs::Overlay;
 use crmdash::app::dialogs::contact_form::{ContactForm, Stage};
 use crmdash::app::dialogs::login::LoginStage;
 use crmdash::app::dialogs::reschedule::{Field, RescheduleForm, Stage as RStage};
-use crmdash::app::{Message, TabKind};
+use crmdash::app::{Message, Resource};
 use crmdash::config::{RescheduleSettings, Settings};
 use crmdash::credentials::Keyring;
 use crmdash::runtime::{DashboardOptions, Engine, LoginContext, build_engine};
@@ -136,7 +136,7 @@ async fn a_create_succeeds_and_the_new_contact_is_selected() {
     e.settle(QUIET).await;
     assert!(form(&e).is_none(), "success closes the pane");
     assert_eq!(sb.contacts_with_email("zoe.new@example.com"), 1);
-    assert_eq!(e.app.active, TabKind::Contacts);
+    assert_eq!(e.app.active, Resource::Contacts);
     let note = e.app.status.note.as_ref().unwrap().0.clone();
     assert!(
         note.contains("Created contact id ") && note.contains(": Zoë"),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crmdash::api::{Client, ClientOptions};
 use crmdash::app::dialogs::Overlay;
-use crmdash::app::{Message, TabKind};
+use crmdash::app::{Message, Resource};
 use crmdash::config::Settings;
 use crmdash::mirror::MirrorLocation;
 use crmdash::mirror::sync::{self, SyncOptions};
@@ -173,7 +173,7 @@ async fn offline_start_browses_the_mirror_and_refuses_a_create() {
     // Filtering too: the name filter of the Deals tab.
     press(&mut e, KeyCode::Char('2'));
     e.settle(QUIET).await;
-    assert_eq!(e.app.active, TabKind::Deals);
+    assert_eq!(e.app.active, Resource::Deals);
     assert!(mirrored(&e));
     let name = e.app.tab().records()[0].label.clone();
     let word: String = name.split_whitespace().next().unwrap().to_string();
@@ -321,7 +321,7 @@ async fn a_deals_account_and_contacts_and_back_with_backspace() {
     );
     let contact = items
         .iter()
-        .position(|i| i.kind == crmdash::app::mirror::LinkKind::Contact)
+        .position(|i| i.kind == crmdash::app::mirror::LinkKind::Record(Resource::Contacts))
         .expect("a contact");
     let contact_id = items[contact].id.clone();
     let text = screen(&e);

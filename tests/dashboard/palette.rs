@@ -11,7 +11,7 @@ use crmdash::app::dialogs::Overlay;
 use crmdash::app::persist::PersistedState;
 use crmdash::app::table::spec::FilterValue;
 use crmdash::app::workspace::Workspace;
-use crmdash::app::{App, Effect, ExportFormat, Message, Now, TabKind};
+use crmdash::app::{App, Effect, ExportFormat, Message, Now, Resource};
 use crmdash::config::views::{SavedView, ViewEdit};
 use crossterm::event::KeyCode;
 use dashboard_support::{FakeData, Harness, test_config, wall0};
@@ -86,7 +86,7 @@ fn resource_commands_set_the_tab_query() {
     let mut h = harness();
     let fx = run(&mut h, "deals status=open sort=-value");
     assert!(h.app.overlays.is_empty());
-    assert_eq!(h.app.active, TabKind::Deals);
+    assert_eq!(h.app.active, Resource::Deals);
     let spec = last_fetch(&fx);
     assert_eq!(spec.filters, [("status", FilterValue::Text("open".into()))]);
     assert_eq!(
@@ -97,14 +97,14 @@ fn resource_commands_set_the_tab_query() {
     assert_eq!(h.app.tab().filter_bar.fields[1].input.value(), "open");
 
     let fx = run(&mut h, "contacts email=ada@");
-    assert_eq!(h.app.active, TabKind::Contacts);
+    assert_eq!(h.app.active, Resource::Contacts);
     assert_eq!(
         last_fetch(&fx).filters,
         [("email", FilterValue::Text("ada@".into()))]
     );
 
     let fx = run(&mut h, "projects status=active");
-    assert_eq!(h.app.active, TabKind::Projects);
+    assert_eq!(h.app.active, Resource::Projects);
     assert_eq!(
         last_fetch(&fx).filters,
         [("status", FilterValue::Text("active".into()))]
@@ -316,7 +316,7 @@ fn save_view_and_open_it() {
     // Elsewhere, `:view` brings the whole query back, clearing other filters.
     run(&mut h, "contacts");
     let fx = run(&mut h, "view open-big");
-    assert_eq!(h.app.active, TabKind::Deals);
+    assert_eq!(h.app.active, Resource::Deals);
     let spec = last_fetch(&fx);
     assert_eq!(spec.filters, [("status", FilterValue::Text("open".into()))]);
     assert_eq!(
@@ -595,7 +595,7 @@ fn columns_are_chosen_ordered_saved_and_remembered() {
     };
     let app = App::new(test_config(), &state, (100, 30), now);
     assert_eq!(
-        app.tab_of(TabKind::Deals).resource.column_ids(),
+        app.tab_of(Resource::Deals).resource.column_ids(),
         [ColumnId::Name, ColumnId::Value, ColumnId::Account]
     );
     // A view without columns brings the resource's own back.

@@ -12,7 +12,7 @@ use crmdash::api::Deal;
 use crmdash::app::message::SummaryEvent;
 use crmdash::app::pipeline::{MAX_PAGES, PipelineData};
 use crmdash::app::table::spec::FilterValue;
-use crmdash::app::{Effect, Message, RequestId, TabKind};
+use crmdash::app::{Effect, Message, RequestId, Resource};
 use crmdash::insights::pipeline::{Coverage, PipelineSummary, SummaryOptions};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use dashboard_support::{FakeData, Harness, test_config, wall0};
@@ -52,7 +52,7 @@ fn open(h: &mut Harness) -> (RequestId, SummaryOptions, u32) {
                 from_service,
             } => {
                 assert!(!from_service, "opening may read the mirror's copy");
-                assert_eq!(spec.kind, TabKind::Deals);
+                assert_eq!(spec.kind, Resource::Deals);
                 Some((id, opts, max_pages))
             }
             _ => None,
@@ -197,8 +197,8 @@ fn selection_moves_over_status_currency_bars_and_enter_filters_the_deals_tab() {
     let fx = h.key(KeyCode::Enter);
     // The table comes back, filtered to that status, and loads it.
     assert!(!h.app.pipeline_visible);
-    assert_eq!(h.app.active, TabKind::Deals);
-    let tab = h.app.tab_of(TabKind::Deals);
+    assert_eq!(h.app.active, Resource::Deals);
+    let tab = h.app.tab_of(Resource::Deals);
     assert!(
         tab.filters
             .contains(&("status", FilterValue::Text(status.clone()))),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crmdash::app::dialogs::Overlay;
 use crmdash::app::dialogs::reschedule::{Field, RescheduleForm};
-use crmdash::app::{Effect, TabKind};
+use crmdash::app::{Effect, Resource};
 use crmdash::reschedule::EndSpec;
 use crossterm::event::KeyCode;
 use dashboard_support::Harness;
@@ -172,7 +172,7 @@ fn esc_on_the_table_clears_the_filters_once() {
     assert!(h.app.tab().filter_bar.fields[0].input.is_empty());
     // The unfiltered list comes back (fetched, or from the cache).
     let refetch = fx.iter().any(|e| match e {
-        Effect::Fetch { spec, .. } => spec.kind == TabKind::Deals && !spec.filters.is_empty(),
+        Effect::Fetch { spec, .. } => spec.kind == Resource::Deals && !spec.filters.is_empty(),
         _ => false,
     });
     assert!(!refetch, "{fx:?}");

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crmdash::api::SortDirection;
-use crmdash::app::{Message, TabKind};
+use crmdash::app::{Message, Resource};
 use crmdash::config::Settings;
 use crmdash::runtime::{DashboardOptions, Engine, build_engine};
 use crmdash::sandbox::SandboxHandle;
@@ -50,7 +50,7 @@ fn value_column(e: &Engine) -> Vec<Decimal> {
 async fn browse_sort_filter_page_against_the_sandbox() {
     let (sb, mut e) = start(None, None).await;
     let tab = e.app.tab();
-    assert_eq!(tab.resource.kind, TabKind::Deals);
+    assert_eq!(tab.resource.kind, Resource::Deals);
     assert_eq!(tab.records().len(), 25);
     let meta = tab.shown.as_ref().unwrap().page.meta.unwrap();
     assert!(meta.total.unwrap() > 25);
@@ -125,7 +125,7 @@ async fn contacts_and_projects_load() {
     press(&mut e, KeyCode::Char('1')).await;
     e.settle(QUIET).await;
     let t = e.app.tab();
-    assert_eq!(t.resource.kind, TabKind::Contacts);
+    assert_eq!(t.resource.kind, Resource::Contacts);
     assert_eq!(t.records().len(), 25);
     assert!(t.records().iter().all(|r| r.id.starts_with("con_")));
     press(&mut e, KeyCode::Char('3')).await;
@@ -217,7 +217,7 @@ async fn tabs_and_sorts_are_remembered_between_runs() {
     assert_eq!(out, [crmdash::runtime::TermAction::Quit]);
     sb.shutdown().await;
     let (sb, e) = start(None, Some(state)).await;
-    assert_eq!(e.app.active, TabKind::Projects);
+    assert_eq!(e.app.active, Resource::Projects);
     assert_eq!(e.app.tab().direction, SortDirection::Asc);
     assert_eq!(
         e.app.tab().shown.as_ref().unwrap().spec.direction,

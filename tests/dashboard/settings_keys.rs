@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crmdash::api::Client;
 use crmdash::app::keymap::KeyMap;
-use crmdash::app::{Message, TabKind};
+use crmdash::app::{Message, Resource};
 use crmdash::config::Settings;
 use crmdash::runtime::{DashboardOptions, Engine, build_engine};
 use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
@@ -165,7 +165,7 @@ async fn a_changed_config_per_page_wins_over_an_older_remembered_one() {
 
     // Run 1: the file says 50; `+` makes it 100, remembered at quit.
     let mut e = run(&sb, Some(50), &state).await;
-    assert_eq!(e.app.active, TabKind::Deals);
+    assert_eq!(e.app.active, Resource::Deals);
     assert_eq!(shown_per_page(&e), 50);
     e.handle(Message::Key(KeyEvent::new(
         KeyCode::Char('+'),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crmdash::app::message::CollectEvent;
 use crmdash::app::timeline::MAX_PAGES;
-use crmdash::app::{Effect, Message, TabKind};
+use crmdash::app::{Effect, Message, Resource};
 use crmdash::insights::pipeline::Coverage;
 use crmdash::insights::timeline::Scale;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -78,11 +78,11 @@ fn snap(name: &str, size: (u16, u16), screen: String) {
 fn t_toggles_the_timeline_and_reads_every_project_of_the_filter() {
     let mut h = Harness::with((80, 24), data(), test_config());
     h.answer_all();
-    assert_ne!(h.app.active, TabKind::Projects);
+    assert_ne!(h.app.active, Resource::Projects);
     let fx = h.ch('T');
     // From another tab, T switches to Projects (loading its page as a tab switch does) and
     // reads every project of the tab's query, in pages of 100, at most MAX_PAGES.
-    assert_eq!(h.app.active, TabKind::Projects);
+    assert_eq!(h.app.active, Resource::Projects);
     assert!(h.app.timeline_shown().is_some());
     let (spec, max_pages) = fx
         .iter()
@@ -93,7 +93,7 @@ fn t_toggles_the_timeline_and_reads_every_project_of_the_filter() {
             _ => None,
         })
         .expect("T reads the projects");
-    assert_eq!(spec.kind, TabKind::Projects);
+    assert_eq!(spec.kind, Resource::Projects);
     assert_eq!(spec.page, 1);
     assert_eq!(max_pages, MAX_PAGES);
     h.answer_all();

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crmdash::app::dialogs::Overlay;
 use crmdash::app::dialogs::login::TokenLookup;
-use crmdash::app::{Message, TabKind};
+use crmdash::app::{Message, Resource};
 use crmdash::config::{Profile, Settings};
 use crmdash::credentials::{Keyring, TokenOrigin, TokenSource};
 use crmdash::runtime::{DashboardOptions, Engine, LoginContext, build_engine_with, token_lookup};
@@ -137,7 +137,7 @@ async fn requests_wait_for_a_slow_keyring_then_go_out_with_its_token() {
         KeyCode::Char('1'),
         KeyModifiers::NONE,
     )));
-    assert_eq!(e.app.active, TabKind::Contacts);
+    assert_eq!(e.app.active, Resource::Contacts);
     release.send(()).unwrap();
     e.settle(QUIET).await;
     assert!(!e.app.status.awaiting_token);

@@ -6,6 +6,7 @@
 use crmdash::app::Message;
 use crmdash::app::dialogs::Overlay;
 use crmdash::app::mirror::{LinkKind, MirrorMessage};
+use crmdash::resource::Resource;
 use crossterm::event::{KeyCode, KeyModifiers};
 
 use crate::mirror::{
@@ -55,7 +56,7 @@ async fn a_contacts_related_deals_show_amounts_as_the_table_does() {
         Some(Overlay::Related(r)) => r
             .items()
             .into_iter()
-            .position(|i| i.kind == LinkKind::Contact)
+            .position(|i| i.kind == LinkKind::Record(Resource::Contacts))
             .expect("a contact"),
         _ => unreachable!(),
     };
@@ -69,7 +70,7 @@ async fn a_contacts_related_deals_show_amounts_as_the_table_does() {
         Some(Overlay::Related(r)) => r
             .items()
             .into_iter()
-            .filter(|i| i.kind == LinkKind::Deal)
+            .filter(|i| i.kind == LinkKind::Record(Resource::Deals))
             .map(|i| i.detail.clone())
             .collect::<Vec<_>>(),
         _ => panic!("R on the contact lists its deals"),
@@ -186,7 +187,7 @@ async fn search(e: &mut crmdash::runtime::Engine, text: &str) -> Vec<(String, St
         .flat_map(|g| {
             g.hits
                 .iter()
-                .map(|h| (g.resource.as_str().to_string(), h.detail.clone()))
+                .map(|h| (g.resource.noun().to_string(), h.detail.clone()))
         })
         .collect()
 }

@@ -7,7 +7,7 @@ use crate::dashboard_support;
 use std::time::Duration;
 
 use crmdash::api::SortDirection;
-use crmdash::app::{Effect, TabKind};
+use crmdash::app::{Effect, Resource};
 use crossterm::event::KeyCode;
 use dashboard_support::{FakeData, Harness};
 
@@ -21,7 +21,7 @@ fn loaded() -> Harness {
 fn initial_query_is_explicit() {
     let h = Harness::new((120, 40));
     let first = h.fetches()[0].clone();
-    assert_eq!(first.kind, TabKind::Deals);
+    assert_eq!(first.kind, Resource::Deals);
     assert_eq!(
         (first.sort_by, first.direction),
         ("updated_at", SortDirection::Desc)
@@ -137,7 +137,7 @@ fn tabs_keep_their_own_state() {
     let t = h.app.tab();
     assert_eq!((t.sort_by, t.page, t.selected), ("name", 2, 1));
     assert_eq!(
-        h.app.tab_of(TabKind::Projects).direction,
+        h.app.tab_of(Resource::Projects).direction,
         SortDirection::Asc
     );
     // Back on a loaded tab: nothing to fetch.
@@ -259,7 +259,7 @@ fn keys_typed_in_the_filter_bar_do_not_trigger_actions() {
     h.ch('/');
     h.type_str("qsn2");
     assert!(!h.app.quitting);
-    assert_eq!(h.app.active, TabKind::Deals);
+    assert_eq!(h.app.active, Resource::Deals);
     assert_eq!(h.app.tab().filter_bar.fields[0].input.value(), "qsn2");
 }
 
@@ -289,8 +289,8 @@ fn q_quits_and_saves_the_remembered_state() {
     let Some(Effect::SaveState(state)) = fx.first() else {
         panic!("{fx:?}")
     };
-    assert_eq!(state.active_tab, Some(TabKind::Deals));
-    assert_eq!(state.tabs[&TabKind::Deals].sort_by, "name");
+    assert_eq!(state.active_tab, Some(Resource::Deals));
+    assert_eq!(state.tabs[&Resource::Deals].sort_by, "name");
     assert_eq!(fx.last(), Some(&Effect::Quit));
 }
 
@@ -305,8 +305,8 @@ fn remembered_state_round_trips_into_a_new_app() {
     let json = serde_json::to_string(&state).unwrap();
     let back: crmdash::app::persist::PersistedState = serde_json::from_str(&json).unwrap();
     let app = crmdash::app::App::new(dashboard_support::test_config(), &back, (120, 40), h.now);
-    assert_eq!(app.active, TabKind::Projects);
-    let p = app.tab_of(TabKind::Projects);
+    assert_eq!(app.active, Resource::Projects);
+    let p = app.tab_of(Resource::Projects);
     assert_eq!((p.per_page, p.direction), (50, SortDirection::Asc));
 }
 
@@ -352,7 +352,7 @@ fn header_click_sorts_by_that_column() {
         ..click
     };
     h.send(crmdash::app::Message::Mouse(tab_click));
-    assert_eq!(h.app.active, TabKind::Contacts);
+    assert_eq!(h.app.active, Resource::Contacts);
 }
 
 #[test]
@@ -377,7 +377,7 @@ fn tab_and_shift_tab_cycle_tabs_as_terminals_report_them() {
     use crossterm::event::{KeyEvent, KeyModifiers};
     let mut h = loaded();
     h.key(KeyCode::Tab);
-    assert_eq!(h.app.active, TabKind::Projects);
+    assert_eq!(h.app.active, Resource::Projects);
     // crossterm reports Shift-Tab as BackTab with SHIFT set.
     h.send(crmdash::app::Message::Key(KeyEvent::new(
         KeyCode::BackTab,
@@ -387,7 +387,7 @@ fn tab_and_shift_tab_cycle_tabs_as_terminals_report_them() {
         KeyCode::BackTab,
         KeyModifiers::SHIFT,
     )));
-    assert_eq!(h.app.active, TabKind::Contacts);
+    assert_eq!(h.app.active, Resource::Contacts);
 }
 
 #[test]

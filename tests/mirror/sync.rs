@@ -15,7 +15,7 @@ use mirror_support::{Env, assert_same, file_mode, mirror_records, own_fields};
 fn all_resources_same(env: &Env) {
     let m = env.mirror();
     for r in Resource::ALL {
-        assert_same(&env.server_records(r), &mirror_records(&m, r), r.as_str());
+        assert_same(&env.server_records(r), &mirror_records(&m, r), r.noun());
     }
 }
 
@@ -93,7 +93,7 @@ async fn incremental_sync_against_a_churning_sandbox_converges_and_stays_cheap()
         for id in mirror.keys() {
             assert!(
                 churned.contains(&Change::Deleted {
-                    kind: r.as_str(),
+                    kind: r.noun(),
                     id: id.clone()
                 }),
                 "{r} {id} is in the mirror, not on the server, and was not deleted"
@@ -184,7 +184,7 @@ async fn a_full_sync_marks_deleted_records_gone_and_hides_them() {
     for (kind, id) in &deleted {
         let r = Resource::ALL
             .into_iter()
-            .find(|r| r.as_str() == *kind)
+            .find(|r| r.noun() == *kind)
             .unwrap();
         assert!(
             m.gone_at(r, id).unwrap().is_some(),

@@ -6,7 +6,7 @@ use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::keymap::{Action, Hint};
-use crate::app::resources::{ColumnId, Resource};
+use crate::app::resources::{ColumnId, Descriptor};
 use crate::app::widgets::list_cursor;
 
 pub const COLUMNS_HINTS: &[Hint] = &[
@@ -25,7 +25,7 @@ pub struct ColumnsPicker {
 }
 
 impl ColumnsPicker {
-    pub fn new(resource: &Resource) -> Self {
+    pub fn new(resource: &Descriptor) -> Self {
         let mut items: Vec<(ColumnId, &'static str, bool)> = resource
             .columns
             .iter()

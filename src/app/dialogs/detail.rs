@@ -7,9 +7,9 @@ use serde_json::Value;
 use crate::api::Timestamp;
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::keymap::{Action, Hint};
-use crate::app::resources::TabKind;
 use crate::app::table::record::{DisplayZone, Record};
 use crate::app::widgets::scroll::{Entry, ScrollText, Tone};
+use crate::resource::Resource;
 
 /// Fields shown first, in this order; the rest follow alphabetically.
 const FIRST: &[&str] = &[
@@ -40,21 +40,21 @@ pub struct DetailView {
 
 impl DetailView {
     pub fn new(
-        kind: TabKind,
+        kind: Resource,
         record: &Record,
         zone: &DisplayZone,
         width: u16,
         height: u16,
     ) -> Self {
         let entries = entries(&record.raw, zone);
-        let noun = kind.singular();
+        let noun = kind.title_singular();
         DetailView {
             title: format!("{noun} {} · {}", record.id, record.label),
             raw: record.raw.clone(),
             label: record.label.clone(),
             text: ScrollText::new(entries, width, height),
             link: Some(crate::app::mirror::RecordRef {
-                kind: crate::app::mirror::LinkKind::of(kind),
+                kind: crate::app::mirror::LinkKind::Record(kind),
                 id: record.id.clone(),
                 label: record.label.clone(),
                 detail: String::new(),

@@ -12,9 +12,9 @@ use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::{Effect, ExportFormat, RequestId};
 use crate::app::keymap::{Action, Hint};
 use crate::app::message::{ExportEvent, Message};
-use crate::app::resources::TabKind;
 use crate::app::table::spec::QuerySpec;
 use crate::app::widgets::text_input::{InputOutcome, TextInput};
+use crate::resource::Resource;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExportStage {
@@ -109,7 +109,7 @@ pub fn free_name(path: &Path, exists: impl Fn(&Path) -> bool) -> PathBuf {
 }
 
 pub struct ExportDialog {
-    pub kind: TabKind,
+    pub kind: Resource,
     /// The view to export, from its first page (taken when the dialog opens).
     pub spec: QuerySpec,
     pub path: TextInput,
@@ -243,7 +243,7 @@ impl ExportDialog {
 
 /// `deals-20261122-143000.csv`.
 pub fn default_name(
-    kind: TabKind,
+    kind: Resource,
     format: ExportFormat,
     now: chrono::DateTime<chrono::Local>,
 ) -> String {

@@ -12,7 +12,7 @@ use crate::app::keymap::{Action, Hint};
 use crate::app::message::Message;
 use crate::app::mirror::{LinkKind, MirrorEffect, MirrorMessage, RecordRef};
 use crate::app::widgets::text_input::{InputOutcome, TextInput};
-use crate::mirror::{Resource, SearchHit, SearchResults};
+use crate::mirror::{SearchHit, SearchResults};
 
 /// How long typing pauses before a search runs (a search takes a few ms; this only saves
 /// work while keys come in a burst).
@@ -101,11 +101,7 @@ impl SearchDialog {
 /// A hit as a record to open.
 pub fn record_of(hit: &SearchHit) -> RecordRef {
     RecordRef {
-        kind: match hit.resource {
-            Resource::Contacts => LinkKind::Contact,
-            Resource::Deals => LinkKind::Deal,
-            Resource::Projects => LinkKind::Project,
-        },
+        kind: LinkKind::Record(hit.resource),
         id: hit.id.clone(),
         label: hit.label.clone(),
         detail: hit.detail.clone(),

@@ -8,16 +8,16 @@
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
-use super::{Column, ColumnId, Resource, TabKind};
+use super::{Column, ColumnId, Descriptor, Resource};
 use crate::app::table::record::FetchedPage;
 
-type Chosen = HashMap<(TabKind, Vec<ColumnId>), &'static [Column]>;
+type Chosen = HashMap<(Resource, Vec<ColumnId>), &'static [Column]>;
 
 static CHOSEN: LazyLock<Mutex<Chosen>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// The descriptor's columns with ids `ids`, in that order (unknown ids skipped).
-fn chosen(kind: TabKind, ids: &[ColumnId]) -> &'static [Column] {
-    let all = Resource::of(kind).columns;
+fn chosen(kind: Resource, ids: &[ColumnId]) -> &'static [Column] {
+    let all = Descriptor::of(kind).columns;
     if ids.len() == all.len() && ids.iter().zip(all).all(|(i, c)| *i == c.id) {
         return all;
     }
@@ -31,10 +31,10 @@ fn chosen(kind: TabKind, ids: &[ColumnId]) -> &'static [Column] {
     })
 }
 
-impl Resource {
+impl Descriptor {
     /// Every column the resource has, in the descriptor's order.
     pub fn all_columns(&self) -> &'static [Column] {
-        Resource::of(self.kind).columns
+        Descriptor::of(self.kind).columns
     }
 
     /// Shows these columns, in this order (at least one; unknown ids are skipped).
@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn a_choice_is_built_once_and_the_default_is_the_descriptor() {
-        let mut r = Resource::of(TabKind::Deals);
+        let mut r = Descriptor::of(Resource::Deals);
         assert!(r.default_columns());
         r.choose_columns(&[ColumnId::Value, ColumnId::Name]);
         assert_eq!(r.column_ids(), [ColumnId::Value, ColumnId::Name]);

@@ -1,80 +1,31 @@
 //! Contacts: their columns and filters (name, email, dates), typed sorts and includes, cells
 //! and query builder. The seed does not promise `meta` for this list.
 
-use super::{
-    CREATED, Column, ColumnId, FilterField, FilterKind, Names, Resource, TabKind, UPDATED,
-    also_sorts, col, describe, includes_of, sort_of,
-};
-use crate::api::{Contact, ContactInclude, ContactQuery, ContactSort};
+use super::{CREATED, Column, ColumnId, TabKeys, UPDATED, also_sorts, col, includes_of, sort_of};
+use crate::api::{Contact, ContactQuery};
 use crate::app::keymap::Action;
 use crate::app::table::record::{
     Cell, CellFormat, TableRecord, assignee, related_list_cell, time_cell,
 };
 use crate::app::table::spec::QuerySpec;
 
-pub(super) const NAMES: Names = Names {
-    title: "Contacts",
-    noun: "contacts",
-    singular: "Contact",
+pub(super) const TAB_KEYS: TabKeys = TabKeys {
     switch_action: Action::TabContacts,
     switch_description: "Contacts tab",
 };
 
-const COLUMNS: &[Column] = &[
+pub(super) const COLUMNS: &[Column] = &[
     also_sorts(
-        col(ColumnId::Name, "Name", 10, 24, 0, Some("last_name"), None),
+        col(ColumnId::Name, 10, 24, 0, Some("last_name"), None),
         &["first_name"],
     ),
-    col(ColumnId::Email, "Email", 10, 28, 1, Some("email"), None),
-    col(ColumnId::Phone, "Phone", 8, 16, 4, None, None),
-    col(
-        ColumnId::Accounts,
-        "Accounts",
-        8,
-        22,
-        3,
-        None,
-        Some("accounts"),
-    ),
-    col(
-        ColumnId::Assignee,
-        "Assignee",
-        8,
-        18,
-        2,
-        None,
-        Some("assigned_user"),
-    ),
+    col(ColumnId::Email, 10, 28, 1, Some("email"), None),
+    col(ColumnId::Phone, 8, 16, 4, None, None),
+    col(ColumnId::Accounts, 8, 22, 3, None, Some("accounts")),
+    col(ColumnId::Assignee, 8, 18, 2, None, Some("assigned_user")),
     CREATED,
     UPDATED,
 ];
-
-const FILTERS: &[FilterField] = &[
-    FilterField {
-        key: "full_name",
-        label: "Full name",
-        kind: FilterKind::Text,
-    },
-    FilterField {
-        key: "email",
-        label: "Email",
-        kind: FilterKind::Text,
-    },
-    FilterField {
-        key: "created_after",
-        label: "Created after",
-        kind: FilterKind::Date,
-    },
-    FilterField {
-        key: "updated_after",
-        label: "Updated after",
-        kind: FilterKind::Date,
-    },
-];
-
-pub(super) fn resource() -> Resource {
-    describe::<ContactSort, ContactInclude>(TabKind::Contacts, COLUMNS, FILTERS, false)
-}
 
 pub(super) fn query(spec: &QuerySpec) -> ContactQuery {
     ContactQuery {
@@ -109,10 +60,13 @@ impl TableRecord for Contact {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::app::resources::{Descriptor, Resource};
 
     #[test]
     fn columns_need_the_seed_includes() {
-        assert_eq!(resource().default_includes(), ["accounts", "assigned_user"]);
+        assert_eq!(
+            Descriptor::of(Resource::Contacts).default_includes(),
+            ["accounts", "assigned_user"]
+        );
     }
 }

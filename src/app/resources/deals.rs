@@ -1,62 +1,28 @@
 //! Deals: their columns and filters (name, status), typed sorts and includes, cells and query
 //! builder.
 
-use super::{
-    CREATED, Column, ColumnId, NAME_STATUS_FILTERS, Names, Resource, TabKind, UPDATED, col,
-    describe, includes_of, right, sort_of,
-};
-use crate::api::{Deal, DealInclude, DealQuery, DealSort};
+use super::{CREATED, Column, ColumnId, TabKeys, UPDATED, col, includes_of, right, sort_of};
+use crate::api::{Deal, DealQuery};
 use crate::app::keymap::Action;
 use crate::app::table::record::{
     Cell, CellFormat, TableRecord, assignee, money_cell, related_cell, status_cell, time_cell,
 };
 use crate::app::table::spec::QuerySpec;
 
-pub(super) const NAMES: Names = Names {
-    title: "Deals",
-    noun: "deals",
-    singular: "Deal",
+pub(super) const TAB_KEYS: TabKeys = TabKeys {
     switch_action: Action::TabDeals,
     switch_description: "Deals tab",
 };
 
-const COLUMNS: &[Column] = &[
-    col(ColumnId::Name, "Name", 10, 28, 0, Some("name"), None),
-    col(ColumnId::Status, "Status", 6, 11, 1, Some("status"), None),
-    right(col(
-        ColumnId::Value,
-        "Value",
-        10,
-        18,
-        1,
-        Some("value"),
-        None,
-    )),
-    col(
-        ColumnId::Account,
-        "Account",
-        8,
-        22,
-        3,
-        None,
-        Some("account"),
-    ),
-    col(
-        ColumnId::Assignee,
-        "Assignee",
-        8,
-        18,
-        4,
-        None,
-        Some("assigned_user"),
-    ),
+pub(super) const COLUMNS: &[Column] = &[
+    col(ColumnId::Name, 10, 28, 0, Some("name"), None),
+    col(ColumnId::Status, 6, 11, 1, Some("status"), None),
+    right(col(ColumnId::Value, 10, 18, 1, Some("value"), None)),
+    col(ColumnId::Account, 8, 22, 3, None, Some("account")),
+    col(ColumnId::Assignee, 8, 18, 4, None, Some("assigned_user")),
     CREATED,
     UPDATED,
 ];
-
-pub(super) fn resource() -> Resource {
-    describe::<DealSort, DealInclude>(TabKind::Deals, COLUMNS, NAME_STATUS_FILTERS, true)
-}
 
 pub(super) fn query(spec: &QuerySpec) -> DealQuery {
     DealQuery {
@@ -99,14 +65,16 @@ impl TableRecord for Deal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::{DealInclude, DealSort};
     use crate::api::{ListQuery, SortDirection, decode_page};
     use crate::app::layout::{column_at, fit_columns};
+    use crate::app::resources::{Descriptor, Resource};
     use crate::app::table::record::{CellStyle, DisplayZone, StatusTone, build_page};
     use crate::app::table::spec::FilterValue;
 
     #[test]
     fn descriptor_uses_the_seed_lists() {
-        let d = resource();
+        let d = Descriptor::of(Resource::Deals);
         assert_eq!(
             d.sort_keys,
             ["created_at", "updated_at", "name", "status", "value"]
@@ -117,7 +85,7 @@ mod tests {
     #[test]
     fn spec_becomes_the_typed_query() {
         let spec = QuerySpec {
-            kind: TabKind::Deals,
+            kind: Resource::Deals,
             filters: vec![("status", FilterValue::Text("won".into()))],
             sort_by: "value",
             direction: SortDirection::Desc,
@@ -169,7 +137,7 @@ mod tests {
 
     #[test]
     fn narrow_terminals_hide_low_priority_columns() {
-        let deals = resource();
+        let deals = Descriptor::of(Resource::Deals);
         let wide = fit_columns(deals.columns, 158);
         assert_eq!(wide.len(), 7);
         assert_eq!(wide.iter().map(|c| c.1).sum::<u16>() + 6, 158);

@@ -1,7 +1,7 @@
 //! The resources the dashboard shows, one file each (`contacts`, `deals`, `projects`): its
 //! columns, filters, typed sort keys and includes, cells and query builder. This module is
-//! the registry the tabs iterate: adding a resource is a variant of `TabKind`, its file, and
-//! its arm in `Resource::of` and `QuerySpec::with_query`. The tabs are one generic paged
+//! the registry the tabs iterate: adding a resource is a variant of `Resource`, its file, and
+//! its arm in `Descriptor::of` and `QuerySpec::with_query`. The tabs are one generic paged
 //! table (`app::table`) driven by these descriptors, not copies of a table.
 
 mod columns;
@@ -9,8 +9,7 @@ mod contacts;
 mod deals;
 mod projects;
 
-use serde::{Deserialize, Serialize};
-
+pub use crate::resource::{ColumnId, FilterField, FilterKind, Resource};
 pub use columns::project;
 
 use crate::api::ListQuery;
@@ -18,107 +17,36 @@ use crate::app::keymap::Action;
 use crate::app::table::record::TableRecord;
 use crate::app::table::spec::QuerySpec;
 
-/// Declares the tabs once: the enum, in display order, and `ALL` from the same list (so no
-/// count is written anywhere).
-macro_rules! tabs {
-    ($($variant:ident),+ $(,)?) => {
-        /// The dashboard's tabs, in display order.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(rename_all = "snake_case")]
-        pub enum TabKind { $($variant),+ }
-
-        impl TabKind {
-            /// Every tab, in display order.
-            pub const ALL: [TabKind; [$(TabKind::$variant),+].len()] = [$(TabKind::$variant),+];
-        }
-    };
-}
-
-tabs!(Contacts, Deals, Projects);
-
-impl TabKind {
+/// The dashboard's words for a resource's tab (the resource's own names are its facts).
+impl Resource {
     /// The tab shown on a first run (nothing remembered).
-    pub const FIRST_RUN: TabKind = TabKind::Deals;
-
-    /// Its position in the tab bar (and in `App::tabs`).
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The next tab to the right, wrapping around.
-    pub fn next(self) -> TabKind {
-        TabKind::ALL[(self.index() + 1) % TabKind::ALL.len()]
-    }
-
-    /// The next tab to the left, wrapping around.
-    pub fn prev(self) -> TabKind {
-        let n = TabKind::ALL.len();
-        TabKind::ALL[(self.index() + n - 1) % n]
-    }
+    pub const FIRST_RUN: Resource = Resource::Deals;
 
     /// The tab a key-map action switches to (`1`, `2`, `3` by default).
-    pub fn for_action(action: Action) -> Option<TabKind> {
-        TabKind::ALL
+    pub fn for_action(action: Action) -> Option<Resource> {
+        Resource::ALL
             .into_iter()
-            .find(|k| k.names().switch_action == action)
+            .find(|k| k.tab_keys().switch_action == action)
     }
 
-    fn names(self) -> &'static Names {
+    fn tab_keys(self) -> &'static TabKeys {
         match self {
-            TabKind::Contacts => &contacts::NAMES,
-            TabKind::Deals => &deals::NAMES,
-            TabKind::Projects => &projects::NAMES,
+            Resource::Contacts => &contacts::TAB_KEYS,
+            Resource::Deals => &deals::TAB_KEYS,
+            Resource::Projects => &projects::TAB_KEYS,
         }
-    }
-
-    /// As in the tab bar: "Contacts".
-    pub fn title(self) -> &'static str {
-        self.names().title
-    }
-
-    /// Lower-case plural, as in "No deals match status=won".
-    pub fn noun(self) -> &'static str {
-        self.names().noun
-    }
-
-    /// One record, as in the detail pane's title: "Contact 7".
-    pub fn singular(self) -> &'static str {
-        self.names().singular
     }
 
     /// What the key map's help says the switching action does: "Contacts tab".
     pub fn switch_description(self) -> &'static str {
-        self.names().switch_description
+        self.tab_keys().switch_description
     }
 }
 
-/// How a resource is named on screen.
-pub(crate) struct Names {
-    pub title: &'static str,
-    pub noun: &'static str,
-    pub singular: &'static str,
-    /// The key-map action that switches to its tab, and how help describes it.
+/// The key-map action that switches to a resource's tab, and how help describes it.
+pub(crate) struct TabKeys {
     pub switch_action: Action,
     pub switch_description: &'static str,
-}
-
-/// What a column shows; the record types know how to fill each one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ColumnId {
-    Name,
-    Email,
-    Phone,
-    Accounts,
-    Account,
-    Assignee,
-    Status,
-    Value,
-    Start,
-    End,
-    Owner,
-    Members,
-    Created,
-    Updated,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,45 +76,32 @@ pub struct Column {
     pub include: Option<&'static str>,
 }
 
-/// How a filter field reads its input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FilterKind {
-    /// Sent as typed.
-    Text,
-    /// The CLI's time grammar; an inline error on bad input.
-    Date,
-    /// Free text, with the values seen so far offered.
-    Status,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct FilterField {
-    /// Query parameter name.
-    pub key: &'static str,
-    pub label: &'static str,
-    pub kind: FilterKind,
-}
-
 /// Everything the generic table needs to know about one resource.
 #[derive(Debug, Clone)]
-pub struct Resource {
-    pub kind: TabKind,
+pub struct Descriptor {
+    pub kind: Resource,
     pub columns: &'static [Column],
-    /// Exactly the seed's sort keys, in its order (the wire names of the typed keys).
-    pub sort_keys: Vec<&'static str>,
+    /// The resource's facts, at hand for the table: `kind.sort_keys()` and so on.
+    pub sort_keys: &'static [&'static str],
     pub filters: &'static [FilterField],
-    /// Exactly the seed's relations (the wire names of the typed includes).
-    pub includes: Vec<&'static str>,
-    /// Whether the seed promises `meta` (contacts: not said).
+    pub includes: &'static [&'static str],
     pub paginated: bool,
 }
 
-impl Resource {
-    pub fn of(kind: TabKind) -> Resource {
-        match kind {
-            TabKind::Contacts => contacts::resource(),
-            TabKind::Deals => deals::resource(),
-            TabKind::Projects => projects::resource(),
+impl Descriptor {
+    pub fn of(kind: Resource) -> Descriptor {
+        let columns = match kind {
+            Resource::Contacts => contacts::COLUMNS,
+            Resource::Deals => deals::COLUMNS,
+            Resource::Projects => projects::COLUMNS,
+        };
+        Descriptor {
+            kind,
+            columns,
+            sort_keys: kind.sort_keys(),
+            filters: kind.filters(),
+            includes: kind.includes(),
+            paginated: kind.paginated(),
         }
     }
 
@@ -200,11 +115,11 @@ impl Resource {
 
     /// The `&'static` spelling of a sort key read back from a file.
     pub fn sort_key(&self, name: &str) -> Option<&'static str> {
-        self.sort_keys.iter().copied().find(|k| *k == name)
+        self.kind.sort_key(name)
     }
 
     pub fn include(&self, name: &str) -> Option<&'static str> {
-        self.includes.iter().copied().find(|k| *k == name)
+        self.kind.include(name)
     }
 }
 
@@ -222,9 +137,9 @@ impl QuerySpec {
     /// Builds this spec's typed query (its resource's builder) and hands it to `w`.
     pub fn with_query<W: WithQuery>(&self, w: W) -> W::Output {
         match self.kind {
-            TabKind::Contacts => w.run(contacts::query(self)),
-            TabKind::Deals => w.run(deals::query(self)),
-            TabKind::Projects => w.run(projects::query(self)),
+            Resource::Contacts => w.run(contacts::query(self)),
+            Resource::Deals => w.run(deals::query(self)),
+            Resource::Projects => w.run(projects::query(self)),
         }
     }
 }
@@ -255,31 +170,10 @@ wire!(
     crate::api::ProjectInclude
 );
 
-/// The wire names of a typed list, for the descriptor.
-fn names<T: Wire>() -> Vec<&'static str> {
-    T::ALL.iter().map(|v| v.wire()).collect()
-}
-
-/// A descriptor whose sort keys and includes are the typed lists `S` and `I`.
-fn describe<S: Wire, I: Wire>(
-    kind: TabKind,
-    columns: &'static [Column],
-    filters: &'static [FilterField],
-    paginated: bool,
-) -> Resource {
-    Resource {
-        kind,
-        columns,
-        sort_keys: names::<S>(),
-        filters,
-        includes: names::<I>(),
-        paginated,
-    }
-}
-
 /// The typed value of a name. The table keys queries by wire name (the cache hashes them,
-/// the state file stores them), and every name it holds came from `names::<T>()` (a
-/// remembered one is checked by `Resource::sort_key` / `include`), so this always finds it.
+/// the state file stores them), and every name it holds is one of the resource's facts (a
+/// remembered one is checked by `Descriptor::sort_key` / `include`), which are the typed
+/// lists' wire names (`api::query`'s tests check), so this always finds it.
 fn typed<T: Wire>(name: &str) -> Option<T> {
     T::ALL.iter().copied().find(|v| v.wire() == name)
 }
@@ -296,7 +190,6 @@ fn includes_of<T: Wire>(spec: &QuerySpec) -> Vec<T> {
 
 const fn col(
     id: ColumnId,
-    title: &'static str,
     min: u16,
     ideal: u16,
     priority: u8,
@@ -305,7 +198,7 @@ const fn col(
 ) -> Column {
     Column {
         id,
-        title,
+        title: id.title(),
         min,
         ideal,
         priority,
@@ -342,38 +235,8 @@ const fn right(mut c: Column) -> Column {
 }
 
 /// The timestamp columns contacts and deals share (projects rank `Updated` differently).
-const CREATED: Column = col(
-    ColumnId::Created,
-    "Created",
-    16,
-    16,
-    6,
-    Some("created_at"),
-    None,
-);
-const UPDATED: Column = col(
-    ColumnId::Updated,
-    "Updated",
-    16,
-    16,
-    5,
-    Some("updated_at"),
-    None,
-);
-
-/// The filters deals and projects share.
-const NAME_STATUS_FILTERS: &[FilterField] = &[
-    FilterField {
-        key: "name",
-        label: "Name",
-        kind: FilterKind::Text,
-    },
-    FilterField {
-        key: "status",
-        label: "Status",
-        kind: FilterKind::Status,
-    },
-];
+const CREATED: Column = col(ColumnId::Created, 16, 16, 6, Some("created_at"), None);
+const UPDATED: Column = col(ColumnId::Updated, 16, 16, 5, Some("updated_at"), None);
 
 #[cfg(test)]
 mod tests {
@@ -381,8 +244,11 @@ mod tests {
 
     #[test]
     fn descriptors_use_the_seed_lists() {
-        for r in TabKind::ALL.map(Resource::of) {
-            assert_eq!(TabKind::ALL[r.kind.index()], r.kind);
+        for r in Resource::ALL.map(Descriptor::of) {
+            assert_eq!(Resource::ALL[r.kind.index()], r.kind);
+            // The columns views and the command line name are the ones the table shows.
+            let ids: Vec<ColumnId> = r.columns.iter().map(|c| c.id).collect();
+            assert_eq!(ids, r.kind.columns(), "{:?}", r.kind);
             for c in r.columns {
                 if let Some(s) = c.sort {
                     assert!(r.sort_keys.contains(&s), "{s} is not a seed sort key");
@@ -399,14 +265,14 @@ mod tests {
 
     #[test]
     fn tabs_cycle_through_every_resource() {
-        let mut k = TabKind::ALL[0];
-        for _ in TabKind::ALL {
+        let mut k = Resource::ALL[0];
+        for _ in Resource::ALL {
             assert_eq!(k.next().prev(), k);
             k = k.next();
         }
-        assert_eq!(k, TabKind::ALL[0]);
-        for k in TabKind::ALL {
-            assert_eq!(TabKind::for_action(k.names().switch_action), Some(k));
+        assert_eq!(k, Resource::ALL[0]);
+        for k in Resource::ALL {
+            assert_eq!(Resource::for_action(k.tab_keys().switch_action), Some(k));
         }
     }
 
@@ -414,14 +280,14 @@ mod tests {
     /// speaks of); on Contacts, where `s` steps through first and last name, by exactly one.
     #[test]
     fn every_sort_key_has_at_most_one_column() {
-        for r in TabKind::ALL.map(Resource::of) {
-            for key in &r.sort_keys {
+        for r in Resource::ALL.map(Descriptor::of) {
+            for key in r.sort_keys {
                 let shown = r
                     .columns
                     .iter()
                     .filter(|c| c.sorted_by(key).is_some())
                     .count();
-                let want = if r.kind == TabKind::Contacts {
+                let want = if r.kind == Resource::Contacts {
                     1..=1
                 } else {
                     0..=1

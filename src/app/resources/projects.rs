@@ -1,62 +1,28 @@
 //! Projects: their columns and filters (name, status), typed sorts and includes, cells and
 //! query builder.
 
-use super::{
-    Column, ColumnId, NAME_STATUS_FILTERS, Names, Resource, TabKind, col, describe, includes_of,
-    right, sort_of,
-};
-use crate::api::{Project, ProjectInclude, ProjectQuery, ProjectSort};
+use super::{Column, ColumnId, TabKeys, col, includes_of, right, sort_of};
+use crate::api::{Project, ProjectQuery};
 use crate::app::keymap::Action;
 use crate::app::table::record::{
     Cell, CellFormat, TableRecord, related_cell, status_cell, time_cell,
 };
 use crate::app::table::spec::QuerySpec;
 
-pub(super) const NAMES: Names = Names {
-    title: "Projects",
-    noun: "projects",
-    singular: "Project",
+pub(super) const TAB_KEYS: TabKeys = TabKeys {
     switch_action: Action::TabProjects,
     switch_description: "Projects tab",
 };
 
-const COLUMNS: &[Column] = &[
-    col(ColumnId::Name, "Name", 10, 28, 0, Some("name"), None),
-    col(ColumnId::Status, "Status", 6, 11, 1, Some("status"), None),
-    col(
-        ColumnId::Start,
-        "Start",
-        10,
-        16,
-        3,
-        Some("start_date"),
-        None,
-    ),
-    col(ColumnId::End, "End", 10, 16, 4, Some("end_date"), None),
-    col(ColumnId::Owner, "Owner", 8, 18, 2, None, Some("owner")),
-    right(col(
-        ColumnId::Members,
-        "Members",
-        7,
-        7,
-        5,
-        None,
-        Some("members"),
-    )),
-    col(
-        ColumnId::Updated,
-        "Updated",
-        16,
-        16,
-        6,
-        Some("updated_at"),
-        None,
-    ),
+pub(super) const COLUMNS: &[Column] = &[
+    col(ColumnId::Name, 10, 28, 0, Some("name"), None),
+    col(ColumnId::Status, 6, 11, 1, Some("status"), None),
+    col(ColumnId::Start, 10, 16, 3, Some("start_date"), None),
+    col(ColumnId::End, 10, 16, 4, Some("end_date"), None),
+    col(ColumnId::Owner, 8, 18, 2, None, Some("owner")),
+    right(col(ColumnId::Members, 7, 7, 5, None, Some("members"))),
+    col(ColumnId::Updated, 16, 16, 6, Some("updated_at"), None),
 ];
-
-pub(super) fn resource() -> Resource {
-    describe::<ProjectSort, ProjectInclude>(TabKind::Projects, COLUMNS, NAME_STATUS_FILTERS, true)
-}
 
 pub(super) fn query(spec: &QuerySpec) -> ProjectQuery {
     ProjectQuery {
@@ -92,10 +58,13 @@ impl TableRecord for Project {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::app::resources::{Descriptor, Resource};
 
     #[test]
     fn columns_need_the_seed_includes() {
-        assert_eq!(resource().default_includes(), ["members", "owner"]);
+        assert_eq!(
+            Descriptor::of(Resource::Projects).default_includes(),
+            ["members", "owner"]
+        );
     }
 }

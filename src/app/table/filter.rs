@@ -137,7 +137,7 @@ impl FilterBar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::resources::{Resource, TabKind};
+    use crate::app::resources::{Descriptor, Resource};
 
     fn iso() -> DateParser {
         Arc::new(|s: &str, _now| {
@@ -149,7 +149,7 @@ mod tests {
 
     #[test]
     fn bad_dates_are_flagged_and_left_out() {
-        let mut bar = FilterBar::new(Resource::of(TabKind::Contacts).filters);
+        let mut bar = FilterBar::new(Descriptor::of(Resource::Contacts).filters);
         bar.fields[0].input.set("  Ada ");
         bar.fields[2].input.set("yesterdayish");
         bar.fields[3].input.set("2026-01-02");
@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn status_completion_cycles_seen_values() {
-        let mut bar = FilterBar::new(Resource::of(TabKind::Projects).filters);
+        let mut bar = FilterBar::new(Descriptor::of(Resource::Projects).filters);
         bar.seen_statuses
             .extend(["lost", "open", "won"].map(String::from));
         bar.focus_next();

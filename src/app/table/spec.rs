@@ -5,7 +5,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use crate::api::{Paging, SortDirection};
-use crate::app::resources::TabKind;
+use crate::resource::Resource;
 
 /// A filter's value, already checked.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -25,7 +25,7 @@ impl FilterValue {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct QuerySpec {
-    pub kind: TabKind,
+    pub kind: Resource,
     /// Non-empty filters, in the descriptor's order.
     pub filters: Vec<(&'static str, FilterValue)>,
     pub sort_by: &'static str,

@@ -8,13 +8,12 @@ use tokio::time::Instant;
 
 use crate::api::SortDirection;
 use crate::app::effects::RequestId;
-use crate::app::resources::Resource;
+use crate::app::resources::Descriptor;
 use crate::app::table::filter::FilterBar;
 use crate::app::table::record::{FetchedPage, Record};
 use crate::app::table::spec::{FilterValue, QuerySpec};
 
-/// The page sizes `+` and `-` step through (the service allows up to 100).
-pub const PAGE_SIZES: [u32; 4] = [10, 25, 50, 100];
+pub use crate::view_query::PAGE_SIZES;
 
 /// The page on screen and the query it answers.
 #[derive(Debug, Clone)]
@@ -29,7 +28,7 @@ pub struct Shown {
 
 #[derive(Debug, Clone)]
 pub struct TabState {
-    pub resource: Resource,
+    pub resource: Descriptor,
     pub filters: Vec<(&'static str, FilterValue)>,
     pub sort_by: &'static str,
     pub direction: SortDirection,
@@ -57,7 +56,7 @@ pub struct TabState {
 }
 
 impl TabState {
-    pub fn new(resource: Resource, per_page: u32) -> Self {
+    pub fn new(resource: Descriptor, per_page: u32) -> Self {
         let includes = resource.default_includes();
         let filter_bar = FilterBar::new(resource.filters);
         TabState {

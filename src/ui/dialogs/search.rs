@@ -89,7 +89,7 @@ pub fn draw(
         for g in &r.groups {
             let count = format!("{}{}", g.hits.len(), if g.more { "+" } else { "" });
             lines.push(Line::from(vec![
-                Span::styled(title_of(g.resource.as_str()), theme.heading),
+                Span::styled(g.resource.title(), theme.heading),
                 Span::styled(format!(" {count}"), theme.dim),
             ]));
             for hit in &g.hits {
@@ -131,15 +131,6 @@ pub fn draw(
     fit::draw_lines(f.buffer_mut(), body, lines.into_iter().skip(scroll));
 }
 
-fn title_of(resource: &str) -> String {
-    let mut c = resource.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
-}
-
-/// Words into lines of at most `width` columns.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,13 +6,13 @@ use crossterm::event::KeyEvent;
 
 use super::{ContactForm, Stage};
 use crate::api::SortDirection;
-use crate::app::TabKind;
 use crate::app::dialogs::{ContactRef, Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::effects::Effect;
 use crate::app::keymap::{Action, Hint, KeyMap};
 use crate::app::table::spec::{FilterValue, QuerySpec};
 use crate::app::widgets::form_fields;
 use crate::app::widgets::text_input::InputOutcome;
+use crate::resource::Resource;
 
 impl ContactForm {
     fn move_focus(&mut self, forward: bool) {
@@ -84,9 +84,9 @@ impl ContactForm {
 
     /// The lookup for the duplicate check.
     pub fn lookup_spec(email: &str) -> QuerySpec {
-        let resource = crate::app::resources::Resource::of(TabKind::Contacts);
+        let resource = crate::app::resources::Descriptor::of(Resource::Contacts);
         QuerySpec {
-            kind: TabKind::Contacts,
+            kind: Resource::Contacts,
             filters: vec![("email", FilterValue::Text(email.to_string()))],
             sort_by: resource.sort_key("created_at").unwrap_or("updated_at"),
             direction: SortDirection::Asc,

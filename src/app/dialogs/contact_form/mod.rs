@@ -6,9 +6,9 @@
 mod keys;
 mod results;
 
-use crate::app::TabKind;
 use crate::app::dialogs::{CreatedContact, Overlay};
 use crate::app::effects::Effect;
+use crate::resource::Resource;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
@@ -289,14 +289,14 @@ impl crate::app::App {
         // The id first: a long name is what the status bar cuts, never the id.
         self.note(format!("Created contact id {id}: {}{again}", c.name));
         self.forms.select_after_load = c.id;
-        self.active = TabKind::Contacts;
+        self.active = Resource::Contacts;
         // Bypassing the cache also forgets the Contacts pages kept from before the create.
-        self.load(TabKind::Contacts, true)
+        self.load(Resource::Contacts, true)
     }
 
     /// After the Contacts tab shows a page: select the contact just created, if it is there.
-    pub(crate) fn select_created(&mut self, kind: TabKind) {
-        if kind != TabKind::Contacts {
+    pub(crate) fn select_created(&mut self, kind: Resource) {
+        if kind != Resource::Contacts {
             return;
         }
         let Some(id) = self.forms.select_after_load.take() else {

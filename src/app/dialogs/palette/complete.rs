@@ -3,9 +3,9 @@
 //! relations after a comma, the statuses seen so far, view and profile names).
 
 use super::grammar::{COMMANDS, PaletteContext};
-use crate::app::resources::{FilterKind, Resource, TabKind};
+use crate::app::resources::{Descriptor, FilterKind, Resource};
 use crate::app::table::tab::PAGE_SIZES;
-use crate::app::views::{self, column_name, resource_named};
+use crate::view_query::{self as views, column_name};
 
 /// The word under completion and what may replace it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,8 +64,8 @@ pub fn complete(line: &str, cx: &PaletteContext) -> Completions {
             items: Vec::new(),
         };
     }
-    let active = Resource::of(cx.active);
-    let items = if let Some(kind) = resource_named(&head) {
+    let active = Descriptor::of(cx.active);
+    let items = if let Some(kind) = Resource::named(&head) {
         return Completions {
             start,
             items: query_word(kind, word, cx),
@@ -76,7 +76,7 @@ pub fn complete(line: &str, cx: &PaletteContext) -> Completions {
             "include" | "includes" => {
                 return Completions {
                     start,
-                    items: list_item(word, &active.includes),
+                    items: list_item(word, active.includes),
                 };
             }
             "columns" | "cols" => {
@@ -114,8 +114,8 @@ fn list_item(word: &str, all: &[&str]) -> Vec<String> {
 }
 
 /// A word after `:deals`: a `key=` or, after the `=`, that key's values.
-fn query_word(kind: TabKind, word: &str, cx: &PaletteContext) -> Vec<String> {
-    let r = Resource::of(kind);
+fn query_word(kind: Resource, word: &str, cx: &PaletteContext) -> Vec<String> {
+    let r = Descriptor::of(kind);
     let Some((key, value)) = word.split_once('=') else {
         return views::query_keys(kind)
             .into_iter()
@@ -137,7 +137,7 @@ fn query_word(kind: TabKind, word: &str, cx: &PaletteContext) -> Vec<String> {
             }
             with_key(keys)
         }
-        "include" | "includes" => list_item(value, &r.includes)
+        "include" | "includes" => list_item(value, r.includes)
             .into_iter()
             .map(|v| format!("{key}={v}"))
             .collect(),
@@ -164,10 +164,10 @@ mod tests {
     use super::*;
 
     fn cx() -> PaletteContext {
-        let mut statuses = vec![Vec::new(); TabKind::ALL.len()];
-        statuses[TabKind::Deals.index()] = vec!["lost".into(), "open".into(), "won".into()];
+        let mut statuses = vec![Vec::new(); Resource::ALL.len()];
+        statuses[Resource::Deals.index()] = vec!["lost".into(), "open".into(), "won".into()];
         PaletteContext {
-            active: TabKind::Deals,
+            active: Resource::Deals,
             views: vec!["open-big".into(), "mine".into()],
             view_errors: Default::default(),
             profiles: vec!["default".into(), "work".into()],

@@ -1,24 +1,22 @@
 //! The palette's commands: words in, a checked `Command` out, or a message saying what
 //! would have been accepted. Query words (`status=open sort=-value`) go through
-//! `app::views`, the grammar saved views and the CLI's `--view` use too.
+//! `view_query`, the grammar saved views and the CLI's `--view` use too.
 
 use crate::app::effects::ExportFormat;
-use crate::app::resources::{Resource, TabKind};
-use crate::app::views::{
-    self, QueryWords, ViewQuery, check_includes, check_per_page, resource_named,
-};
 use crate::config::views::check_view_name;
+use crate::resource::Resource;
+use crate::view_query::{self as views, QueryWords, ViewQuery, check_includes, check_per_page};
 
 /// What the palette knows when it opens: the active tab, the names it can offer.
 #[derive(Debug, Clone)]
 pub struct PaletteContext {
-    pub active: TabKind,
+    pub active: Resource,
     pub views: Vec<String>,
     /// Views that name something their resource does not have, and what.
     pub view_errors: std::collections::BTreeMap<String, String>,
     pub profiles: Vec<String>,
     pub active_profile: String,
-    /// Status values seen so far, per tab (index: `TabKind::index`).
+    /// Status values seen so far, per tab (index: `Resource::index`).
     pub statuses: Vec<Vec<String>>,
 }
 
@@ -119,7 +117,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
         return Err(format!("type a command: {}", command_list()));
     };
     let head = head.to_ascii_lowercase();
-    if let Some(kind) = resource_named(&head) {
+    if let Some(kind) = Resource::named(&head) {
         return query_command(kind, args).map(Command::Query);
     }
     let one = |what: &str| -> Result<&String, String> {
@@ -136,7 +134,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             Err(format!(":{head} takes no arguments"))
         }
     };
-    let active = Resource::of(cx.active);
+    let active = cx.active;
     match head.as_str() {
         "page" => {
             let n = one("a page number")?;
@@ -156,7 +154,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             if args.is_empty() {
                 return Err(format!(
                     ":include needs relations: {} (- for none)",
-                    active.includes.join(", ")
+                    active.includes().join(", ")
                 ));
             }
             let list: Vec<String> = args
@@ -165,7 +163,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
                 .filter(|s| *s != "-" && *s != "none")
                 .map(str::to_string)
                 .collect();
-            check_includes(&active, &list).map(Command::Include)
+            check_includes(active, &list).map(Command::Include)
         }
         "export" => match args {
             [] => Ok(Command::Export(None)),
@@ -219,7 +217,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
                 .flat_map(|a| a.split(','))
                 .map(str::to_string)
                 .collect();
-            views::check_columns(&active, &list).map(|c| Command::Columns(Some(c)))
+            views::check_columns(active, &list).map(|c| Command::Columns(Some(c)))
         }
         "sync" => none().map(|()| Command::Sync),
         "help" | "h" | "?" => none().map(|()| Command::Help),
@@ -229,7 +227,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
 }
 
 /// `status=open sort=-value include=account per=50 page=2` for `kind`.
-pub fn query_command(kind: TabKind, args: &[String]) -> Result<ViewQuery, String> {
+pub fn query_command(kind: Resource, args: &[String]) -> Result<ViewQuery, String> {
     let mut words = QueryWords::default();
     for a in args {
         let Some((key, value)) = a.split_once('=') else {
@@ -282,12 +280,12 @@ mod tests {
 
     fn cx() -> PaletteContext {
         PaletteContext {
-            active: TabKind::Deals,
+            active: Resource::Deals,
             views: vec!["open-big".into()],
             view_errors: Default::default(),
             profiles: vec!["default".into(), "work".into()],
             active_profile: "default".into(),
-            statuses: vec![Vec::new(); TabKind::ALL.len()],
+            statuses: vec![Vec::new(); Resource::ALL.len()],
         }
     }
 
@@ -295,7 +293,7 @@ mod tests {
     fn parses_the_commands() {
         let c = parse(":deals status=open sort=-value", &cx()).unwrap();
         let Command::Query(q) = c else { panic!() };
-        assert_eq!(q.kind, TabKind::Deals);
+        assert_eq!(q.kind, Resource::Deals);
         assert_eq!(q.sort, Some(("value", SortDirection::Desc)));
         assert_eq!(
             parse("contacts name=\"Ada L\"", &cx()).unwrap_err(),

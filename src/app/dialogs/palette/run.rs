@@ -11,9 +11,10 @@ use crate::app::effects::Effect;
 use crate::app::keymap::Action;
 use crate::app::resources::ColumnId;
 use crate::app::table::tab::clamp_per_page;
-use crate::app::views::{self, ViewQuery};
-use crate::app::{App, TabKind as Kind};
+use crate::app::views::view_of_tab;
+use crate::app::{App, Resource as Kind};
 use crate::config::views::ViewEdit;
+use crate::view_query::{self as views, ViewQuery};
 
 impl App {
     /// `:` opens the prompt, knowing the names it may offer.
@@ -308,7 +309,7 @@ impl App {
                 .map(|c| views::column_name(c.title))
                 .collect()
         });
-        let view = views::view_of_tab(t, columns);
+        let view = view_of_tab(t, columns);
         self.workspace.touched.insert(name.clone());
         let replaced = self
             .workspace
