@@ -9,8 +9,11 @@ mod login;
 pub mod mirror;
 pub mod opener;
 mod pipeline;
+mod profiles;
+mod requests;
 mod reschedule_log;
 mod source;
+mod state_file;
 mod token_lookup;
 pub mod workspace;
 
@@ -22,9 +25,10 @@ use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-pub use engine::{Engine, TermAction, TokenLookupFuture, read_state, write_state};
-pub use login::LoginContext;
+pub use engine::{Engine, TermAction};
+pub use login::{LoginContext, TokenLookupFuture};
 pub use source::{ClientSource, DataSource};
+pub use state_file::{read_state, write_state};
 pub use token_lookup::token_lookup;
 
 use crate::app::dialogs::FormsConfig;

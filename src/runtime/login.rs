@@ -1,13 +1,76 @@
-//! Logging in from the dashboard: the token typed into the login dialog is checked against
-//! the service, kept in the OS keyring, and the profile's base URL saved beside it.
+//! Logging in from the dashboard: the token lookup at start (the keyring read, after the
+//! first frame), and the token typed into the login dialog, checked against the service, kept
+//! in the OS keyring, and the profile's base URL saved beside it.
 
 use std::path::PathBuf;
 
 use secrecy::SecretString;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::AbortHandle;
 
 use crate::api::{Client, ClientOptions, ErrorKind};
-use crate::app::dialogs::login::LoginOk;
+use crate::app::dialogs::login::{LoginOk, TokenLookup};
+use crate::app::{Message, RequestId};
 use crate::credentials::Keyring;
+
+/// Finds the token and makes the client (the keyring read, off the loop).
+pub type TokenLookupFuture = futures::future::BoxFuture<'static, TokenLookup>;
+
+/// The engine's side of logging in.
+#[derive(Default)]
+pub(super) struct Login {
+    /// Where a token from the login dialog is checked and kept (no token at start).
+    context: Option<LoginContext>,
+    /// The token lookup `Engine::start` runs (after the first frame: the keyring may be slow).
+    lookup: Option<TokenLookupFuture>,
+}
+
+impl Login {
+    pub fn set_context(&mut self, cx: LoginContext) {
+        self.context = Some(cx);
+    }
+
+    pub fn set_lookup(&mut self, lookup: TokenLookupFuture) {
+        self.lookup = Some(lookup);
+    }
+
+    /// Starts the token lookup, if there is one (once); it answers `Message::TokenLookup`.
+    pub fn start_lookup(&mut self, tx: &UnboundedSender<Message>) {
+        if let Some(lookup) = self.lookup.take() {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(Message::TokenLookup(Box::new(lookup.await)));
+            });
+        }
+    }
+
+    /// Checks and keeps a token from the login dialog; answers `Message::LoggedIn`. The task,
+    /// when one started, is the caller's to track (a cancel aborts it).
+    pub fn check(
+        &self,
+        id: RequestId,
+        token: SecretString,
+        base_url: Option<String>,
+        tx: &UnboundedSender<Message>,
+    ) -> Option<AbortHandle> {
+        let tx = tx.clone();
+        let Some(ctx) = self.context.clone() else {
+            let _ = tx.send(Message::LoggedIn {
+                id,
+                result: Box::new(Err("logging in is not possible here".into())),
+            });
+            return None;
+        };
+        let handle = tokio::spawn(async move {
+            let result = login(ctx, token, base_url).await;
+            let _ = tx.send(Message::LoggedIn {
+                id,
+                result: Box::new(result),
+            });
+        });
+        Some(handle.abort_handle())
+    }
+}
 
 /// Where a token typed into the login dialog is checked and kept.
 #[derive(Clone)]

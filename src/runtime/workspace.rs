@@ -4,10 +4,11 @@
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::TermAction;
 use super::opener::Opener;
 use crate::api::Client;
-use crate::app::Message;
 use crate::app::effects::NewClient;
+use crate::app::{Effect, Message};
 use crate::config::Settings;
 use crate::config::views::{ViewEdit, edit_views};
 use crate::credentials::Keyring;
@@ -18,6 +19,45 @@ pub struct WorkspaceContext {
     pub settings: Settings,
     pub keyring: Keyring,
     pub opener: Opener,
+}
+
+/// The engine's side of the workspace: the context, when the dashboard has one (tests may not).
+#[derive(Default)]
+pub(super) struct Workspace {
+    cx: Option<WorkspaceContext>,
+}
+
+impl Workspace {
+    pub fn set_context(&mut self, cx: WorkspaceContext) {
+        self.cx = Some(cx);
+    }
+
+    pub fn context(&self) -> Option<&WorkspaceContext> {
+        self.cx.as_ref()
+    }
+
+    /// Runs a views-file or URL effect (`Engine::run` routes the others elsewhere).
+    pub fn run(&self, e: Effect, tx: &UnboundedSender<Message>) -> Vec<TermAction> {
+        let mut out = Vec::new();
+        match e {
+            Effect::EditViews { path, edit } => edit_views_file(tx.clone(), path, edit),
+            Effect::ReadViews { path } => read_views_file(tx.clone(), path),
+            Effect::OpenUrl { url } => {
+                let opener = match &self.cx {
+                    Some(cx) => cx.opener.clone(),
+                    None => Opener::from_settings(None),
+                };
+                // An SSH session: the address goes on the clipboard (OSC 52 reaches the
+                // local terminal) as well as in the status bar.
+                if !opener.can_open() {
+                    out.push(TermAction::Copy(url.clone()));
+                }
+                open_url(tx.clone(), opener, url);
+            }
+            other => debug_assert!(false, "not a workspace effect: {other:?}"),
+        }
+        out
+    }
 }
 
 fn notice(tx: &UnboundedSender<Message>, text: String, error: bool) {

@@ -1,0 +1,471 @@
+//! Requests to the service and their cancellation: every spawned request by its id (aborted
+//! when superseded or at quit), exports by their cancel token, and the effects that need the
+//! service, held in order while the token is looked up. The answers come back as messages;
+//! [`Requests::finished`] forgets a request once its last message is seen.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::AbortHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::mirror::MirrorReader;
+use super::source::DataSource;
+use crate::app::message::{CollectEvent, SummaryEvent};
+use crate::app::mirror::{MirrorEffect, MirrorMessage};
+use crate::app::{Effect, ExportEvent, Message, RequestId};
+
+/// What a request needs from the rest of the runtime when it starts.
+pub(super) struct RequestCx<'a> {
+    pub tx: &'a UnboundedSender<Message>,
+    /// The active profile's mirror, when there is one.
+    pub mirror: Option<MirrorReader>,
+    /// The service is unreachable: pages come from the mirror, writes are refused with this.
+    pub offline: Option<String>,
+}
+
+pub(super) struct Requests {
+    source: Option<Arc<dyn DataSource>>,
+    /// Why there is no source (shown as the error of every request).
+    no_source_reason: String,
+    tasks: HashMap<RequestId, AbortHandle>,
+    exports: HashMap<RequestId, CancellationToken>,
+    /// Effects that need the service, held while the token is looked up (from
+    /// `Engine::with_token_lookup` until its answer, i.e. while `app.status.awaiting_token`).
+    deferred: Vec<Effect>,
+    /// Reschedule-log reads on the blocking pool whose answer has not been handled yet (so
+    /// `settle` waits for them).
+    log_reads: usize,
+}
+
+impl Requests {
+    pub fn new(source: Option<Arc<dyn DataSource>>, no_source_reason: String) -> Requests {
+        Requests {
+            source,
+            no_source_reason,
+            tasks: HashMap::new(),
+            exports: HashMap::new(),
+            deferred: Vec::new(),
+            log_reads: 0,
+        }
+    }
+
+    pub fn source(&self) -> Option<Arc<dyn DataSource>> {
+        self.source.clone()
+    }
+
+    pub fn set_source(&mut self, source: Arc<dyn DataSource>) {
+        self.source = Some(source);
+    }
+
+    /// No token: requests fail with `reason` from now on.
+    pub fn set_no_source(&mut self, reason: String) {
+        self.no_source_reason = reason;
+    }
+
+    /// Holds an effect until the token lookup settles.
+    pub fn defer(&mut self, e: Effect) {
+        self.deferred.push(e);
+    }
+
+    /// The held effects, in order, to run now that the lookup settled.
+    pub fn take_deferred(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.deferred)
+    }
+
+    pub fn deferred(&self) -> usize {
+        self.deferred.len()
+    }
+
+    /// Whether a read of the reschedule log is still to answer.
+    pub fn reading_log(&self) -> bool {
+        self.log_reads > 0
+    }
+
+    /// Forgets a request whose last message this is (a progress report is not the last).
+    pub fn finished(&mut self, msg: &Message) {
+        match msg {
+            Message::Fetched { id, .. }
+            | Message::ContactCreated { id, .. }
+            | Message::Rescheduled { id, .. }
+            | Message::LoggedIn { id, .. } => {
+                self.tasks.remove(id);
+            }
+            Message::Summary { id, event } if !matches!(event, SummaryEvent::Progress { .. }) => {
+                self.tasks.remove(id);
+            }
+            Message::Collected { id, event } if !matches!(event, CollectEvent::Progress { .. }) => {
+                self.tasks.remove(id);
+            }
+            Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
+                self.exports.remove(id);
+            }
+            Message::RescheduleLog { .. } => {
+                self.log_reads = self.log_reads.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Runs a request effect (`Engine::run` routes the others elsewhere).
+    pub fn run(&mut self, e: Effect, cx: RequestCx<'_>) {
+        match e {
+            Effect::Fetch { id, spec } => self.fetch(id, spec, cx),
+            Effect::Cancel(id) => self.cancel(id),
+            Effect::Export {
+                id,
+                spec,
+                path,
+                format,
+                overwrite,
+            } => self.export(
+                id,
+                spec,
+                super::export::Target { path, overwrite },
+                format,
+                cx,
+            ),
+            Effect::CancelExport(id) => self.cancel_export(id, cx.tx),
+            Effect::Summarize {
+                id,
+                spec,
+                opts,
+                max_pages,
+                from_service,
+            } => {
+                let pages = self.pages(cx.mirror.filter(|_| !from_service));
+                let task =
+                    super::pipeline::summarize(pages, id, spec, opts, max_pages, cx.tx.clone());
+                self.tasks.insert(id, tokio::spawn(task).abort_handle());
+            }
+            Effect::Collect {
+                id,
+                spec,
+                max_pages,
+                from_service,
+            } => {
+                let pages = self.pages(cx.mirror.filter(|_| !from_service));
+                let task = super::pipeline::collect(pages, id, spec, max_pages, cx.tx.clone());
+                self.tasks.insert(id, tokio::spawn(task).abort_handle());
+            }
+            Effect::CreateContact { id, contact, key } => self.write(id, cx, move |s| {
+                let fut = s.create_contact(contact, key);
+                async move {
+                    Message::ContactCreated {
+                        id,
+                        result: Box::new(fut.await),
+                    }
+                }
+            }),
+            Effect::Reschedule {
+                id,
+                appointment_id,
+                body,
+            } => self.write(id, cx, move |s| {
+                let fut = s.reschedule(appointment_id, body);
+                async move {
+                    Message::Rescheduled {
+                        id,
+                        result: Box::new(fut.await),
+                    }
+                }
+            }),
+            Effect::RescheduleLog { path, append, last } => {
+                self.log_reads += 1;
+                let tx = cx.tx.clone();
+                // Small file I/O, but off the loop all the same.
+                tokio::task::spawn_blocking(move || {
+                    let result =
+                        super::reschedule_log::reschedule_log(&path, append.as_ref(), last);
+                    let _ = tx.send(Message::RescheduleLog { result });
+                });
+            }
+            other => debug_assert!(false, "not a request: {other:?}"),
+        }
+    }
+
+    /// Keeps a spawned request, so a cancel or the quit can stop it.
+    pub fn track(&mut self, id: RequestId, task: AbortHandle) {
+        self.tasks.insert(id, task);
+    }
+
+    fn cancel(&mut self, id: RequestId) {
+        if let Some(h) = self.tasks.remove(&id) {
+            h.abort();
+        }
+        // A request still held for the token lookup never started: it is dropped instead.
+        self.deferred.retain(|d| {
+            !matches!(d, Effect::Fetch { id: f, .. }
+                | Effect::Summarize { id: f, .. }
+                | Effect::Collect { id: f, .. }
+                if *f == id)
+        });
+    }
+
+    fn cancel_export(&mut self, id: RequestId, tx: &UnboundedSender<Message>) {
+        if let Some(c) = self.exports.get(&id) {
+            c.cancel();
+        }
+        let before = self.deferred.len();
+        self.deferred
+            .retain(|d| !matches!(d, Effect::Export { id: x, .. } if *x == id));
+        // A held export never ran, so nothing else will say it ended: say it here.
+        if self.deferred.len() < before {
+            let _ = tx.send(Message::Export {
+                id,
+                event: ExportEvent::Cancelled,
+            });
+        }
+    }
+
+    /// Stops everything (quit): running requests are aborted, exports cancelled.
+    pub fn stop_all(&mut self) {
+        for (_, h) in self.tasks.drain() {
+            h.abort();
+        }
+        for (_, c) in self.exports.drain() {
+            c.cancel();
+        }
+        self.deferred.clear();
+    }
+
+    fn fetch(&mut self, id: RequestId, spec: crate::app::QuerySpec, cx: RequestCx<'_>) {
+        let tx = cx.tx.clone();
+        let Some(source) = self.source.clone() else {
+            let _ = tx.send(Message::Fetched {
+                id,
+                result: Err(self.no_source_reason.clone()),
+                elapsed: std::time::Duration::ZERO,
+            });
+            return;
+        };
+        let reader = cx.mirror;
+        let offline = cx.offline.is_some();
+        let handle = tokio::spawn(async move {
+            let started = Instant::now();
+            // Offline, pages come from the mirror at once; the probe finds the service again.
+            if offline && let Some(reader) = &reader {
+                let spec2 = spec.clone();
+                if let Ok(Some(page)) = reader.run(move |r| r.page(&spec2)).await {
+                    let _ = tx.send(Message::Fetched {
+                        id,
+                        result: Ok(Arc::new(page)),
+                        elapsed: started.elapsed(),
+                    });
+                    return;
+                }
+            }
+            let result = source.fetch(spec.clone()).await;
+            let elapsed = started.elapsed();
+            if let Err(e) = &result {
+                tracing::warn!(error = %e.summary(), "list request failed");
+            }
+            let result = match result {
+                Err(e) if super::mirror::unreachable(&e) && reader.is_some() => {
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Connectivity(Some(
+                        e.summary(),
+                    ))));
+                    let from_mirror = match &reader {
+                        Some(r) => r.run(move |r| r.page(&spec)).await,
+                        None => Ok(None),
+                    };
+                    match from_mirror {
+                        Ok(Some(page)) => Ok(Arc::new(page)),
+                        _ => Err(e.summary()),
+                    }
+                }
+                other => other.map(Arc::new).map_err(|e| e.summary()),
+            };
+            let _ = tx.send(Message::Fetched {
+                id,
+                result,
+                elapsed,
+            });
+        });
+        self.tasks.insert(id, handle.abort_handle());
+    }
+
+    /// Where the pipeline's and timeline's pages come from: `mirror`'s complete copy when
+    /// given (the caller leaves it out when the user asked for the service), else the service.
+    fn pages(&self, mirror: Option<MirrorReader>) -> super::pipeline::Pages {
+        super::pipeline::Pages {
+            source: self.source.clone(),
+            reason: self.no_source_reason.clone(),
+            mirror,
+        }
+    }
+
+    /// Runs a write a dialog asked for; its answer comes back as the message `run` makes.
+    /// Without a source, the answer is the not-logged-in error.
+    fn write<F, Fut>(&mut self, id: RequestId, cx: RequestCx<'_>, run: F)
+    where
+        F: FnOnce(&dyn DataSource) -> Fut,
+        Fut: std::future::Future<Output = Message> + Send + 'static,
+    {
+        let tx = cx.tx.clone();
+        // Offline, a write is refused at once (never queued): the form keeps its content
+        // and shows why.
+        let refused = cx.offline.map(|why| {
+            tracing::info!("write refused: offline");
+            crate::api::ApiError::new(crate::api::ErrorKind::Network, why)
+        });
+        let source = if refused.is_some() {
+            None
+        } else {
+            self.source.clone()
+        };
+        let Some(source) = source else {
+            let err = refused.unwrap_or_else(|| {
+                crate::api::ApiError::new(
+                    crate::api::ErrorKind::Unauthorized,
+                    self.no_source_reason.clone(),
+                )
+            });
+            let msg = run(&NoSource(err));
+            let handle = tokio::spawn(async move {
+                let _ = tx.send(msg.await);
+            });
+            self.tasks.insert(id, handle.abort_handle());
+            return;
+        };
+        let fut = run(source.as_ref());
+        let handle = tokio::spawn(async move {
+            let _ = tx.send(fut.await);
+        });
+        self.tasks.insert(id, handle.abort_handle());
+    }
+
+    /// Runs an export into a staging file beside the target, then puts it in place
+    /// (`export::Target::place`: an existing file is replaced only when the user said so).
+    fn export(
+        &mut self,
+        id: RequestId,
+        spec: crate::app::QuerySpec,
+        target: super::export::Target,
+        format: crate::app::ExportFormat,
+        cx: RequestCx<'_>,
+    ) {
+        let tx = cx.tx.clone();
+        let reason = self.no_source_reason.clone();
+        // Offline, the pages come from the local mirror (the same writers, the same bytes).
+        let from_mirror = cx.mirror.filter(|_| cx.offline.is_some());
+        let source = self.source.clone();
+        if from_mirror.is_none() && source.is_none() {
+            let _ = tx.send(Message::Export {
+                id,
+                event: ExportEvent::Failed(self.no_source_reason.clone()),
+            });
+            return;
+        }
+        let cancel = CancellationToken::new();
+        self.exports.insert(id, cancel.clone());
+        let progress_tx = tx.clone();
+        let progress = Box::new(move |event: ExportEvent| {
+            let _ = progress_tx.send(Message::Export { id, event });
+        });
+        tokio::spawn(async move {
+            let staged = target.staging_path();
+            let event = match (from_mirror, source) {
+                (Some(reader), _) => {
+                    let job = super::export::Job {
+                        lister: super::export::Lister::Mirror(reader),
+                        path: staged.clone(),
+                        format,
+                        progress,
+                        cancel,
+                    };
+                    spec.with_query(job)
+                        .await
+                        .unwrap_or_else(ExportEvent::Failed)
+                }
+                (None, Some(source)) => {
+                    source
+                        .export(spec, staged.clone(), format, progress, cancel)
+                        .await
+                }
+                (None, None) => ExportEvent::Failed(reason),
+            };
+            let event = match event {
+                ExportEvent::Done { records, .. } => {
+                    match tokio::task::spawn_blocking(move || target.place(&staged)).await {
+                        Ok(Ok(path)) => ExportEvent::Done { records, path },
+                        Ok(Err(e)) => ExportEvent::Failed(e),
+                        Err(e) => ExportEvent::Failed(format!("Export failed: {e}")),
+                    }
+                }
+                // The job names the file it wrote: the user knows the target's name.
+                ExportEvent::Failed(e) => ExportEvent::Failed(e.replace(
+                    &staged.display().to_string(),
+                    &target.path.display().to_string(),
+                )),
+                other => other,
+            };
+            let _ = tx.send(Message::Export { id, event });
+        });
+    }
+}
+
+/// Effects that talk to the service (they wait while the token is being looked up).
+pub(super) fn needs_source(e: &Effect) -> bool {
+    matches!(
+        e,
+        Effect::Fetch { .. }
+            | Effect::Mirror(MirrorEffect::Sync | MirrorEffect::Probe(_))
+            | Effect::Summarize { .. }
+            | Effect::Collect { .. }
+            | Effect::Export { .. }
+            | Effect::CreateContact { .. }
+            | Effect::Reschedule { .. }
+    )
+}
+
+/// Stands in for the service when there is no token: every call fails with the reason.
+struct NoSource(crate::api::ApiError);
+
+impl DataSource for NoSource {
+    fn fetch(
+        &self,
+        _spec: crate::app::QuerySpec,
+    ) -> futures::future::BoxFuture<'static, Result<crate::app::FetchedPage, crate::api::ApiError>>
+    {
+        let e = self.0.clone();
+        Box::pin(async move { Err(e) })
+    }
+
+    fn export(
+        &self,
+        _spec: crate::app::QuerySpec,
+        _path: PathBuf,
+        _format: crate::app::ExportFormat,
+        _progress: Box<dyn Fn(ExportEvent) + Send + Sync>,
+        _cancel: CancellationToken,
+    ) -> futures::future::BoxFuture<'static, ExportEvent> {
+        let e = self.0.summary();
+        Box::pin(async move { ExportEvent::Failed(e) })
+    }
+
+    fn create_contact(
+        &self,
+        _contact: crate::api::NewContact,
+        _key: crate::api::IdempotencyKey,
+    ) -> futures::future::BoxFuture<
+        'static,
+        Result<crate::api::Created<crate::api::Contact>, crate::api::ApiError>,
+    > {
+        let e = self.0.clone();
+        Box::pin(async move { Err(e) })
+    }
+
+    fn reschedule(
+        &self,
+        _appointment_id: String,
+        _body: serde_json::Map<String, serde_json::Value>,
+    ) -> futures::future::BoxFuture<'static, Result<crate::api::AppointmentRef, crate::api::ApiError>>
+    {
+        let e = self.0.clone();
+        Box::pin(async move { Err(e) })
+    }
+}
