@@ -4,130 +4,16 @@
 //! the help overlay and every dialog footer are generated from the active map, so a
 //! rebinding shows up there.
 
+mod actions;
+mod key_spec;
+
 use std::collections::{BTreeMap, HashSet};
-use std::fmt;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
-macro_rules! actions {
-    (
-        main { $($variant:ident => $name:literal, $desc:literal, [$($key:literal),*];)+ }
-        dialog { $($dvariant:ident => $dname:literal, $ddesc:literal, [$($dkey:literal),*];)+ }
-    ) => {
-        /// Something a key can do: on the main screen, or in a dialog.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Action { $($variant,)+ $($dvariant,)+ }
-
-        impl Action {
-            /// Every action, the main screen's first.
-            pub const ALL: &'static [Action] = &[$(Action::$variant,)+ $(Action::$dvariant,)+];
-
-            /// The actions of dialogs and the filter bar (a dialog may use main-screen ones
-            /// too: scrolling).
-            pub const DIALOG: &'static [Action] = &[$(Action::$dvariant),+];
-
-            /// The name used in the config file.
-            pub fn name(self) -> &'static str {
-                match self { $(Action::$variant => $name,)+ $(Action::$dvariant => $dname,)+ }
-            }
-
-            /// What the action does, for the help overlay (a tab switch says its resource's
-            /// title, from the registry).
-            pub fn description(self) -> &'static str {
-                if let Some(tab) = crate::resource::Resource::for_action(self) {
-                    return tab.switch_description();
-                }
-                match self { $(Action::$variant => $desc,)+ $(Action::$dvariant => $ddesc,)+ }
-            }
-
-            fn default_keys(self) -> &'static [&'static str] {
-                match self {
-                    $(Action::$variant => &[$($key),*],)+
-                    $(Action::$dvariant => &[$($dkey),*],)+
-                }
-            }
-
-            /// Whether this is one of the dialogs' (and filter bar's) actions; the main screen
-            /// ignores them.
-            pub fn in_dialogs(self) -> bool {
-                Self::DIALOG.contains(&self)
-            }
-        }
-    };
-}
-
-actions! {
-    main {
-        Quit => "quit", "quit", ["q"];
-        TabContacts => "tab_contacts", "", ["1"];
-        TabDeals => "tab_deals", "", ["2"];
-        TabProjects => "tab_projects", "", ["3"];
-        NextTab => "next_tab", "next tab", ["tab"];
-        PrevTab => "prev_tab", "previous tab", ["shift-tab"];
-        Down => "down", "move down", ["j", "down"];
-        Up => "up", "move up", ["k", "up"];
-        First => "first", "first row", ["g", "home"];
-        Last => "last", "last row", ["G", "end"];
-        Filter => "filter", "filter", ["/"];
-        SortNext => "sort_next", "next sort key", ["s"];
-        SortFlip => "sort_flip", "flip sort direction", ["S"];
-        NextPage => "next_page", "next page", ["n", "pagedown"];
-        PrevPage => "prev_page", "previous page", ["p", "pageup"];
-        PageSizeUp => "page_size_up", "bigger pages", ["+"];
-        PageSizeDown => "page_size_down", "smaller pages", ["-"];
-        Includes => "includes", "included relations", ["i"];
-        Detail => "detail", "detail pane", ["enter"];
-        Refresh => "refresh", "refresh (bypass cache)", ["r"];
-        Export => "export", "export the view", ["e"];
-        CopyJson => "copy_json", "copy record as JSON", ["y"];
-        Help => "help", "help", ["?"];
-        Back => "back", "close / back", ["esc"];
-        Suspend => "suspend", "suspend", ["ctrl-z"];
-        Redraw => "redraw", "redraw the whole screen", ["ctrl-l"];
-        NewContact => "new_contact", "new contact", ["c"];
-        Reschedule => "reschedule", "reschedule an appointment", ["a"];
-        Pipeline => "pipeline", "Deals: pipeline view (totals by status and currency) / table", ["P"];
-        Timeline => "timeline", "Projects: timeline of every matching project / table", ["T"];
-        ScrollLeft => "scroll_left", "table: columns to the left (+N columns); timeline: earlier", ["h", "left"];
-        ScrollRight => "scroll_right", "table: the columns dropped for room; timeline: later", ["l", "right"];
-        Scale => "scale", "timeline: next scale (day, week, month)", ["z"];
-        Palette => "palette", "command palette (:deals status=open, :view NAME, :help)", [":"];
-        OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];
-        Search => "search", "search everything in the local mirror", ["ctrl-f"];
-        Related => "related", "related records of the selected one (local mirror)", ["R"];
-    }
-    dialog {
-        Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
-        Cancel => "cancel", "cancel / back out of a dialog", ["esc"];
-        Confirm => "confirm", "confirm (in forms: next field)", ["enter"];
-        NextField => "next_field", "next field", ["tab", "down"];
-        PrevField => "prev_field", "previous field", ["shift-tab", "up"];
-        Yes => "yes", "answer yes", ["y", "Y"];
-        No => "no", "answer no", ["n", "N"];
-        AddAnother => "add_another", "create and add another contact", ["a", "A"];
-        OpenDuplicate => "open_duplicate", "open the contact with that email", ["ctrl-o"];
-        Toggle => "toggle", "toggle the item", ["space"];
-        SwitchFormat => "switch_format", "export as CSV / JSON", ["tab", "shift-tab"];
-        Later => "later", "start 15 minutes later", ["alt-up"];
-        Earlier => "earlier", "start 15 minutes earlier", ["alt-down"];
-        NextDay => "next_day", "start a day later", ["alt-right"];
-        PrevDay => "prev_day", "start a day earlier", ["alt-left"];
-        PickFirst => "pick_first", "the first of a doubled time", ["1"];
-        PickSecond => "pick_second", "the second of a doubled time", ["2"];
-        NextAppointment => "next_appointment", "reschedule another appointment", ["n"];
-        NextValue => "next_value", "filter bar: next status value seen", ["ctrl-n"];
-        PrevValue => "prev_value", "filter bar: previous status value seen", ["ctrl-p"];
-        Complete => "complete", "palette: complete the word (again: next choice)", ["tab"];
-        CompletePrev => "complete_prev", "palette: previous completion", ["shift-tab"];
-        HistoryPrev => "history_prev", "palette: earlier command", ["up"];
-        HistoryNext => "history_next", "palette: later command", ["down"];
-        DeleteItem => "delete_item", "views: delete the saved view", ["d", "delete"];
-        RenameItem => "rename_item", "views: rename the saved view", ["r"];
-        MoveItemUp => "move_item_up", "columns: move the column up", ["shift-up", "K"];
-        MoveItemDown => "move_item_down", "columns: move the column down", ["shift-down", "J"];
-        PrevRecord => "prev_record", "related records: back to the previous record", ["backspace"];
-    }
-}
+pub use actions::Action;
+pub use key_spec::KeySpec;
+use key_spec::same_key;
 
 /// The groups of actions one screen or dialog stage tells apart (what its `pick` lists, and
 /// the keys the app keeps in every dialog): two of them on one key would make one of them
@@ -235,97 +121,6 @@ fn contexts() -> Vec<(&'static str, Vec<Action>)> {
             vec![PrevRecord, Confirm, Cancel, Down, Up, Suspend, Redraw],
         ),
     ]
-}
-
-/// Whether two specs are one key press (shift is part of a character).
-fn same_key(a: &KeySpec, b: &KeySpec) -> bool {
-    let relevant = |k: &KeySpec| match k.code {
-        KeyCode::Char(_) | KeyCode::BackTab => {
-            k.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT)
-        }
-        _ => k.modifiers,
-    };
-    a.code == b.code && relevant(a) == relevant(b)
-}
-
-/// One key with its modifiers, as written in the config (`ctrl-s`, `shift-tab`, `G`, `f5`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct KeySpec {
-    pub code: KeyCode,
-    pub modifiers: KeyModifiers,
-}
-
-impl KeySpec {
-    /// The config's key grammar (`config::KeySpec`, so the file is validated by the same
-    /// rules), with `shift-tab` read as the `BackTab` terminals send.
-    pub fn parse(spec: &str) -> Result<KeySpec, String> {
-        let k = crate::config::KeySpec::parse(spec).map_err(|e| e.to_string())?;
-        let mut modifiers = k.modifiers;
-        let code = match k.code {
-            KeyCode::Tab if modifiers.contains(KeyModifiers::SHIFT) => {
-                modifiers.remove(KeyModifiers::SHIFT);
-                KeyCode::BackTab
-            }
-            KeyCode::Char(c) if modifiers.contains(KeyModifiers::CONTROL) => {
-                KeyCode::Char(c.to_ascii_lowercase())
-            }
-            other => other,
-        };
-        Ok(KeySpec { code, modifiers })
-    }
-
-    /// Whether a key event is this key. Shift is implied by the character itself
-    /// (`G`, `?`, `+`), so it is ignored for characters.
-    pub fn matches(&self, key: &KeyEvent) -> bool {
-        if key.code != self.code {
-            return false;
-        }
-        let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
-        match self.code {
-            // Shift is part of the character, and of BackTab (crossterm reports it with SHIFT).
-            KeyCode::Char(_) | KeyCode::BackTab => {
-                key.modifiers & relevant == self.modifiers & relevant
-            }
-            _ => key.modifiers & (relevant | KeyModifiers::SHIFT) == self.modifiers,
-        }
-    }
-}
-
-impl fmt::Display for KeySpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.modifiers.contains(KeyModifiers::CONTROL) {
-            f.write_str("Ctrl-")?;
-        }
-        if self.modifiers.contains(KeyModifiers::ALT) {
-            f.write_str("Alt-")?;
-        }
-        if self.modifiers.contains(KeyModifiers::SHIFT) {
-            f.write_str("Shift-")?;
-        }
-        match self.code {
-            KeyCode::Char(' ') => f.write_str("Space"),
-            KeyCode::Char(c) if self.modifiers.contains(KeyModifiers::CONTROL) => {
-                write!(f, "{}", c.to_ascii_uppercase())
-            }
-            KeyCode::Char(c) => write!(f, "{c}"),
-            KeyCode::Enter => f.write_str("Enter"),
-            KeyCode::Esc => f.write_str("Esc"),
-            KeyCode::Tab => f.write_str("Tab"),
-            KeyCode::BackTab => f.write_str("Shift-Tab"),
-            KeyCode::Backspace => f.write_str("Backspace"),
-            KeyCode::Delete => f.write_str("Del"),
-            KeyCode::Up => f.write_str("↑"),
-            KeyCode::Down => f.write_str("↓"),
-            KeyCode::Left => f.write_str("←"),
-            KeyCode::Right => f.write_str("→"),
-            KeyCode::Home => f.write_str("Home"),
-            KeyCode::End => f.write_str("End"),
-            KeyCode::PageUp => f.write_str("PgUp"),
-            KeyCode::PageDown => f.write_str("PgDn"),
-            KeyCode::F(n) => write!(f, "F{n}"),
-            other => write!(f, "{other:?}"),
-        }
-    }
 }
 
 /// The active bindings.
@@ -607,6 +402,7 @@ impl KeyMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     #[test]
     fn parses_and_matches_keys() {

@@ -6,6 +6,7 @@
 //! or two runs at once, never create a contact twice. The report comes in file order, whatever
 //! the order answers arrive in.
 
+mod decide;
 mod govern;
 mod read;
 mod report;
@@ -28,8 +29,9 @@ pub use read::{Layout, normalize_header};
 pub use report::{Counts, Outcome};
 pub use send::ExistingBy;
 
+use decide::{Decider, Planned, check_file};
 use govern::Governor;
-use read::{Decider, Planned, Rows, check_file, parse_delimiter, separator_name};
+use read::{Rows, parse_delimiter, separator_name};
 use report::{Reporter, RowReport};
 use send::Sender;
 

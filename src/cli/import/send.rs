@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
+use super::decide::{Planned, SameAs, email_id};
 use super::govern::Governor;
-use super::read::{Planned, SameAs, email_id};
 use super::report::{Outcome, RowReport};
 use crate::api::retry::key_in_flight;
 use crate::api::{ApiError, Client, ContactQuery, ContactSort, ErrorKind, Paging, SortDirection};
