@@ -29,10 +29,20 @@ pub fn draw(
     keys: &KeyMap,
     theme: &Theme,
 ) {
-    let key = |a: Action| keys.first_key(a);
     let full = crate::app::layout::modal_area(area);
     let m = modal::centered(area, full.width.min(90), full.height);
-    let footer = if form.locked {
+    let inner = modal::frame(f, m, "New contact", &footer(form, keys), theme);
+    let mut rows = field_rows(form, inner.width, keys, theme);
+    rows.extend(outcome_rows(form, inner.width, spinner, theme));
+    form_rows::draw(f, inner, &rows, theme);
+    ask_on_top(f, area, form, keys, theme);
+}
+
+/// A locked form (a create whose outcome is unknown) can only be retried with its key or
+/// discarded: editing it would send other data under the same Idempotency-Key.
+fn footer(form: &ContactForm, keys: &KeyMap) -> String {
+    let key = |a: Action| keys.first_key(a);
+    if form.locked {
         format!(
             "{} retry with the same key · {} discard",
             key(Action::Submit),
@@ -46,8 +56,12 @@ pub fn draw(
             key(Action::Submit),
             key(Action::Cancel)
         )
-    };
-    let inner = modal::frame(f, m, "New contact", &footer, theme);
+    }
+}
+
+/// Where it goes, the fields with their errors (and the duplicate notice under the email),
+/// then the extra lines.
+fn field_rows<'a>(form: &'a ContactForm, width: u16, keys: &KeyMap, theme: &Theme) -> Vec<Row<'a>> {
     let editing = form.stage == Stage::Editing;
     let mut rows = vec![
         Row::text(
@@ -63,7 +77,7 @@ pub fn draw(
             focused: editing && form.focus == i,
         });
         if let Some(e) = form.error_for(*field) {
-            rows.extend(Row::error(e, inner.width, theme));
+            rows.extend(Row::error(e, width, theme));
         }
         if *field == ContactField::Email
             && let Some(d) = &form.duplicate
@@ -78,7 +92,7 @@ pub fn draw(
                     "{:w$}already exists: {}{created} · {} open it",
                     "",
                     d.name,
-                    key(Action::OpenDuplicate),
+                    keys.first_key(Action::OpenDuplicate),
                     w = form_rows::LABEL as usize
                 ),
                 theme.pending,
@@ -87,7 +101,7 @@ pub fn draw(
     }
     rows.extend(Row::wrapped(
         "Extra attributes, one `key = value` per line (values as JSON when they parse):",
-        inner.width,
+        width,
         theme.dim,
     ));
     rows.extend(Row::extra_lines(
@@ -95,12 +109,18 @@ pub fn draw(
         "Extra",
         form.focus.checked_sub(FIELDS.len()).filter(|_| editing),
     ));
-    if let Some(e) = form.error_for(ContactField::Extra) {
-        rows.extend(Row::error(e, inner.width, theme));
+    for field in [ContactField::Extra, ContactField::Form] {
+        if let Some(e) = form.error_for(field) {
+            rows.extend(Row::error(e, width, theme));
+        }
     }
-    if let Some(e) = form.error_for(ContactField::Form) {
-        rows.extend(Row::error(e, inner.width, theme));
-    }
+    rows
+}
+
+/// The create under way, and the server's answer (kept in the pending colour while the
+/// form is locked: it says the outcome is unknown, not that it failed).
+fn outcome_rows<'a>(form: &ContactForm, width: u16, spinner: &str, theme: &Theme) -> Vec<Row<'a>> {
+    let mut rows = Vec::new();
     if let Some(p) = &form.progress {
         rows.push(Row::text(format!("{spinner} {p}…"), theme.spinner));
     }
@@ -110,10 +130,15 @@ pub fn draw(
         } else {
             theme.error
         };
-        rows.extend(Row::wrapped(b, inner.width, style));
+        rows.extend(Row::wrapped(b, width, style));
     }
-    form_rows::draw(f, inner, &rows, theme);
+    rows
+}
 
+/// The stage's question, if it asks one, over the form: create (and whether despite a
+/// duplicate), or discard the draft.
+fn ask_on_top(f: &mut Frame, area: Rect, form: &ContactForm, keys: &KeyMap, theme: &Theme) {
+    let key = |a: Action| keys.first_key(a);
     match &form.stage {
         Stage::Confirm { contact } => {
             let who = [contact.first_name.as_deref(), contact.last_name.as_deref()]

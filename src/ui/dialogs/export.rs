@@ -13,10 +13,77 @@ use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 
 pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &Theme) {
-    let key = |a: Action| keys.first_key(a);
     let m = modal::centered(area, 72, 9);
     let title = format!("Export {}", d.kind.noun());
-    let footer = match d.stage {
+    let inner = modal::frame(f, m, &title, &footer(d, keys), theme);
+    if inner.height < 3 {
+        return;
+    }
+    let scope = Line::from(vec![
+        Span::styled("Every page of ", theme.dim),
+        Span::raw(d.scope.as_str()),
+    ]);
+    fit::draw_line(f.buffer_mut(), Rect { height: 1, ..inner }, scope);
+    // Under the scope line and a blank one: what the stage shows.
+    let body = Rect {
+        y: inner.y + 2,
+        height: inner.height - 2,
+        ..inner
+    };
+    match &d.stage {
+        ExportStage::Asking => draw_asking(f, body, d, theme),
+        ExportStage::Exists { path, free } => {
+            let name = free
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let lines = vec![
+                Line::from(Span::styled(
+                    format!(
+                        "{} exists.",
+                        tail_fit(&path.display().to_string(), inner.width.saturating_sub(8))
+                    ),
+                    theme.error,
+                )),
+                Line::from(format!(
+                    "Overwrite it, write {name} instead, or change the name?"
+                )),
+            ];
+            draw_wrapped(f, body, lines);
+        }
+        ExportStage::Running {
+            records,
+            page,
+            last_page,
+            ..
+        } => {
+            let of = last_page.map(|l| format!("/{l}")).unwrap_or_default();
+            let text = format!("Exporting… page {page}{of} · {records} records");
+            f.render_widget(
+                Paragraph::new(Span::styled(text, theme.spinner)),
+                first_row(body),
+            );
+        }
+        ExportStage::Finished(msg) => {
+            draw_wrapped(
+                f,
+                body,
+                vec![Line::from(Span::styled(msg.as_str(), theme.note))],
+            );
+        }
+        ExportStage::Failed(msg) => {
+            draw_wrapped(
+                f,
+                body,
+                vec![Line::from(Span::styled(msg.as_str(), theme.error))],
+            );
+        }
+    }
+}
+
+fn footer(d: &ExportDialog, keys: &KeyMap) -> String {
+    let key = |a: Action| keys.first_key(a);
+    match d.stage {
         ExportStage::Asking => format!(
             "{} export · {} CSV/JSON · {} cancel",
             key(Action::Confirm),
@@ -31,121 +98,55 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
         ),
         ExportStage::Running { .. } => format!("{} cancel", key(Action::Cancel)),
         _ => format!("{} close", keys.pair(Action::Confirm, Action::Cancel)),
-    };
-    let inner = modal::frame(f, m, &title, &footer, theme);
-    if inner.height < 3 {
-        return;
     }
-    let scope = Line::from(vec![
-        Span::styled("Every page of ", theme.dim),
-        Span::raw(d.scope.as_str()),
-    ]);
-    fit::draw_line(f.buffer_mut(), Rect { height: 1, ..inner }, scope);
-    let row = |n: u16| Rect {
-        y: inner.y + n,
-        height: 1,
-        ..inner
+}
+
+fn first_row(area: Rect) -> Rect {
+    Rect { height: 1, ..area }
+}
+
+/// Lines word-wrapped in `area`.
+fn draw_wrapped(f: &mut Frame, area: Rect, lines: Vec<Line>) {
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
+}
+
+/// The path prompt, and under it the folder the typed name writes into (seen before Enter is
+/// pressed), or the error of the last attempt.
+fn draw_asking(f: &mut Frame, body: Rect, d: &ExportDialog, theme: &Theme) {
+    let row = first_row(body);
+    f.render_widget(
+        Paragraph::new(Span::styled(
+            format!("File ({}):", d.format.extension().to_uppercase()),
+            theme.key,
+        )),
+        row,
+    );
+    let input = Rect {
+        x: body.x + 12,
+        width: body.width.saturating_sub(12),
+        ..row
     };
-    match &d.stage {
-        ExportStage::Asking => {
-            f.render_widget(
-                Paragraph::new(Span::styled(
-                    format!("File ({}):", d.format.extension().to_uppercase()),
-                    theme.key,
-                )),
-                row(2),
-            );
-            let input = Rect {
-                x: inner.x + 12,
-                width: inner.width.saturating_sub(12),
-                ..row(2)
-            };
-            text_input::draw(f, input, &d.path, true, theme);
-            let (line, style) = match (&d.error, d.places.folder_of(d.path.value())) {
-                (Some(e), _) => (e.clone(), theme.error),
-                (None, Some(dir)) => (
-                    format!(
-                        "in {}",
-                        tail_fit(&dir.display().to_string(), input.width.saturating_sub(3))
-                    ),
-                    theme.dim,
-                ),
-                (None, None) => (String::new(), theme.dim),
-            };
-            fit::draw_str(
-                f.buffer_mut(),
-                Rect {
-                    x: input.x,
-                    width: input.width,
-                    ..row(3)
-                },
-                &line,
-                style,
-            );
-        }
-        ExportStage::Exists { path, free } => {
-            let width = inner.width as usize;
-            let name = |p: &std::path::Path| {
-                p.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            };
-            let lines = [
-                Line::from(Span::styled(
-                    format!(
-                        "{} exists.",
-                        tail_fit(
-                            &path.display().to_string(),
-                            (width as u16).saturating_sub(8)
-                        )
-                    ),
-                    theme.error,
-                )),
-                Line::from(format!(
-                    "Overwrite it, write {} instead, or change the name?",
-                    name(free)
-                )),
-            ];
-            f.render_widget(
-                Paragraph::new(lines.to_vec()).wrap(Wrap { trim: true }),
-                Rect {
-                    y: inner.y + 2,
-                    height: inner.height - 2,
-                    ..inner
-                },
-            );
-        }
-        ExportStage::Running {
-            records,
-            page,
-            last_page,
-            ..
-        } => {
-            let of = last_page.map(|l| format!("/{l}")).unwrap_or_default();
-            let text = format!("Exporting… page {page}{of} · {records} records");
-            f.render_widget(Paragraph::new(Span::styled(text, theme.spinner)), row(2));
-        }
-        ExportStage::Finished(msg) => {
-            f.render_widget(
-                Paragraph::new(Span::styled(msg.as_str(), theme.note)).wrap(Wrap { trim: true }),
-                Rect {
-                    y: inner.y + 2,
-                    height: inner.height - 2,
-                    ..inner
-                },
-            );
-        }
-        ExportStage::Failed(msg) => {
-            f.render_widget(
-                Paragraph::new(Span::styled(msg.as_str(), theme.error)).wrap(Wrap { trim: true }),
-                Rect {
-                    y: inner.y + 2,
-                    height: inner.height - 2,
-                    ..inner
-                },
-            );
-        }
-    }
+    text_input::draw(f, input, &d.path, true, theme);
+    let (line, style) = match (&d.error, d.places.folder_of(d.path.value())) {
+        (Some(e), _) => (e.clone(), theme.error),
+        (None, Some(dir)) => (
+            format!(
+                "in {}",
+                tail_fit(&dir.display().to_string(), input.width.saturating_sub(3))
+            ),
+            theme.dim,
+        ),
+        (None, None) => (String::new(), theme.dim),
+    };
+    fit::draw_str(
+        f.buffer_mut(),
+        Rect {
+            y: row.y + 1,
+            ..input
+        },
+        &line,
+        style,
+    );
 }
 
 /// `s` in `width` columns, its start cut with `…` when too long (a path's end says most).

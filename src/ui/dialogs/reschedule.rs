@@ -28,10 +28,19 @@ pub fn draw(
     keys: &KeyMap,
     theme: &Theme,
 ) {
-    let key = |a: Action| keys.first_key(a);
     let full = crate::app::layout::modal_area(area);
     let m = modal::centered(area, full.width.min(100), full.height);
-    let footer = match form.stage {
+    let inner = modal::frame(f, m, "Reschedule appointment", &footer(form, keys), theme);
+    let mut rows = field_rows(form, inner.width, theme);
+    rows.extend(outcome_rows(form, inner.width, spinner, theme));
+    rows.extend(log_rows(form, theme));
+    form_rows::draw(f, inner, &rows, theme);
+    ask_on_top(f, area, form, keys, theme);
+}
+
+fn footer(form: &RescheduleForm, keys: &KeyMap) -> String {
+    let key = |a: Action| keys.first_key(a);
+    match form.stage {
         Stage::Done { .. } => format!(
             "{} another appointment · {} close",
             key(Action::NextAppointment),
@@ -45,8 +54,12 @@ pub fn draw(
             key(Action::Submit),
             key(Action::Cancel)
         ),
-    };
-    let inner = modal::frame(f, m, "Reschedule appointment", &footer, theme);
+    }
+}
+
+/// Where it goes, the fields with their errors, the live summary, the body keys and the
+/// extra lines.
+fn field_rows<'a>(form: &'a RescheduleForm, width: u16, theme: &Theme) -> Vec<Row<'a>> {
     let editing = form.stage == Stage::Editing;
     let cfg = &form.config;
     let mut rows = vec![Row::text(
@@ -65,7 +78,7 @@ pub fn draw(
             focused: editing && form.focus == i,
         });
         if let Some(e) = form.error_for(*field) {
-            rows.extend(Row::error(e, inner.width, theme));
+            rows.extend(Row::error(e, width, theme));
         }
     }
     if let Ok((_, summary)) = form.live() {
@@ -74,7 +87,22 @@ pub fn draw(
             rows.push(Row::text(format!("  ⚠ {w}"), theme.pending));
         }
     }
-    let s = &cfg.settings;
+    rows.extend(body_key_rows(form, width, theme));
+    rows.extend(Row::extra_lines(
+        &form.extra,
+        "Extra k = v",
+        form.focus.checked_sub(FIELDS.len()).filter(|_| editing),
+    ));
+    if let Some(e) = form.error_for(Field::Extra) {
+        rows.extend(Row::error(e, width, theme));
+    }
+    rows
+}
+
+/// The body's keys, flagged when they are the built-in defaults: a service that names them
+/// otherwise would ignore the new time, so the user is asked to check before sending.
+fn body_key_rows<'a>(form: &RescheduleForm, width: u16, theme: &Theme) -> Vec<Row<'a>> {
+    let s = &form.config.settings;
     let end = if s.end_field.trim().is_empty() {
         "no end sent".to_string()
     } else {
@@ -82,24 +110,26 @@ pub fn draw(
     };
     let keys = format!("Body keys: start → \"{}\", {end}", s.start_field);
     if s.fields_are_defaults {
-        rows.extend(Row::wrapped(
+        Row::wrapped(
             &format!(
                 "{keys} (built-in defaults: confirm your service uses them, or set [reschedule] start_field/end_field)"
             ),
-            inner.width,
+            width,
             theme.pending,
-        ));
+        )
     } else {
-        rows.push(Row::text(keys, theme.dim));
+        vec![Row::text(keys, theme.dim)]
     }
-    rows.extend(Row::extra_lines(
-        &form.extra,
-        "Extra k = v",
-        form.focus.checked_sub(FIELDS.len()).filter(|_| editing),
-    ));
-    if let Some(e) = form.error_for(Field::Extra) {
-        rows.extend(Row::error(e, inner.width, theme));
-    }
+}
+
+/// Sending, done, or the server's message.
+fn outcome_rows<'a>(
+    form: &RescheduleForm,
+    width: u16,
+    spinner: &str,
+    theme: &Theme,
+) -> Vec<Row<'a>> {
+    let mut rows = Vec::new();
     match &form.stage {
         Stage::Sending { .. } => rows.push(Row::text(format!("{spinner} sending…"), theme.spinner)),
         Stage::Done { entry } => {
@@ -112,9 +142,15 @@ pub fn draw(
         _ => {}
     }
     if let Some(b) = &form.banner {
-        rows.extend(Row::wrapped(b, inner.width, theme.error));
+        rows.extend(Row::wrapped(b, width, theme.error));
     }
-    rows.push(Row::text("", theme.dim));
+    rows
+}
+
+/// The reschedules of this and earlier sessions, newest first, after a blank row.
+fn log_rows<'a>(form: &RescheduleForm, theme: &Theme) -> Vec<Row<'a>> {
+    let start_field = form.config.settings.start_field.trim();
+    let mut rows = vec![Row::text("", theme.dim)];
     match (&form.log_error, form.log.is_empty()) {
         (Some(e), _) => rows.push(Row::text(format!("Log: {e}"), theme.dim)),
         (None, true) => rows.push(Row::text("Log: no reschedules yet", theme.dim)),
@@ -126,7 +162,7 @@ pub fn draw(
             for e in form.log.iter().rev() {
                 let start = e
                     .body
-                    .get(s.start_field.trim())
+                    .get(start_field)
                     .and_then(|v| v.as_str())
                     .unwrap_or("?");
                 rows.push(Row::text(
@@ -142,8 +178,14 @@ pub fn draw(
             }
         }
     }
-    form_rows::draw(f, inner, &rows, theme);
+    rows
+}
 
+/// The question of the stage, if it asks one, over the form: the exact body before sending,
+/// which of a repeated local time, whether to discard.
+fn ask_on_top(f: &mut Frame, area: Rect, form: &RescheduleForm, keys: &KeyMap, theme: &Theme) {
+    let key = |a: Action| keys.first_key(a);
+    let cfg = &form.config;
     match &form.stage {
         Stage::Preview {
             appointment_id,
