@@ -1,7 +1,7 @@
-//! Contacts: their columns and filters (name, email, dates), typed sorts and includes, cells
-//! and query builder. The seed does not promise `meta` for this list.
+//! Contacts on the dashboard: the tab's key, its columns and cells, and the typed query built
+//! from a tab's spec.
 
-use super::{CREATED, Column, ColumnId, TabKeys, UPDATED, also_sorts, col, includes_of, sort_of};
+use super::{CREATED, Column, ColumnId, Tab, UPDATED, also_sorts, col, includes_of, sort_of};
 use crate::api::{Contact, ContactQuery};
 use crate::app::keymap::Action;
 use crate::app::table::record::{
@@ -9,12 +9,13 @@ use crate::app::table::record::{
 };
 use crate::app::table::spec::QuerySpec;
 
-pub(super) const TAB_KEYS: TabKeys = TabKeys {
+pub(super) const TAB: Tab = Tab {
     switch_action: Action::TabContacts,
     switch_description: "Contacts tab",
+    columns: COLUMNS,
 };
 
-pub(super) const COLUMNS: &[Column] = &[
+const COLUMNS: &[Column] = &[
     also_sorts(
         col(ColumnId::Name, 10, 24, 0, Some("last_name"), None),
         &["first_name"],

@@ -1,7 +1,7 @@
-//! Deals: their columns and filters (name, status), typed sorts and includes, cells and query
-//! builder.
+//! Deals on the dashboard: the tab's key, its columns and cells, and the typed query built
+//! from a tab's spec.
 
-use super::{CREATED, Column, ColumnId, TabKeys, UPDATED, col, includes_of, right, sort_of};
+use super::{CREATED, Column, ColumnId, Tab, UPDATED, col, includes_of, right, sort_of};
 use crate::api::{Deal, DealQuery};
 use crate::app::keymap::Action;
 use crate::app::table::record::{
@@ -9,12 +9,13 @@ use crate::app::table::record::{
 };
 use crate::app::table::spec::QuerySpec;
 
-pub(super) const TAB_KEYS: TabKeys = TabKeys {
+pub(super) const TAB: Tab = Tab {
     switch_action: Action::TabDeals,
     switch_description: "Deals tab",
+    columns: COLUMNS,
 };
 
-pub(super) const COLUMNS: &[Column] = &[
+const COLUMNS: &[Column] = &[
     col(ColumnId::Name, 10, 28, 0, Some("name"), None),
     col(ColumnId::Status, 6, 11, 1, Some("status"), None),
     right(col(ColumnId::Value, 10, 18, 1, Some("value"), None)),

@@ -1,8 +1,9 @@
-//! The resources the dashboard shows, one file each (`contacts`, `deals`, `projects`): its
-//! columns, filters, typed sort keys and includes, cells and query builder. This module is
-//! the registry the tabs iterate: adding a resource is a variant of `Resource`, its file, and
-//! its arm in `Descriptor::of` and `QuerySpec::with_query`. The tabs are one generic paged
-//! table (`app::table`) driven by these descriptors, not copies of a table.
+//! The resources as the dashboard shows them, one file each (`contacts`, `deals`,
+//! `projects`): the tab's key, its columns and cells, and its typed query builder; the seed's
+//! facts (nouns, filters, sort keys, includes) are `crate::resource`'s. Adding a resource is
+//! its facts there, its file here, and its arms in `Resource::tab` and
+//! `QuerySpec::with_query`. The tabs are one generic paged table (`app::table`) driven by
+//! these descriptors, not copies of a table.
 
 mod columns;
 mod contacts;
@@ -26,27 +27,31 @@ impl Resource {
     pub fn for_action(action: Action) -> Option<Resource> {
         Resource::ALL
             .into_iter()
-            .find(|k| k.tab_keys().switch_action == action)
+            .find(|k| k.tab().switch_action == action)
     }
 
-    fn tab_keys(self) -> &'static TabKeys {
+    /// Its dashboard file's part.
+    fn tab(self) -> &'static Tab {
         match self {
-            Resource::Contacts => &contacts::TAB_KEYS,
-            Resource::Deals => &deals::TAB_KEYS,
-            Resource::Projects => &projects::TAB_KEYS,
+            Resource::Contacts => &contacts::TAB,
+            Resource::Deals => &deals::TAB,
+            Resource::Projects => &projects::TAB,
         }
     }
 
     /// What the key map's help says the switching action does: "Contacts tab".
     pub fn switch_description(self) -> &'static str {
-        self.tab_keys().switch_description
+        self.tab().switch_description
     }
 }
 
-/// The key-map action that switches to a resource's tab, and how help describes it.
-pub(crate) struct TabKeys {
+/// What a resource's dashboard file adds to its facts: the key-map action that switches to
+/// its tab (and how help describes it) and its table's columns. The typed query builder is
+/// the other part (`QuerySpec::with_query`): its type differs per resource.
+pub(crate) struct Tab {
     pub switch_action: Action,
     pub switch_description: &'static str,
+    pub columns: &'static [Column],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,14 +95,9 @@ pub struct Descriptor {
 
 impl Descriptor {
     pub fn of(kind: Resource) -> Descriptor {
-        let columns = match kind {
-            Resource::Contacts => contacts::COLUMNS,
-            Resource::Deals => deals::COLUMNS,
-            Resource::Projects => projects::COLUMNS,
-        };
         Descriptor {
             kind,
-            columns,
+            columns: kind.tab().columns,
             sort_keys: kind.sort_keys(),
             filters: kind.filters(),
             includes: kind.includes(),
@@ -272,7 +272,7 @@ mod tests {
         }
         assert_eq!(k, Resource::ALL[0]);
         for k in Resource::ALL {
-            assert_eq!(Resource::for_action(k.tab_keys().switch_action), Some(k));
+            assert_eq!(Resource::for_action(k.tab().switch_action), Some(k));
         }
     }
 
