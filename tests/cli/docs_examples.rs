@@ -43,7 +43,7 @@ fn examples(name: &str, text: &str) -> Vec<Example> {
     let mut in_block = false;
     let mut paragraph = String::new();
     let mut paragraph_line = 0;
-    let mut flush = |paragraph: &mut String, line: usize, out: &mut Vec<Example>| {
+    let flush = |paragraph: &mut String, line: usize, out: &mut Vec<Example>| {
         for span in inline_spans(paragraph) {
             if span == "crmdash" || span.starts_with("crmdash ") {
                 out.push(Example {
