@@ -127,6 +127,7 @@ pub fn clear(g: &Globals, settings: &Settings, args: &ClearArgs) -> Result<(), C
                     e.file_name()
                         .to_str()
                         .is_none_or(|n| paths::parse_name(n).is_none())
+                        || paths::foreign_database(&e.path())
                 })
                 .count()
         })
