@@ -19,7 +19,7 @@ pub const REJECTED: u8 = 5;
 pub const NETWORK: u8 = 6;
 pub const MIRROR_DAMAGED: u8 = 7;
 
-/// Shown at the end of the top-level `--help` (and in the README).
+/// Shown at the end of the top-level `--help` (and in docs/command-line.md).
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success
