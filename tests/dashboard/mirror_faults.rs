@@ -90,7 +90,7 @@ async fn a_damaged_mirror_is_said_once_the_service_still_answers_and_sync_rebuil
         e.settle(QUIET).await;
         press(&mut e, KeyCode::Esc);
         assert_eq!(said(&e, "The local mirror is damaged"), 1, "{how:?}");
-        assert!(path.exists() && std::fs::read(&path).unwrap().len() > 0);
+        assert!(path.exists() && !std::fs::read(&path).unwrap().is_empty());
         let untouched = std::fs::read_dir(dir.path().join("mirror"))
             .unwrap()
             .flatten()
