@@ -186,6 +186,7 @@ pub fn main() -> ExitCode {
             ended = Some(dashboard::run(&globals, log_path).await?);
             Ok(())
         });
+        crate::mirror::paths::discard_demo();
         return match (result, ended) {
             (Ok(()), Some(ended)) => {
                 // Said after the terminal is restored, where the user can read it.
@@ -246,6 +247,7 @@ pub fn main() -> ExitCode {
             })
         }
     };
+    crate::mirror::paths::discard_demo();
     match result {
         Ok(()) => Exit::Ok.into(),
         Err(e) => {

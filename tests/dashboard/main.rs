@@ -15,6 +15,7 @@ mod forms_sandbox;
 mod keyring_support;
 mod login;
 mod mirror;
+mod mirror_faults;
 mod palette;
 mod perf_requests;
 mod pipeline;
