@@ -250,6 +250,16 @@ impl App {
             Action::Reschedule => return self.open_reschedule(),
             Action::Palette => return self.open_palette(),
             Action::OpenWeb => return self.open_web(),
+            // The timeline's own keys, pressed elsewhere, say where they work.
+            Action::Scale | Action::ShowSelected => {
+                let key = self.keymap.first_key(action);
+                let open = self.keymap.first_key(Action::Timeline);
+                self.note(format!(
+                    "{key} ({}) works in the timeline: {open} opens it",
+                    action.description()
+                ));
+                return Vec::new();
+            }
             // `KeyMap::action` never answers with a dialog's action.
             _ => return Vec::new(),
         }

@@ -523,3 +523,17 @@ async fn sandbox_timeline_shows_every_project_of_the_service() {
     assert_eq!(ids, want);
     assert!(!e.app.timeline_shown().unwrap().coverage().unwrap().partial);
 }
+
+#[test]
+fn the_timelines_keys_elsewhere_say_where_they_work() {
+    let mut h = harness((80, 24));
+    assert!(h.app.timeline_shown().is_none());
+    for c in ['f', 'z'] {
+        h.ch(c);
+        let note = dashboard_support::note_of(&h.app);
+        assert!(
+            note.starts_with(&format!("{c} (timeline: ")) && note.ends_with("T opens it"),
+            "{c}: {note}"
+        );
+    }
+}
