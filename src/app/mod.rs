@@ -390,6 +390,7 @@ impl App {
                 for t in &mut self.tabs {
                     t.scroll_into_view(rows);
                 }
+                self.charts_follow_resize();
                 self.dirty = true;
                 Vec::new()
             }
