@@ -99,7 +99,7 @@ fn contexts() -> Vec<(&'static str, Vec<Action>)> {
         (
             "in the views picker",
             vec![
-                DeleteItem, RenameItem, Confirm, Cancel, Down, Up, Suspend, Redraw,
+                DeleteItem, RenameItem, Confirm, Cancel, Down, Up, First, Last, Suspend, Redraw,
             ],
         ),
         (
@@ -112,8 +112,16 @@ fn contexts() -> Vec<(&'static str, Vec<Action>)> {
                 Cancel,
                 Down,
                 Up,
+                First,
+                Last,
                 Suspend,
                 Redraw,
+            ],
+        ),
+        (
+            "in the detail pane",
+            vec![
+                DetailNext, DetailPrev, CopyJson, Related, Back, PrevRecord, Suspend, Redraw,
             ],
         ),
         (

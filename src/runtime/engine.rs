@@ -70,6 +70,8 @@ impl Engine {
         sync_every: Option<std::time::Duration>,
         client: Option<&crate::api::Client>,
     ) -> Engine {
+        let mut mirror = mirror;
+        mirror.notify(self.tx.clone());
         self.profiles.set_mirror(mirror);
         self.app.set_mirror(true, sync_every);
         if let Some(c) = client {

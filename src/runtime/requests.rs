@@ -151,15 +151,26 @@ impl Requests {
                 let task = super::pipeline::collect(pages, id, spec, max_pages, cx.tx.clone());
                 self.tasks.insert(id, tokio::spawn(task).abort_handle());
             }
-            Effect::CreateContact { id, contact, key } => self.write(id, cx, move |s| {
-                let fut = s.create_contact(contact, key);
-                async move {
-                    Message::ContactCreated {
-                        id,
-                        result: Box::new(fut.await),
+            Effect::CreateContact { id, contact, key } => {
+                // The created contact goes into the mirror before the form hears of it,
+                // so Ctrl-F finds it at once (not only after the next sync).
+                let reader = cx.mirror.clone();
+                self.write(id, cx, move |s| {
+                    let fut = s.create_contact(contact, key);
+                    async move {
+                        let result = fut.await;
+                        if let (Ok(created), Some(reader)) = (&result, reader)
+                            && let Some(c) = created.record.clone()
+                        {
+                            let _ = reader.run(move |r| r.remember(vec![c])).await;
+                        }
+                        Message::ContactCreated {
+                            id,
+                            result: Box::new(result),
+                        }
                     }
-                }
-            }),
+                })
+            }
             Effect::Reschedule {
                 id,
                 appointment_id,

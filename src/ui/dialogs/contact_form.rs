@@ -63,13 +63,12 @@ fn footer(form: &ContactForm, keys: &KeyMap) -> String {
 /// then the extra lines.
 fn field_rows<'a>(form: &'a ContactForm, width: u16, keys: &KeyMap, theme: &Theme) -> Vec<Row<'a>> {
     let editing = form.stage == Stage::Editing;
-    let mut rows = vec![
-        Row::text(
-            format!("Profile {} at {}", form.target.profile, form.target.host),
-            theme.dim,
-        ),
-        Row::text("", theme.dim),
-    ];
+    let mut rows = Row::wrapped(
+        &format!("Profile {} at {}", form.target.profile, form.target.host),
+        width,
+        theme.dim,
+    );
+    rows.push(Row::text("", theme.dim));
     for (i, field) in FIELDS.iter().enumerate() {
         rows.push(Row::Input {
             label: label(*field),
@@ -77,6 +76,13 @@ fn field_rows<'a>(form: &'a ContactForm, width: u16, keys: &KeyMap, theme: &Them
             focused: editing && form.focus == i,
         });
         if let Some(e) = form.error_for(*field) {
+            rows.extend(Row::error(e, width, theme));
+        }
+        // "give a name or an email" (and the server's `name` errors): between the names and
+        // the email, the fields it is about.
+        if *field == ContactField::LastName
+            && let Some(e) = form.error_for(ContactField::Form)
+        {
             rows.extend(Row::error(e, width, theme));
         }
         if *field == ContactField::Email
@@ -87,14 +93,13 @@ fn field_rows<'a>(form: &'a ContactForm, width: u16, keys: &KeyMap, theme: &Them
                 .as_deref()
                 .map(|c| format!(", created {c}"))
                 .unwrap_or_default();
-            rows.push(Row::text(
-                format!(
-                    "{:w$}already exists: {}{created} · {} open it",
-                    "",
+            rows.extend(Row::under(
+                &format!(
+                    "already exists: {}{created} · {} opens it",
                     d.name,
                     keys.first_key(Action::OpenDuplicate),
-                    w = form_rows::LABEL as usize
                 ),
+                width,
                 theme.pending,
             ));
         }
@@ -109,10 +114,8 @@ fn field_rows<'a>(form: &'a ContactForm, width: u16, keys: &KeyMap, theme: &Them
         "Extra",
         form.focus.checked_sub(FIELDS.len()).filter(|_| editing),
     ));
-    for field in [ContactField::Extra, ContactField::Form] {
-        if let Some(e) = form.error_for(field) {
-            rows.extend(Row::error(e, width, theme));
-        }
+    if let Some(e) = form.error_for(ContactField::Extra) {
+        rows.extend(Row::error(e, width, theme));
     }
     rows
 }
@@ -135,8 +138,8 @@ fn outcome_rows<'a>(form: &ContactForm, width: u16, spinner: &str, theme: &Theme
     rows
 }
 
-/// The stage's question, if it asks one, over the form: create (and whether despite a
-/// duplicate), or discard the draft.
+/// The stage's question, if it asks one, over the form: create (saying what else is sent and
+/// whether the email is taken), or discard the draft.
 fn ask_on_top(f: &mut Frame, area: Rect, form: &ContactForm, keys: &KeyMap, theme: &Theme) {
     let key = |a: Action| keys.first_key(a);
     match &form.stage {
@@ -158,25 +161,30 @@ fn ask_on_top(f: &mut Frame, area: Rect, form: &ContactForm, keys: &KeyMap, them
                 ),
                 "Creating a contact may start workflows in the service (emails, assignments, automations).".to_string(),
             ];
-            let footer = if let Some(d) = &form.duplicate {
+            if !contact.extra.is_empty() {
                 lines.push(format!(
-                    "A contact with this email already exists: {}. Press {} to create a second one.",
-                    d.name,
-                    key(Action::Yes)
+                    "Also sent: {}",
+                    contact
+                        .extra
+                        .iter()
+                        .map(|(k, v)| format!("{k} = {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
-                format!(
-                    "{} create anyway · {} back",
-                    key(Action::Yes),
-                    key(Action::Cancel)
-                )
-            } else {
-                format!(
-                    "{} create · {} create and add another · {} back",
-                    key(Action::Confirm),
-                    key(Action::AddAnother),
-                    key(Action::Cancel)
-                )
-            };
+            }
+            if let Some(d) = &form.duplicate {
+                lines.push(format!(
+                    "A contact with this email already exists: {}. Creating makes a second one.",
+                    d.name
+                ));
+            }
+            // The same keys whether or not the email is taken.
+            let footer = format!(
+                "{} create · {} create and add another · {} back",
+                keys.pair(Action::Confirm, Action::Yes),
+                key(Action::AddAnother),
+                key(Action::Cancel)
+            );
             form_rows::ask(f, area, "Create contact?", &lines, &footer, theme);
         }
         Stage::AskDiscard => {

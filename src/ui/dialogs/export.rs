@@ -12,6 +12,9 @@ use crate::app::keymap::{Action, KeyMap};
 use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 
+/// Where the file name starts: after `File (JSON):` and a space.
+const NAME_AT: u16 = 13;
+
 pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &Theme) {
     let m = modal::centered(area, 72, 9);
     let title = format!("Export {}", d.kind.noun());
@@ -121,9 +124,11 @@ fn draw_asking(f: &mut Frame, body: Rect, d: &ExportDialog, theme: &Theme) {
         )),
         row,
     );
+    // The name starts a space after the longest label (`File (JSON):`), so it neither runs
+    // into the label nor moves when the format changes.
     let input = Rect {
-        x: body.x + 12,
-        width: body.width.saturating_sub(12),
+        x: body.x + NAME_AT,
+        width: body.width.saturating_sub(NAME_AT),
         ..row
     };
     text_input::draw(f, input, &d.path, true, theme);
