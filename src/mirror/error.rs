@@ -81,7 +81,7 @@ impl MirrorError {
             other => other,
         };
         if let MirrorError::Damaged { path, .. } = &e {
-            super::store::note_damage(path, &e);
+            super::open::note_damage(path, &e);
         }
         e
     }

@@ -9,6 +9,7 @@
 mod doc;
 mod error;
 mod lock;
+mod open;
 pub mod paths;
 mod rows;
 mod schema;
@@ -19,10 +20,11 @@ pub mod sync;
 pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::{HolderLock, SyncLock, holders};
+pub use open::Opened;
 pub use paths::{MirrorFiles, MirrorLocation};
 pub use rows::{DealRelations, LinkedRecord, MirrorPage, MirrorQuery};
 pub use search::{SearchGroup, SearchHit, SearchQuery, SearchResults};
-pub use store::{Applied, FullPass, Mirror, MirrorStatus, Opened, ResourceStatus, SyncState};
+pub use store::{Applied, FullPass, Mirror, MirrorStatus, ResourceStatus, SyncState};
 pub use sync::{PassKind, ResourceReport, SyncOptions, SyncProgress, SyncReport};
 
 /// The mirror keeps every [`Resource`]; its rows and sync state are keyed by its noun.
