@@ -11,7 +11,7 @@ use cli_support::{Env, fault, run};
 use crmdash::sandbox::{FaultKind, SandboxConfig};
 
 const DEAL_COLUMNS: &str =
-    "id,created_at,updated_at,name,status,value,account,contacts,assigned_user,assigned_users";
+    "id,created_at,updated_at,name,status,value,currency,account,contacts,assigned_user,assigned_users";
 const CONTACT_COLUMNS: &str = "id,created_at,updated_at,first_name,last_name,email,phone,accounts,assigned_user,assigned_users";
 
 /// `env.cmd(args)` as a `std::process::Command`, to run it in the background.
