@@ -114,7 +114,10 @@ fn partial_email(typed: &str, problem: &str) -> String {
     let safe = !t.is_empty()
         && t.chars()
             .all(|c| c.is_alphanumeric() || "@._-+".contains(c));
-    let arg = if safe {
+    // The typed text is echoed back only when it is short enough to read.
+    let arg = if t.chars().count() > 60 {
+        "TEXT".to_string()
+    } else if safe {
         t.to_string()
     } else {
         format!("'{}'", t.replace('\'', "'\\''"))

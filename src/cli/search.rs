@@ -14,7 +14,7 @@ use crate::cli::format::{resolve, table_width};
 use crate::config::Settings;
 use crate::mirror::{Mirror, MirrorError, Resource, SearchHit, SearchQuery, SearchResults};
 use crate::output::OutputError;
-use crate::output::{Format, sanitize_cell, truncate_to_width};
+use crate::output::{Format, display_width, pad, sanitize_cell, truncate_to_width};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct SearchArgs {
@@ -113,29 +113,26 @@ fn write_table(results: &SearchResults, out: &mut impl Write) -> std::io::Result
     for g in results.groups.iter().filter(|g| !g.hits.is_empty()) {
         let more = if g.more { ", more not shown" } else { "" };
         writeln!(out, "{} ({}{more})", title(g.resource), g.hits.len())?;
-        let id_w = g
-            .hits
-            .iter()
-            .map(|h| h.id.chars().count())
-            .max()
-            .unwrap_or(0);
+        // Columns measured in terminal cells (a CJK name takes two a character).
         let width_of = |text: fn(&SearchHit) -> &str, max: usize| {
             g.hits
                 .iter()
-                .map(|h| sanitize_cell(text(h)).chars().count())
+                .map(|h| display_width(&sanitize_cell(text(h))))
                 .max()
                 .unwrap_or(0)
                 .min(max)
         };
+        let id_w = width_of(|h| &h.id, usize::MAX);
         let label_w = width_of(|h| &h.label, 40);
         let why_w = width_of(|h| &h.why, 40);
+        let cell = |text: &str, w: usize| pad(&truncate_to_width(&sanitize_cell(text), w), w, false);
         for h in &g.hits {
             let near = if h.near { " ~" } else { "" };
             let line = format!(
-                "  {:<id_w$}  {:<label_w$}  {:<why_w$}  {}{near}",
-                sanitize_cell(&h.id),
-                truncate_to_width(&sanitize_cell(&h.label), label_w),
-                truncate_to_width(&sanitize_cell(&h.why), why_w),
+                "  {}  {}  {}  {}{near}",
+                cell(&h.id, id_w),
+                cell(&h.label, label_w),
+                cell(&h.why, why_w),
                 sanitize_cell(&h.detail)
             );
             writeln!(out, "{}", truncate_to_width(line.trim_end(), width))?;

@@ -15,5 +15,6 @@ mod scripting;
 mod setup;
 mod summary;
 mod terminal;
+mod trust;
 mod tryout;
 mod views;

@@ -398,7 +398,6 @@ fn end_takes_a_length_as_in_the_dialog() {
         ("1h", 60),
         ("+1h", 60),
         ("1h30m", 90),
-        ("45", 45),
     ] {
         env.sb.clear_requests();
         run(env.cmd(&[
