@@ -22,7 +22,8 @@ pub enum AppointmentsCommand {
     /// Move an appointment (POST /public/v1/appointments/{id}/reschedule).
     Reschedule(RescheduleArgs),
     /// Show the reschedule log: every reschedule sent from this machine, by the CLI or the
-    /// dashboard, oldest first.
+    /// dashboard, oldest first (the table: when sent, id, new start and end, host, profile,
+    /// other keys sent).
     Log(LogArgs),
 }
 
@@ -53,8 +54,10 @@ pub struct RescheduleArgs {
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub start: Option<String>,
     /// New end, sent under `[reschedule] end_field` (default `end_time`; "" in the config sends
-    /// none): a time, or a length after the start (`30m`, `1h`, `+1h`, `1h30m`), as in the
-    /// dashboard's End field.
+    /// none), read as the dashboard's End field: a clock time (`10:00`) is on the start's day
+    /// (the next day when it is before the start, said on stderr); `30m`, `1h`, `+1h`,
+    /// `1h30m` are lengths after the start; else a time (`tomorrow 10:00`). A negative length
+    /// (`-30m`), a number without a unit, or an end not after the start is refused.
     #[arg(long, value_name = "T|LENGTH", allow_hyphen_values = true)]
     pub end: Option<String>,
     /// A further body key; VALUE is parsed as JSON when it parses, else sent as a string.
@@ -74,7 +77,8 @@ pub struct RescheduleArgs {
 fn reschedule_help() -> String {
     format!(
         "Examples:\n  \
-         crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --end 'tomorrow 10:00'\n  \
+         crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --end 10:00\n  \
+         crmdash appointments reschedule 8412 --start 'fri 16:00' --end 1h30m --yes\n  \
          crmdash appointments reschedule https://crm.example.com/appointments/8412 --start +2h --yes\n  \
          crmdash appointments reschedule 8412 --start 2026-12-01T09:00:00Z --set reason='\"customer asked\"' --yes\n  \
          crmdash appointments reschedule 8412 --body '{{\"starts_at\": \"2026-12-01T09:00:00Z\"}}' --yes\n\n\
@@ -317,9 +321,7 @@ impl LogShown<'_> {
             None => as_sent(raw(start_key)),
         };
         let end_text = match (start, end) {
-            (Some(s), Some(t)) if s.date_naive() == t.date_naive() => {
-                t.format("%H:%M").to_string()
-            }
+            (Some(s), Some(t)) if s.date_naive() == t.date_naive() => t.format("%H:%M").to_string(),
             (_, Some(t)) => t.format("%Y-%m-%d %H:%M").to_string(),
             (_, None) => as_sent(raw(end_key)),
         };
@@ -333,7 +335,10 @@ impl LogShown<'_> {
             serde_json::to_string(&other).unwrap_or_default()
         };
         vec![
-            self.zone.from_utc(e.at).format("%Y-%m-%d %H:%M").to_string(),
+            self.zone
+                .from_utc(e.at)
+                .format("%Y-%m-%d %H:%M")
+                .to_string(),
             e.id.clone(),
             start_text,
             end_text,

@@ -125,7 +125,8 @@ fn write_table(results: &SearchResults, out: &mut impl Write) -> std::io::Result
         let id_w = width_of(|h| &h.id, usize::MAX);
         let label_w = width_of(|h| &h.label, 40);
         let why_w = width_of(|h| &h.why, 40);
-        let cell = |text: &str, w: usize| pad(&truncate_to_width(&sanitize_cell(text), w), w, false);
+        let cell =
+            |text: &str, w: usize| pad(&truncate_to_width(&sanitize_cell(text), w), w, false);
         for h in &g.hits {
             let near = if h.near { " ~" } else { "" };
             let line = format!(

@@ -101,9 +101,11 @@ fn in_a_row(text: &str, words: &[String]) -> bool {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty())
         .collect();
-    tokens
-        .windows(words.len())
-        .any(|run| run.iter().zip(words).all(|(t, w)| t.starts_with(w.as_str())))
+    tokens.windows(words.len()).any(|run| {
+        run.iter()
+            .zip(words)
+            .all(|(t, w)| t.starts_with(w.as_str()))
+    })
 }
 
 fn digits_of(text: &str) -> String {
@@ -224,11 +226,17 @@ mod tests {
     fn a_hit_names_the_field_that_matched() {
         assert_eq!(explain(DEAL, "muller", false), "assignee: Jörg Müller");
         assert_eq!(explain(DEAL, "renewal", false), "name");
-        assert_eq!(explain(DEAL, "koln", false), "custom_fields.region: Köln Süd");
+        assert_eq!(
+            explain(DEAL, "koln", false),
+            "custom_fields.region: Köln Süd"
+        );
         assert_eq!(explain(DEAL, "SAR", false), "currency: SAR");
         // The record's own name first: `becker` is in the name and in the account.
         assert_eq!(explain(DEAL, "becker", false), "name");
-        assert_eq!(explain(DEAL, "renewal jörg", false), "name; assignee: Jörg Müller");
+        assert_eq!(
+            explain(DEAL, "renewal jörg", false),
+            "name; assignee: Jörg Müller"
+        );
         assert_eq!(explain(DEAL, "mueller", false), "assignee: Jörg Müller");
         assert_eq!(explain(DEAL, "renewal", true), "name (near match)");
     }
@@ -240,7 +248,10 @@ mod tests {
         assert_eq!(explain(contact, "1234567", false), "phone: +49 30 1234567");
         assert_eq!(explain(contact, "gmail", false), "email: j.kang@gmail.com");
         // The words in a row in the email, not scattered over the name.
-        assert_eq!(explain(contact, "j.kang@", false), "email: j.kang@gmail.com");
+        assert_eq!(
+            explain(contact, "j.kang@", false),
+            "email: j.kang@gmail.com"
+        );
         assert_eq!(explain(contact, "ji kang", false), "name");
         assert_eq!(explain(contact, "zzz", false), ELSEWHERE);
         assert_eq!(explain(contact, "2026", false), ELSEWHERE);

@@ -14,8 +14,7 @@ use chrono::{DateTime, Days, FixedOffset, NaiveTime, TimeDelta, Utc};
 use crate::timeparse::Zone;
 
 pub use body::{
-    DialogField, RescheduleError, build_body, format_time, map_server_field, parse_extra,
-    send_time,
+    DialogField, RescheduleError, build_body, format_time, map_server_field, parse_extra, send_time,
 };
 pub use log::{RescheduleLogEntry, append_log, read_log};
 pub use summary::{Shift, Summary, next_quarter_hour, shift, summary};

@@ -168,7 +168,10 @@ fn a_clock_time_in_end_is_a_time_on_the_start_day() {
         let spec = parse_end(text, &zone, now).unwrap();
         RescheduleTimes::new(start, spec, &zone).map(|t| t.end.unwrap().to_rfc3339())
     };
-    assert_eq!(parse_end("10:00", &zone, now), Ok(EndSpec::Clock(NaiveTime::from_hms_opt(10, 0, 0).unwrap())));
+    assert_eq!(
+        parse_end("10:00", &zone, now),
+        Ok(EndSpec::Clock(NaiveTime::from_hms_opt(10, 0, 0).unwrap()))
+    );
     assert_eq!(end_of("10:00"), Ok("2026-12-24T10:00:00+01:00".into()));
     assert_eq!(end_of("10:30"), Ok("2026-12-24T10:30:00+01:00".into()));
     assert_eq!(end_of("9:45"), Ok("2026-12-24T09:45:00+01:00".into()));
@@ -179,7 +182,10 @@ fn a_clock_time_in_end_is_a_time_on_the_start_day() {
         s.warnings[0],
         "ends the next day, Fri 25 Dec: 01:00 is before the start (09:30)"
     );
-    assert!(!s.warnings.iter().any(|w| w == "spans more than one day"), "{s:?}");
+    assert!(
+        !s.warnings.iter().any(|w| w == "spans more than one day"),
+        "{s:?}"
+    );
     // The start's own time is an end equal to the start: refused, not a day later.
     assert!(matches!(
         end_of("09:30"),
@@ -210,7 +216,10 @@ fn a_negative_or_unitless_end_is_refused_with_a_message() {
     let zone = berlin();
     let now = utc("2026-12-20T12:00:00Z");
     let e = parse_end("-30m", &zone, now).unwrap_err();
-    assert!(e.contains("\"-30m\" is not an end") && e.contains("forward from the start"), "{e}");
+    assert!(
+        e.contains("\"-30m\" is not an end") && e.contains("forward from the start"),
+        "{e}"
+    );
     let e = parse_end("45", &zone, now).unwrap_err();
     assert!(e.contains("45m is 45 minutes"), "{e}");
     let e = parse_end("+2w", &zone, now).unwrap_err();

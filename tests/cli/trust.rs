@@ -55,7 +55,10 @@ fn an_end_of_ten_oclock_is_ten_oclock_on_the_start_day() {
     reschedule(&env, &id, "tomorrow 09:30", "10:00").code(0);
     let body = &sent(&env)[0];
     let at = |k: &str| chrono::DateTime::parse_from_rfc3339(body[k].as_str().unwrap()).unwrap();
-    assert_eq!(at("end_time") - at("start_time"), chrono::TimeDelta::minutes(30));
+    assert_eq!(
+        at("end_time") - at("start_time"),
+        chrono::TimeDelta::minutes(30)
+    );
     // Before the start: the next day, and stderr says so.
     env.sb.clear_requests();
     let out = reschedule(&env, &id, "2030-06-03 23:00", "01:00").code(0);
@@ -80,7 +83,11 @@ fn a_negative_end_or_one_not_after_the_start_is_refused_and_nothing_is_sent() {
         ("45", "45m is 45 minutes"),
     ] {
         let out = reschedule(&env, &id, "2030-06-03 09:30", end).code(5);
-        assert!(out.error_line().contains(says), "--end {end}: {}", out.stderr);
+        assert!(
+            out.error_line().contains(says),
+            "--end {end}: {}",
+            out.stderr
+        );
         assert!(sent(&env).is_empty(), "--end {end} sent something");
     }
 }
@@ -150,7 +157,12 @@ fn deals_carry_their_currency_in_csv_and_grouped_amounts_in_the_table() {
 
     let csv = run(env.cmd(&["deals", "list", "--per-page", "100", "--format", "csv"])).code(0);
     let mut reader = csv::Reader::from_reader(csv.stdout.as_bytes());
-    let headers: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
+    let headers: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
     assert_eq!(headers[5..7], ["value", "currency"]);
     let row = reader
         .records()
@@ -258,7 +270,11 @@ fn common_header_names_map_by_themselves_and_map_names_the_rest() {
     );
     env.sb.clear_requests();
     let p = env.dir.path().join("de.csv");
-    std::fs::write(&p, "Vorname,Nachname,E-mail,Handy\nGrace,Hopper,grace@trust.example,+1 555 0100\n").unwrap();
+    std::fs::write(
+        &p,
+        "Vorname,Nachname,E-mail,Handy\nGrace,Hopper,grace@trust.example,+1 555 0100\n",
+    )
+    .unwrap();
     run(env.cmd(&[
         "contacts",
         "import",

@@ -396,7 +396,11 @@ impl FieldMap {
                      already gives {}",
                     headers[full],
                     headers[name],
-                    if known[0] == Some(name) { "first_name" } else { "last_name" }
+                    if known[0] == Some(name) {
+                        "first_name"
+                    } else {
+                        "last_name"
+                    }
                 )));
             }
             // The file names its parts: the full name goes as a further key, like any column.
@@ -950,7 +954,12 @@ mod tests {
         assert_eq!(l.known, [Some(0), Some(1), Some(2), Some(3)]);
         assert_eq!(
             l.mapped,
-            [(0, "first_name"), (1, "last_name"), (2, "email"), (3, "phone")]
+            [
+                (0, "first_name"),
+                (1, "last_name"),
+                (2, "email"),
+                (3, "phone")
+            ]
         );
         let l = fields_of("Full Name,E-mail,Phone Number", &[]).unwrap();
         assert_eq!(l.full_name, Some(0));
@@ -968,18 +977,30 @@ mod tests {
 
     #[test]
     fn map_names_the_rest_and_wins() {
-        let l = fields_of("email,Handy,Kontakt", &[("Handy", "phone"), ("Kontakt", "full_name")])
-            .unwrap();
+        let l = fields_of(
+            "email,Handy,Kontakt",
+            &[("Handy", "phone"), ("Kontakt", "full_name")],
+        )
+        .unwrap();
         assert_eq!(l.known[3], Some(1));
         assert_eq!(l.full_name, Some(2));
         let l = fields_of("email,Phone,Mobile", &[("Mobile", "phone")]);
         let e = l.unwrap_err().to_string();
         assert!(e.contains("'Mobile' and 'Phone' both name phone"), "{e}");
-        let e = fields_of("email,Handy", &[("Cell", "phone")]).unwrap_err().to_string();
+        let e = fields_of("email,Handy", &[("Cell", "phone")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no column 'Cell'"), "{e}");
         assert!(parse_map("Mobile=phone").is_ok());
-        assert_eq!(parse_map(" Mobile = Phone ").unwrap(), ("Mobile".into(), "phone".into()));
-        assert!(parse_map("Mobile=mobile").unwrap_err().contains("not a contact field"));
+        assert_eq!(
+            parse_map(" Mobile = Phone ").unwrap(),
+            ("Mobile".into(), "phone".into())
+        );
+        assert!(
+            parse_map("Mobile=mobile")
+                .unwrap_err()
+                .contains("not a contact field")
+        );
         assert!(parse_map("Mobile").is_err());
     }
 
@@ -989,7 +1010,10 @@ mod tests {
             split_full_name(" Ada King Lovelace "),
             ("Ada".into(), "King Lovelace".into())
         );
-        assert_eq!(split_full_name("Madonna"), ("Madonna".into(), String::new()));
+        assert_eq!(
+            split_full_name("Madonna"),
+            ("Madonna".into(), String::new())
+        );
         let rows = planned(
             "Full Name,Email Address\nAda King Lovelace,ada@example.com\n",
             None,
@@ -1012,7 +1036,10 @@ mod tests {
         };
         assert_eq!(fields.len(), 1, "{fields:?}");
         assert_eq!(fields[0].0, "line 3");
-        assert!(fields[0].1.contains("opened on line 3 is never closed"), "{fields:?}");
+        assert!(
+            fields[0].1.contains("opened on line 3 is never closed"),
+            "{fields:?}"
+        );
         // Quotes closed, doubled, or inside an unquoted field are fine.
         let ok = file(
             "first_name,last_name,email\n\"Ada \"\"A\"\"\",Love\"lace,ada@example.com\n\"Bo, b\",B,b@example.com\n",

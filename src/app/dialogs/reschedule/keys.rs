@@ -52,7 +52,11 @@ impl RescheduleForm {
                     // A clock time stays a clock time: the moved end's, in the zone.
                     (Ok(EndSpec::Clock(_)), Some(end)) => {
                         let end = self.config.zone.from_utc(end.to_utc());
-                        let shown = if end.second() == 0 { "%H:%M" } else { "%H:%M:%S" };
+                        let shown = if end.second() == 0 {
+                            "%H:%M"
+                        } else {
+                            "%H:%M:%S"
+                        };
                         self.inputs[2].set(end.format(shown).to_string());
                     }
                     _ => {}
