@@ -1,6 +1,6 @@
 #!/bin/bash
 # Rows/s of `crmdash contacts import` at 0, 30 and 100 ms of sandbox latency for 1, 4, 8 and 16
-# jobs (README, Performance, "Importing contacts"). Usage: benches/import_throughput.sh BIN
+# jobs (docs/performance.md, "Importing contacts"). Usage: benches/import_throughput.sh BIN
 # Each run imports a file of new people; the sandbox runs in its own process on a free port.
 set -eu
 BIN=${1:?usage: $0 target/release/crmdash}

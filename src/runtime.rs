@@ -289,7 +289,7 @@ async fn watch_signals(cancel: CancellationToken, caught: Arc<std::sync::atomic:
 }
 
 /// Logs (once) how long after start the first frame with rows was drawn, and where they
-/// came from: the start-up measurement of the README's Performance section.
+/// came from: the start-up measurement of docs/performance.md.
 fn first_rows(app: &App, started: std::time::Instant, seen: bool) -> bool {
     if seen {
         return true;

@@ -18,7 +18,7 @@ pub const NOT_FOUND: u8 = 4;
 pub const REJECTED: u8 = 5;
 pub const NETWORK: u8 = 6;
 
-/// Shown at the end of the top-level `--help` (and in the README).
+/// Shown at the end of the top-level `--help` (and in docs/command-line.md).
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  success

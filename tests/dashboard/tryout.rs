@@ -34,7 +34,7 @@ fn tab_after_a_whole_command_name_keeps_it() {
     assert_eq!(typed(&mut h, "include", KeyCode::Tab), "include ");
 }
 
-/// README: `:deals ... columns=name,value`; completion and the refusal list offered no
+/// docs/dashboard.md: `:deals ... columns=name,value`; completion and the refusal list offered no
 /// `columns=`.
 #[test]
 fn columns_is_offered_as_a_query_key() {
