@@ -2,7 +2,7 @@
 //! sandbox generator's records with their included accounts and contacts, as a sync stores
 //! them). Before criterion's runs it prints the p50/p99 of every keystroke of a few typed
 //! queries (criterion reports means, the target is a p99), and the start path (open + first
-//! page of contacts): `cargo bench --bench mirror`.
+//! page of contacts): `cargo bench --features bench --bench mirror`.
 
 mod support;
 

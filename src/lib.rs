@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod app;
+pub mod child;
 pub mod cli;
 pub mod config;
 pub mod credentials;

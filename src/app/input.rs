@@ -158,7 +158,7 @@ impl App {
             Action::Detail => {
                 let kind = self.active;
                 if let Some(r) = self.tab().selected_record() {
-                    let v = DetailView::new(kind, r, &self.config.zone, w, h);
+                    let v = DetailView::new(kind, r, &self.config.cell_format(), w, h).browsing();
                     self.overlays.push(Overlay::Detail(v));
                 }
             }

@@ -126,6 +126,8 @@ actions! {
         MoveItemUp => "move_item_up", "columns: move the column up", ["shift-up", "K"];
         MoveItemDown => "move_item_down", "columns: move the column down", ["shift-down", "J"];
         PrevRecord => "prev_record", "related records: back to the previous record", ["backspace"];
+        DetailNext => "detail_next", "detail pane: the next record (the pane stays open)", ["j", "]"];
+        DetailPrev => "detail_prev", "detail pane: the previous record", ["k", "["];
     }
 }
 
@@ -228,6 +230,12 @@ fn contexts() -> Vec<(&'static str, Vec<Action>)> {
                 Up,
                 Suspend,
                 Redraw,
+            ],
+        ),
+        (
+            "in the detail pane",
+            vec![
+                DetailNext, DetailPrev, CopyJson, Related, Back, PrevRecord, Suspend, Redraw,
             ],
         ),
         (

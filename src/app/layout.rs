@@ -78,9 +78,13 @@ impl Areas {
     /// The areas of a screen showing `tab` (its filter bar open or not): the one computation
     /// drawing (`ui::render`) and the app (`App::areas`, hit-testing) share.
     pub fn of_screen(area: Rect, tab: &TabState) -> Areas {
-        let rows = tab
-            .filter_open
-            .then_some(tab.filter_bar.fields.len() as u16);
+        let rows = tab.filter_open.then(|| {
+            let notes = tab
+                .filter_bar
+                .long_errors(area.width.saturating_sub(2))
+                .len();
+            (tab.filter_bar.fields.len() + notes) as u16
+        });
         Areas::compute(area, rows)
     }
 

@@ -123,6 +123,11 @@ pub enum MirrorMessage {
     SyncProgress(SyncProgress),
     /// A background sync ended: a one-line summary, or why it failed.
     Synced(Result<String, String>),
+    /// Another sync of this mirror is running (in another process: its id when known); this
+    /// one waits for it, and `Synced` comes when it ends.
+    SyncWaiting(Option<String>),
+    /// A read found the mirror damaged (said once; the next sync rebuilds it).
+    Damaged(String),
 }
 
 /// What the app knows of the mirror and the connection.
@@ -149,6 +154,8 @@ pub struct MirrorState {
     asked: bool,
     /// Bumped when the profile (and so the mirror) changes.
     pub generation: u64,
+    /// A read found the mirror damaged and it was said (not again until a sync ends).
+    pub damaged_said: bool,
 }
 
 impl MirrorState {
@@ -189,7 +196,9 @@ impl App {
             return Vec::new();
         }
         if self.mirror.syncing.is_some() {
-            self.note("A sync of the local mirror is already running");
+            // Its end is said like that of a sync asked for.
+            self.mirror.asked = true;
+            self.note("A sync of the local mirror is running: its end will be said here");
             return Vec::new();
         }
         self.mirror.syncing = Some(None);
@@ -407,11 +416,32 @@ impl App {
             }
             // Handled above.
             MirrorMessage::SyncProgress(_) => Vec::new(),
+            MirrorMessage::SyncWaiting(holder) => {
+                if self.mirror.asked {
+                    let who = holder
+                        .map(|p| format!(" (process {p})"))
+                        .unwrap_or_default();
+                    self.note(format!(
+                        "Another sync of the local mirror is running{who}: its end will be said here"
+                    ));
+                }
+                Vec::new()
+            }
+            MirrorMessage::Damaged(why) => {
+                if !std::mem::replace(&mut self.mirror.damaged_said, true) {
+                    tracing::warn!(error = %why, "local mirror damaged");
+                    self.note(
+                        "The local mirror is damaged: working from the service; the next sync (:sync) moves it aside and rebuilds it",
+                    );
+                }
+                Vec::new()
+            }
             MirrorMessage::Synced(result) => {
                 self.mirror.syncing = None;
                 let asked = std::mem::take(&mut self.mirror.asked);
                 if result.is_ok() {
                     self.mirror.exists = Some(true);
+                    self.mirror.damaged_said = false;
                 }
                 match &result {
                     Err(e) => self.note(format!("background sync: {e}")),
@@ -508,7 +538,7 @@ impl App {
             LinkKind::Deal => TabKind::Deals,
             LinkKind::Project => TabKind::Projects,
         };
-        let mut v = DetailView::new(kind, &record, &self.config.zone, w, h);
+        let mut v = DetailView::new(kind, &record, &self.config.cell_format(), w, h);
         v.link = Some(r.clone());
         if r.kind == LinkKind::Account || r.note.is_some() {
             let note = r.note.map(|n| format!(" ({n})")).unwrap_or_default();

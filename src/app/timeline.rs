@@ -332,7 +332,7 @@ impl App {
             return Vec::new();
         };
         if let Some(r) = rows.0.iter().find(|r| r.id == bar.id) {
-            let v = DetailView::new(TabKind::Projects, r, &self.config.zone, w, h);
+            let v = DetailView::new(TabKind::Projects, r, &self.config.cell_format(), w, h);
             self.overlays.push(Overlay::Detail(v));
             self.dirty = true;
         }

@@ -227,6 +227,11 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
     {
         warn_journal(j, &e);
     }
+    if let Some(record) = &created.record
+        && let Some(sink) = crate::cli::cache::CreatedSink::open(ctx).await
+    {
+        sink.remember(vec![record.clone()]).await;
+    }
     if created.replayed {
         eprintln!(
             "note: replayed: an earlier request with Idempotency-Key {key} created this contact"

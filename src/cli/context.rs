@@ -49,6 +49,11 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// Whether this run talks to a `--demo` sandbox.
+    pub fn demo(&self) -> bool {
+        self.globals.demo
+    }
+
     pub fn new(globals: &Globals, settings: Settings) -> Ctx {
         Ctx {
             settings,

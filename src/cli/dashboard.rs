@@ -15,14 +15,10 @@ use crate::credentials::{self, Keyring};
 use crate::runtime::{DashboardOptions, Ended, run_dashboard, token_lookup};
 use crate::sandbox::{Sandbox, SandboxConfig};
 
-/// Where the dashboard remembers tabs, sorts, page sizes and includes between runs.
-fn state_file(demo: bool) -> Option<std::path::PathBuf> {
-    let name = if demo {
-        "dashboard-demo.json"
-    } else {
-        "dashboard.json"
-    };
-    config::data_dir().map(|d| d.join(name))
+/// Where the dashboard remembers tabs, sorts, page sizes and includes between runs (a
+/// `--demo` run keeps its own in its folder, thrown away when it ends).
+fn state_file() -> Option<std::path::PathBuf> {
+    config::data_dir().map(|d| d.join("dashboard.json"))
 }
 
 /// Runs the dashboard until the user quits. The first frame comes before the token: the
@@ -71,7 +67,7 @@ pub async fn run(g: &Globals, log_path: Option<std::path::PathBuf>) -> Result<En
             base_url: resolved.base_url,
             client: None,
             settings,
-            state_file: state_file(false),
+            state_file: state_file(),
             log_path,
             demo: false,
         },
@@ -94,7 +90,7 @@ async fn run_first_login(
             base_url: String::new(),
             client: None,
             settings,
-            state_file: state_file(false),
+            state_file: state_file(),
             log_path,
             demo: false,
         },
@@ -107,9 +103,14 @@ async fn run_first_login(
 /// `--demo`: the sandbox on a free loopback port with its local token.
 /// `CRMDASH_DEMO_LATENCY_MS` adds latency to every request (to try a slow link).
 async fn run_demo(
-    settings: Settings,
+    mut settings: Settings,
     log_path: Option<std::path::PathBuf>,
 ) -> Result<Ended, CliError> {
+    // The demo's mirror, search index and remembered state live in the run's own folder,
+    // deleted when it ends: nothing of it reaches a real profile or a later demo.
+    let demo_root = crate::mirror::paths::demo_root()
+        .map_err(|e| CliError::other(format!("cannot make the demo's folder: {e}")))?;
+    settings.cache.dir = Some(demo_root.join("mirror"));
     let latency = std::env::var("CRMDASH_DEMO_LATENCY_MS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -132,7 +133,7 @@ async fn run_demo(
             base_url,
             client: Some(client),
             settings,
-            state_file: state_file(true),
+            state_file: Some(demo_root.join("dashboard.json")),
             log_path,
             demo: true,
         },

@@ -17,6 +17,7 @@ pub const UNAUTHORIZED: u8 = 3;
 pub const NOT_FOUND: u8 = 4;
 pub const REJECTED: u8 = 5;
 pub const NETWORK: u8 = 6;
+pub const MIRROR_DAMAGED: u8 = 7;
 
 /// Shown at the end of the top-level `--help` (and in docs/command-line.md).
 pub const EXIT_CODES_HELP: &str = "\
@@ -31,6 +32,8 @@ Exit codes:
   5  rejected input: refused before sending (page, per_page, time, email, phone,
      nothing to create), the server's 400/409/422, or a duplicate found
   6  network, server or rate-limit error after retries, or an undecodable response
+  7  the local mirror is damaged (search, deals summary): `crmdash sync` moves it
+     aside and rebuilds it
   128+N  ended by signal N (the dashboard restores the terminal first)";
 
 /// The documented exit codes.
@@ -43,6 +46,11 @@ pub enum Exit {
     NotFound = 4,
     Rejected = 5,
     Unavailable = 6,
+    MirrorDamaged = 7,
+    /// Ended by SIGINT (128 + 2).
+    Interrupted = 130,
+    /// Ended by SIGTERM (128 + 15).
+    Terminated = 143,
 }
 
 impl From<Exit> for ExitCode {
@@ -182,6 +190,9 @@ impl CliError {
                 4 => Exit::NotFound,
                 5 => Exit::Rejected,
                 6 => Exit::Unavailable,
+                7 => Exit::MirrorDamaged,
+                130 => Exit::Interrupted,
+                143 => Exit::Terminated,
                 _ => Exit::Other,
             },
         }

@@ -137,6 +137,11 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
         jobs,
         dry_run: args.dry_run,
         stop: stop.clone(),
+        mirror: if args.dry_run {
+            None
+        } else {
+            crate::cli::cache::CreatedSink::open(ctx).await
+        },
     };
     let mut reporter = Reporter::new(
         args.format,

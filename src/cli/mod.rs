@@ -1,5 +1,6 @@
 //! Command-line entry point: the clap `Cli` (global options and subcommands), then one of the
-//! modes: the dashboard, an API command, login/logout/auth, completions or the sandbox.
+//! modes: the dashboard, an API command, login/logout/auth, completions, man pages or the
+//! sandbox.
 
 pub mod appointments;
 pub mod auth;
@@ -13,6 +14,7 @@ pub mod exit;
 pub mod format;
 pub mod import;
 pub mod list;
+pub mod man;
 pub mod paging;
 pub mod search;
 pub mod setup;
@@ -108,6 +110,8 @@ pub enum Command {
     Cache(cache::CacheCommand),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// Write the man pages (one per command) into a directory.
+    Man(man::ManArgs),
     /// Run the embedded sandbox (a local fake of the service) in the foreground.
     Sandbox(crate::sandbox::SandboxArgs),
 }
@@ -182,6 +186,7 @@ pub fn main() -> ExitCode {
             ended = Some(dashboard::run(&globals, log_path).await?);
             Ok(())
         });
+        crate::mirror::paths::discard_demo();
         return match (result, ended) {
             (Ok(()), Some(ended)) => {
                 // Said after the terminal is restored, where the user can read it.
@@ -205,6 +210,14 @@ pub fn main() -> ExitCode {
             completions::write(args.shell, &mut Cli::command(), &mut std::io::stdout());
             Ok(())
         }
+        Command::Man(args) => man::write_pages(Cli::command(), &args.dir).map(|pages| {
+            use std::io::Write as _;
+            // The paths are a courtesy: a reader that went away changes nothing written.
+            let mut out = std::io::stdout().lock();
+            for page in pages {
+                let _ = writeln!(out, "{}", page.display());
+            }
+        }),
         Command::Sandbox(args) => run_async(async move {
             crate::sandbox::run_foreground(args)
                 .await
@@ -229,11 +242,12 @@ pub fn main() -> ExitCode {
                         let ctx = Ctx::new(&globals, setup::load_settings());
                         commands::run(&ctx, &cmd).await
                     }
-                    Command::Completions(_) | Command::Sandbox(_) => Ok(()),
+                    Command::Completions(_) | Command::Man(_) | Command::Sandbox(_) => Ok(()),
                 }
             })
         }
     };
+    crate::mirror::paths::discard_demo();
     match result {
         Ok(()) => Exit::Ok.into(),
         Err(e) => {

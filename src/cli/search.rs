@@ -7,7 +7,7 @@ use chrono::Utc;
 use serde_json::value::RawValue;
 
 use crate::cli::Globals;
-use crate::cli::cache::{self, cli_error};
+use crate::cli::cache::{self, cli_error, read_error};
 use crate::cli::context::Ttys;
 use crate::cli::exit::CliError;
 use crate::cli::format::{resolve, table_width};
@@ -60,8 +60,13 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
     }
     let loc = cache::location(g, settings)?;
     let opened = Mirror::open_existing(&loc.db_path())
-        .map_err(cli_error)?
+        .map_err(read_error)?
         .ok_or_else(|| {
+            if g.demo {
+                return CliError::other(
+                    "a --demo run starts with no local mirror (each demo's lives only as long as the run): search the demo in the dashboard, `crmdash --demo` then Ctrl-F",
+                );
+            }
             cli_error(MirrorError::NotSynced {
                 profile: loc.profile.clone(),
             })
@@ -73,8 +78,8 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
             resources: args.types.clone(),
             limit: args.limit as usize,
         })
-        .map_err(cli_error)?;
-    let status = mirror.status().map_err(cli_error)?;
+        .map_err(read_error)?;
+    let status = mirror.status().map_err(read_error)?;
     let synced = status.resources.iter().filter_map(|r| r.last_sync_at).min();
     let fmt = resolve(args.format, Ttys::detect());
     let mut out = BufWriter::new(std::io::stdout().lock());

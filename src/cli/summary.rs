@@ -189,7 +189,7 @@ pub fn summarize_mirror(
     opts: &SummaryOptions,
 ) -> Result<(PipelineSummary, Coverage), CliError> {
     use crate::mirror::{Mirror, MirrorError, Resource};
-    let err = |e: MirrorError| CliError::other(e.to_string());
+    let err = crate::cli::cache::read_error;
     let opened = Mirror::open_existing(&loc.db_path())
         .map_err(err)?
         .ok_or_else(|| {

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::cache::cli_error;
 use crate::cli::context::Ctx;
-use crate::cli::exit::CliError;
+use crate::cli::exit::{CliError, Failure};
 use crate::mirror::paths::human_size;
 use crate::mirror::sync::{self, PassKind, SyncOptions, SyncProgress};
 use crate::mirror::{MirrorError, MirrorLocation, Resource};
@@ -38,9 +38,12 @@ pub async fn run(ctx: &Ctx, args: &SyncArgs) -> Result<(), CliError> {
     }
     let client = ctx.client().await?;
     let profile = ctx.profile().await?;
-    let location =
+    let location = if ctx.demo() {
+        MirrorLocation::demo(&settings.cache)
+    } else {
         MirrorLocation::for_settings(&settings.cache, profile, client.base_url().as_str())
-            .map_err(cli_error)?;
+    }
+    .map_err(cli_error)?;
     let opts = SyncOptions::from_settings(&settings.cache, args.full, args.resources.clone());
     let bar = std::io::stderr().is_terminal().then(new_bar);
     let progress = {
@@ -51,7 +54,24 @@ pub async fn run(ctx: &Ctx, args: &SyncArgs) -> Result<(), CliError> {
             }
         }
     };
-    let result = sync::sync(client, &location, &opts, &progress).await;
+    let result = tokio::select! {
+        r = sync::sync(client, &location, &opts, &progress) => r,
+        signal = stop_signal() => {
+            if let Some(bar) = &bar {
+                bar.finish_and_clear();
+            }
+            let (name, code) = signal;
+            // Every page written is kept (each in its own transaction) and the pass's place
+            // is saved with it: the next run picks up there.
+            return Err(Failure::new(
+                code,
+                format!(
+                    "sync stopped by {name}: what it read so far is kept; run `crmdash sync` again to continue where it stopped"
+                ),
+            )
+            .into());
+        }
+    };
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -93,6 +113,32 @@ pub async fn run(ctx: &Ctx, args: &SyncArgs) -> Result<(), CliError> {
         human_size(size)
     );
     Ok(())
+}
+
+/// The first SIGINT or SIGTERM: its name and the exit code (128 + its number).
+async fn stop_signal() -> (&'static str, u8) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => tokio::select! {
+                Ok(()) = tokio::signal::ctrl_c() => ("SIGINT", 130),
+                Some(()) = term.recv() => ("SIGTERM", 143),
+                else => std::future::pending().await,
+            },
+            Err(_) => sigint().await,
+        }
+    }
+    #[cfg(not(unix))]
+    sigint().await
+}
+
+/// SIGINT (Ctrl-C), or never when it cannot be listened for.
+async fn sigint() -> (&'static str, u8) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+    ("SIGINT", 130)
 }
 
 fn new_bar() -> ProgressBar {

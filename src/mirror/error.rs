@@ -36,6 +36,14 @@ pub enum MirrorError {
         path: PathBuf,
         holder: Option<String>,
     },
+    /// The mirror's file is damaged (or is not a crmdash mirror). Reads never repair it:
+    /// `crmdash sync` moves it aside and rebuilds it.
+    #[error("the local mirror {} is damaged ({reason}): run `crmdash sync` to move it aside and rebuild it", path.display())]
+    Damaged { path: PathBuf, reason: String },
+    /// A dashboard has the mirror open: deleting it now would leave the dashboard reading a
+    /// deleted file (and its next sync rebuilding everything).
+    #[error("{} open in a crmdash dashboard ({}): quit {} first, then try again", if held.len() == 1 { "the local mirror is" } else { "the local mirrors are" }, held.iter().map(|(p, pid)| format!("process {pid}: {}", p.display())).collect::<Vec<_>>().join(", "), if held.len() == 1 { "it" } else { "them" })]
+    InUse { held: Vec<(PathBuf, u32)> },
     #[error(transparent)]
     Api(#[from] ApiError),
     /// A blocking task stopped (panicked or the runtime is shutting down).
@@ -55,8 +63,27 @@ impl MirrorError {
     pub fn is_corruption(&self) -> bool {
         match self {
             MirrorError::Sqlite { source, .. } => is_corrupt(source),
+            MirrorError::Damaged { .. } => true,
             _ => false,
         }
+    }
+
+    /// A read's error as the policy has it: corruption found by a read is [`Damaged`],
+    /// said and noted for the next sync to check, never repaired by the read.
+    ///
+    /// [`Damaged`]: MirrorError::Damaged
+    pub fn for_read(self) -> MirrorError {
+        let e = match self {
+            MirrorError::Sqlite { path, source } if is_corrupt(&source) => MirrorError::Damaged {
+                path,
+                reason: source.to_string(),
+            },
+            other => other,
+        };
+        if let MirrorError::Damaged { path, .. } = &e {
+            super::store::note_damage(path, &e);
+        }
+        e
     }
 }
 

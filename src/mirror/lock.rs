@@ -56,3 +56,75 @@ impl SyncLock {
         &self.path
     }
 }
+
+/// A dashboard's hold on a mirror: an exclusive lock on `PROFILE@KEY.sqlite3.open-PID`,
+/// taken while it reads the mirror, released (and the file deleted) when dropped or by the
+/// OS when the process ends. `cache clear` refuses to delete a mirror a dashboard holds:
+/// the dashboard would go on reading the deleted file and its next sync rebuild it all.
+#[derive(Debug)]
+pub struct HolderLock {
+    file: Option<File>,
+    path: PathBuf,
+}
+
+impl HolderLock {
+    /// Marks the mirror at `db_path` as held by this process.
+    pub fn acquire(db_path: &Path) -> Result<HolderLock, MirrorError> {
+        if let Some(dir) = db_path.parent() {
+            paths::ensure_dir(dir)?;
+        }
+        let mut name = db_path.as_os_str().to_owned();
+        name.push(format!("{}{}", paths::OPEN_MARK, std::process::id()));
+        let path = PathBuf::from(name);
+        paths::ensure_private_file(&path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| MirrorError::Io {
+                action: "cannot open",
+                path: path.clone(),
+                source: e,
+            })?;
+        file.try_lock().map_err(|e| MirrorError::Io {
+            action: "cannot lock",
+            path: path.clone(),
+            source: e.into(),
+        })?;
+        Ok(HolderLock {
+            file: Some(file),
+            path,
+        })
+    }
+}
+
+impl Drop for HolderLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        drop(self.file.take());
+    }
+}
+
+/// The processes (by id) that hold one of `files` open in a dashboard right now. Marks left
+/// by a process that ended are not held (their lock went with it).
+pub fn holders(files: &[PathBuf]) -> Vec<(PathBuf, u32)> {
+    let mut held = Vec::new();
+    for f in files {
+        let Some(name) = f.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some((_, pid)) = name.rsplit_once(paths::OPEN_MARK) else {
+            continue;
+        };
+        let Ok(file) = OpenOptions::new().read(true).write(true).open(f) else {
+            continue;
+        };
+        if let Err(TryLockError::WouldBlock) = file.try_lock() {
+            let db = name
+                .strip_suffix(&format!("{}{pid}", paths::OPEN_MARK))
+                .unwrap_or(name);
+            held.push((f.with_file_name(db), pid.parse().unwrap_or(0)));
+        }
+    }
+    held
+}

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use doc::Mirrored;
 pub use error::MirrorError;
-pub use lock::SyncLock;
+pub use lock::{HolderLock, SyncLock, holders};
 pub use paths::{MirrorFiles, MirrorLocation};
 pub use rows::{DealRelations, LinkedRecord, MirrorPage, MirrorQuery};
 pub use search::{SearchGroup, SearchHit, SearchQuery, SearchResults};

@@ -9,8 +9,40 @@ use sha2::{Digest, Sha256};
 use super::MirrorError;
 use crate::config::CacheSettings;
 
-/// The profile name used for `--demo` runs (whose sandbox port changes every run).
+/// The profile name used for `--demo` runs.
 pub const DEMO_PROFILE: &str = "demo";
+
+/// `--demo`'s own folder (its mirror, search index and remembered dashboard state): made
+/// (0700) for the run, deleted when it ends ([`discard_demo`]). A later demo, whose sandbox
+/// gives ids to other people, never finds an earlier demo's records, and a real profile's
+/// mirror never sees a demo's.
+static DEMO_DIR: std::sync::Mutex<Option<tempfile::TempDir>> = std::sync::Mutex::new(None);
+
+/// This run's demo folder (made on first use).
+pub fn demo_root() -> Result<PathBuf, MirrorError> {
+    let mut dir = DEMO_DIR.lock().unwrap_or_else(|e| e.into_inner());
+    if dir.is_none() {
+        let made = tempfile::Builder::new()
+            .prefix("crmdash-demo-")
+            .tempdir()
+            .map_err(|e| MirrorError::Io {
+                action: "cannot create",
+                path: std::env::temp_dir().join("crmdash-demo-*"),
+                source: e,
+            })?;
+        *dir = Some(made);
+    }
+    Ok(dir
+        .as_ref()
+        .map(|d| d.path().to_path_buf())
+        .unwrap_or_default())
+}
+
+/// Deletes this run's demo folder, if one was made (at the end of every `--demo` run).
+pub fn discard_demo() {
+    let dir = DEMO_DIR.lock().unwrap_or_else(|e| e.into_inner()).take();
+    drop(dir);
+}
 
 /// One mirror's place: the directory of all mirrors and this one's file name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,14 +69,9 @@ pub fn root(settings: &CacheSettings) -> Result<PathBuf, MirrorError> {
 }
 
 impl MirrorLocation {
-    /// The mirror of `profile` at `base_url` (for `--demo`: `demo` and any base URL, so the
-    /// sandbox's changing port does not start a new mirror every run).
+    /// The mirror of `profile` at `base_url`.
     pub fn new(root: PathBuf, profile: &str, base_url: &str) -> MirrorLocation {
-        let url = if profile == DEMO_PROFILE {
-            "demo"
-        } else {
-            base_url.trim().trim_end_matches('/')
-        };
+        let url = base_url.trim().trim_end_matches('/');
         let digest = Sha256::digest(url.as_bytes());
         MirrorLocation {
             root,
@@ -64,6 +91,14 @@ impl MirrorLocation {
         Ok(MirrorLocation::new(root(settings)?, profile, base_url))
     }
 
+    /// The mirror of this `--demo` run, in its own folder ([`demo_root`]).
+    pub fn demo(settings: &CacheSettings) -> Result<MirrorLocation, MirrorError> {
+        if !settings.enabled {
+            return Err(MirrorError::Disabled);
+        }
+        Ok(MirrorLocation::new(demo_root()?, DEMO_PROFILE, "demo"))
+    }
+
     /// `ROOT/PROFILE@KEY.sqlite3`.
     pub fn db_path(&self) -> PathBuf {
         self.root
@@ -77,7 +112,9 @@ impl MirrorLocation {
     }
 }
 
-/// Creates the mirrors' directory (0700) or tightens its mode when it exists.
+/// Creates the mirrors' directory with mode 0700 when it is missing. A directory that is
+/// there already is left as it is: it may be a folder the user shares with other programs
+/// (`[cache] dir`), and every mirror file is 0600 on its own.
 pub fn ensure_dir(root: &Path) -> Result<(), MirrorError> {
     let io = |action, e| MirrorError::Io {
         action,
@@ -89,19 +126,11 @@ pub fn ensure_dir(root: &Path) -> Result<(), MirrorError> {
     }
     #[cfg(unix)]
     {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        use std::os::unix::fs::DirBuilderExt;
         match fs::DirBuilder::new().mode(0o700).create(root) {
             Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && root.is_dir() => {}
             Err(e) => return Err(io("cannot create", e)),
-        }
-        let mode = fs::metadata(root)
-            .map_err(|e| io("cannot read", e))?
-            .permissions()
-            .mode();
-        if mode & 0o077 != 0 {
-            fs::set_permissions(root, fs::Permissions::from_mode(0o700))
-                .map_err(|e| io("cannot restrict the permissions of", e))?;
         }
     }
     #[cfg(not(unix))]
@@ -144,7 +173,62 @@ pub struct MirrorFiles {
     pub bytes: u64,
 }
 
-/// Every file of `profile`'s mirrors (all base URLs), or of every profile when `None`.
+/// The suffixes a mirror's files carry after `PROFILE@KEY.sqlite3`: its journals, its sync
+/// lock, a note of damage found, a damaged copy moved aside, a dashboard's hold on it, one
+/// being created.
+const SUFFIXES: [&str; 5] = ["-wal", "-shm", ".lock", DAMAGED_NOTE, ""];
+/// `PROFILE@KEY.sqlite3.damaged`: a read found the mirror damaged (the next sync checks it).
+pub const DAMAGED_NOTE: &str = ".damaged";
+const STAMPED: [&str; 3] = [".corrupt-", OPEN_MARK, CREATING_MARK];
+/// `PROFILE@KEY.sqlite3.open-PID`: a dashboard holds the mirror (see [`super::HolderLock`]).
+pub const OPEN_MARK: &str = ".open-";
+/// `PROFILE@KEY.sqlite3.creating-PID`: a new mirror being built before it takes its place.
+pub const CREATING_MARK: &str = ".creating-";
+
+/// Splits a file name of crmdash's naming scheme, `PROFILE@KEY.sqlite3[SUFFIX]` (KEY: 12
+/// lowercase hex digits), into its profile and the database's file name; `None` for any
+/// other name (another program's file is never taken for a mirror's).
+pub fn parse_name(name: &str) -> Option<(&str, &str)> {
+    let (db, suffix) = match name.find(".sqlite3") {
+        Some(i) => name.split_at(i + ".sqlite3".len()),
+        None => return None,
+    };
+    let suffix_ok = SUFFIXES.contains(&suffix)
+        || STAMPED.iter().any(|m| {
+            suffix.strip_prefix(m).is_some_and(|rest| {
+                !rest.is_empty()
+                    && rest
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+            })
+        });
+    let (profile, key) = db.strip_suffix(".sqlite3")?.rsplit_once('@')?;
+    let key_ok = key.len() == 12
+        && key
+            .chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
+    (suffix_ok && key_ok && !profile.is_empty()).then_some((profile, db))
+}
+
+/// Whether the SQLite database at `path` was written by another program: its header names
+/// another application id. An empty, unreadable or non-SQLite file says nothing against us.
+pub fn foreign_database(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 72];
+    let Ok(mut f) = fs::File::open(path) else {
+        return false;
+    };
+    if f.read_exact(&mut header).is_err() || !header.starts_with(b"SQLite format 3\0") {
+        return false;
+    }
+    let app_id = i64::from(u32::from_be_bytes([
+        header[68], header[69], header[70], header[71],
+    ]));
+    app_id != 0 && app_id != super::schema::APPLICATION_ID
+}
+
+/// Every file of `profile`'s mirrors (all base URLs), or of every profile when `None`: only
+/// names of crmdash's scheme, and of those never a database another program wrote.
 pub fn files(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorError> {
     let mut out = MirrorFiles::default();
     let entries = match fs::read_dir(root) {
@@ -158,31 +242,39 @@ pub fn files(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorEr
             });
         }
     };
-    let prefix = profile.map(|p| format!("{p}@"));
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let ours = name.contains(".sqlite3");
-        if !ours || prefix.as_deref().is_some_and(|p| !name.starts_with(p)) {
+        let Some(name) = name.to_str() else { continue };
+        let Some((owner, _)) = parse_name(name) else {
+            continue;
+        };
+        if profile.is_some_and(|p| p != owner) {
             continue;
         }
-        if let Ok(meta) = entry.metadata()
-            && meta.is_file()
-        {
-            out.bytes += meta.len();
-            out.files.push(entry.path());
+        let Ok(meta) = entry.metadata() else { continue };
+        // Files moved aside may be a foreign database found at the mirror's place: the name
+        // is ours (we gave it), so they go too.
+        let db_file = name.ends_with(".sqlite3");
+        if !meta.is_file() || (db_file && foreign_database(&entry.path())) {
+            continue;
         }
+        out.bytes += meta.len();
+        out.files.push(entry.path());
     }
     out.files.sort();
     Ok(out)
 }
 
-/// Deletes what [`files`] lists; returns what was deleted.
-pub fn remove(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorError> {
-    let found = files(root, profile)?;
+/// Deletes the files `found` lists; returns what was deleted.
+pub fn remove(found: &MirrorFiles) -> Result<MirrorFiles, MirrorError> {
+    let mut removed = MirrorFiles::default();
     for f in &found.files {
+        let len = fs::metadata(f).map(|m| m.len()).unwrap_or(0);
         match fs::remove_file(f) {
-            Ok(()) => {}
+            Ok(()) => {
+                removed.bytes += len;
+                removed.files.push(f.clone());
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => {
                 return Err(MirrorError::Io {
@@ -193,7 +285,7 @@ pub fn remove(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorE
             }
         }
     }
-    Ok(found)
+    Ok(removed)
 }
 
 /// `12.3 MB`, `840 kB`, `512 B`.

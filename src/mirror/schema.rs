@@ -7,7 +7,7 @@ use rusqlite::Connection;
 /// "crmd" in ASCII.
 pub const APPLICATION_ID: i64 = 0x6372_6d64;
 /// The schema this build writes.
-pub const VERSION: i64 = 4;
+pub const VERSION: i64 = 5;
 
 /// The columns a tab sorts by. Version 3 indexes each (live records only), so a page is read
 /// in index order: the first page of 100,000 contacts in about a millisecond instead of a
@@ -115,15 +115,24 @@ CREATE TRIGGER live_back AFTER UPDATE OF gone_at ON records
 END;
 ";
 
+/// Version 5: facts about the file itself (when `PRAGMA quick_check` last passed).
+const META: &str = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
+
 /// Creates the schema in an empty database.
 pub fn create(conn: &Connection) -> rusqlite::Result<()> {
-    migrate(conn, 0)
+    migrate(conn)
 }
 
-/// Brings a database of version `from` to [`VERSION`], one step per version, in one
-/// transaction. Indexes added by a step are filled from the records already there.
-pub fn migrate(conn: &Connection, from: i64) -> rusqlite::Result<()> {
-    let tx = conn.unchecked_transaction()?;
+/// Brings the database to [`VERSION`], one step per version, in one write transaction that
+/// reads the version it starts from: two processes opening an old mirror at once migrate it
+/// once (the second waits, then finds nothing to do). Indexes added by a step are filled
+/// from the records already there.
+pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    let from: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if from >= VERSION {
+        return tx.commit();
+    }
     if from < 1 {
         tx.execute_batch(V1)?;
         tx.execute_batch(&fts_tables(1))?;
@@ -149,6 +158,9 @@ pub fn migrate(conn: &Connection, from: i64) -> rusqlite::Result<()> {
     }
     if from < 4 {
         tx.execute_batch(LIVE_COUNTS)?;
+    }
+    if from < 5 {
+        tx.execute_batch(META)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.pragma_update(None, "user_version", VERSION)?;

@@ -41,6 +41,15 @@ enum Unusable {
     Damaged(rusqlite::Error),
 }
 
+impl Unusable {
+    fn reason(&self) -> String {
+        match self {
+            Unusable::Foreign(s) => s.clone(),
+            Unusable::Damaged(e) => e.to_string(),
+        }
+    }
+}
+
 /// What one resource's sync left behind.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResourceStatus {
@@ -110,52 +119,123 @@ fn parse_time(s: Option<String>) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// What was found at a mirror's place.
+enum Found {
+    Ready(Mirror),
+    /// An empty database (no crmdash schema yet): as if there were none.
+    Empty,
+    Unusable(Unusable),
+}
+
+/// How often a sync runs `PRAGMA quick_check` on a mirror that gave no sign of damage.
+pub const CHECK_EVERY: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+
 impl Mirror {
-    /// Opens (creating it 0600 in a 0700 directory) the mirror at `path`. A file that is not
-    /// a database, is damaged, or is not a crmdash mirror is renamed `*.corrupt-TIMESTAMP`
-    /// and a fresh mirror takes its place.
+    /// Opens the mirror at `path` for a sync, creating it (0600, in a 0700 directory it
+    /// creates) when there is none. A file that is not a database, is damaged, or is not a
+    /// crmdash mirror is renamed `*.corrupt-TIMESTAMP` and a fresh mirror takes its place.
+    /// Only a sync (holding the mirror's [`super::SyncLock`]) calls this.
     pub fn open(path: &Path) -> Result<Opened, MirrorError> {
         if let Some(dir) = path.parent() {
             paths::ensure_dir(dir)?;
         }
-        paths::ensure_private_file(path)?;
-        match Self::try_open(path) {
-            Ok(Ok(mirror)) => Ok(Opened {
+        let found = match std::fs::metadata(path) {
+            Ok(m) if m.len() > 0 => {
+                Self::try_open(path).map_err(|e| MirrorError::sqlite(path, e))?
+            }
+            _ => Found::Empty,
+        };
+        match found {
+            Found::Ready(mirror) => Ok(Opened {
                 mirror,
                 moved_aside: None,
             }),
-            Ok(Err(why)) => {
-                let reason = match &why {
-                    Unusable::Foreign(s) => s.clone(),
-                    Unusable::Damaged(e) => e.to_string(),
-                };
+            Found::Empty => Ok(Opened {
+                mirror: Self::create(path)?,
+                moved_aside: None,
+            }),
+            Found::Unusable(why) => {
+                let reason = why.reason();
                 tracing::warn!(path = %path.display(), %reason, "mirror unusable; moving it aside");
                 let aside = move_aside(path)?;
-                paths::ensure_private_file(path)?;
-                match Self::try_open(path) {
-                    Ok(Ok(mirror)) => Ok(Opened {
-                        mirror,
-                        moved_aside: Some(aside),
-                    }),
-                    Ok(Err(Unusable::Damaged(e))) | Err(e) => Err(MirrorError::sqlite(path, e)),
-                    Ok(Err(Unusable::Foreign(s))) => Err(MirrorError::Stopped(s)),
-                }
+                Ok(Opened {
+                    mirror: Self::create(path)?,
+                    moved_aside: Some(aside),
+                })
             }
-            Err(e) => Err(MirrorError::sqlite(path, e)),
         }
     }
 
-    /// Opens an existing mirror, or `None` when there is none (reads never create one).
+    /// Opens an existing mirror for reading, or `None` when there is none. A read never
+    /// creates, moves or rebuilds anything: a damaged or foreign file is
+    /// [`MirrorError::Damaged`], and the damage is noted for the next sync to check.
     pub fn open_existing(path: &Path) -> Result<Option<Opened>, MirrorError> {
         match std::fs::metadata(path) {
-            Ok(m) if m.len() > 0 => Self::open(path).map(Some),
-            Ok(_) => Ok(None),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(MirrorError::Io {
-                action: "cannot read",
+            Ok(m) if m.len() > 0 => {}
+            Ok(_) => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(MirrorError::Io {
+                    action: "cannot read",
+                    path: path.to_path_buf(),
+                    source: e,
+                });
+            }
+        }
+        match Self::try_open(path) {
+            Ok(Found::Ready(mirror)) => Ok(Some(Opened {
+                mirror,
+                moved_aside: None,
+            })),
+            Ok(Found::Empty) => Ok(None),
+            Ok(Found::Unusable(why)) => Err(MirrorError::Damaged {
                 path: path.to_path_buf(),
-                source: e,
-            }),
+                reason: why.reason(),
+            }
+            .for_read()),
+            Err(e) => Err(MirrorError::sqlite(path, e).for_read()),
+        }
+    }
+
+    /// Builds a fresh mirror beside `path` and moves it into place in one rename: other
+    /// processes see no mirror or a complete one, never one half made.
+    fn create(path: &Path) -> Result<Mirror, MirrorError> {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(format!("{}{}", paths::CREATING_MARK, std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        let sq = |e| MirrorError::sqlite(path, e);
+        for stale in [&tmp, path] {
+            remove_with_journals(stale);
+        }
+        paths::ensure_private_file(&tmp)?;
+        {
+            let conn = Connection::open_with_flags(
+                &tmp,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(sq)?;
+            set_wal(&conn).map_err(sq)?;
+            schema::create(&conn).map_err(sq)?;
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('checked_at', ?1)",
+                [sortable(Utc::now())],
+            )
+            .map_err(sq)?;
+            // Closing checkpoints the journal into the file, so the rename moves all of it.
+            conn.close().map_err(|(_, e)| sq(e))?;
+        }
+        std::fs::rename(&tmp, path).map_err(|e| MirrorError::Io {
+            action: "cannot move into place",
+            path: tmp.clone(),
+            source: e,
+        })?;
+        match Self::try_open(path).map_err(sq)? {
+            Found::Ready(mirror) => Ok(mirror),
+            Found::Empty => Err(MirrorError::Stopped(format!(
+                "the new mirror {} has no tables",
+                path.display()
+            ))),
+            Found::Unusable(why) => Err(MirrorError::Stopped(why.reason())),
         }
     }
 
@@ -165,50 +245,99 @@ impl Mirror {
         let placeholder = Connection::open_in_memory().map_err(|e| self.err(e))?;
         drop(std::mem::replace(&mut self.conn, placeholder));
         let aside = move_aside(&self.path)?;
-        *self = Self::open(&self.path)?.mirror;
+        *self = Self::create(&self.path)?;
         Ok(aside)
     }
 
-    /// `Ok(Err(_))`: the file is there but unusable (move it aside); `Err(_)`: cannot even try.
-    fn try_open(path: &Path) -> rusqlite::Result<Result<Mirror, Unusable>> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    /// Whether a sync should check the file: never checked, checked longer than
+    /// [`CHECK_EVERY`] ago, or a read found it damaged since.
+    pub fn check_due(&self, now: DateTime<Utc>) -> bool {
+        if damage_noted(&self.path) {
+            return true;
+        }
+        let last: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'checked_at'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .ok()
+            .flatten();
+        parse_time(last).is_none_or(|t| now - t >= CHECK_EVERY)
+    }
+
+    /// `PRAGMA quick_check`: `None` when the file is sound (and the time is noted), else what
+    /// SQLite found (a corruption error counts as found).
+    pub fn quick_check(&self) -> Result<Option<String>, MirrorError> {
+        let rows: rusqlite::Result<Vec<String>> = self
+            .conn
+            .prepare("PRAGMA quick_check")
+            .and_then(|mut st| st.query_map([], |r| r.get::<_, String>(0))?.collect());
+        let problems = match rows {
+            Ok(rows) if rows.len() == 1 && rows[0] == "ok" => None,
+            Ok(rows) => Some(rows.into_iter().take(3).collect::<Vec<_>>().join("; ")),
+            Err(e) if is_corrupt(&e) => Some(e.to_string()),
+            Err(e) => return Err(self.err(e)),
+        };
+        if problems.is_none() {
+            self.conn
+                .execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('checked_at', ?1)",
+                    [sortable(Utc::now())],
+                )
+                .map_err(|e| self.err(e))?;
+            clear_damage_note(&self.path);
+        }
+        Ok(problems)
+    }
+
+    /// The file as it is: `Found::Empty` when it holds no schema yet; a schema of an older
+    /// version is migrated (one process at a time, the others wait and find it done).
+    fn try_open(path: &Path) -> rusqlite::Result<Found> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)?;
         match Self::prepare(&conn) {
-            Ok(Ok(())) => Ok(Ok(Mirror {
+            Ok(None) => Ok(Found::Ready(Mirror {
                 conn,
                 path: path.to_path_buf(),
             })),
-            Ok(Err(why)) => Ok(Err(why)),
-            Err(e) if is_corrupt(&e) => Ok(Err(Unusable::Damaged(e))),
+            Ok(Some(Found::Empty)) => Ok(Found::Empty),
+            Ok(Some(other)) => Ok(other),
+            Err(e) if is_corrupt(&e) => Ok(Found::Unusable(Unusable::Damaged(e))),
             Err(e) => Err(e),
         }
     }
 
-    fn prepare(conn: &Connection) -> rusqlite::Result<Result<(), Unusable>> {
+    /// `None` when the connection is ready, else what was found instead.
+    fn prepare(conn: &Connection) -> rusqlite::Result<Option<Found>> {
         conn.busy_timeout(Duration::from_secs(10))?;
-        let app_id: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        // One read transaction: a consistent view even while another process migrates.
+        let (app_id, version, tables) = {
+            let tx = conn.unchecked_transaction()?;
+            let app_id: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
+            let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            let tables: i64 =
+                tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+            tx.commit()?;
+            (app_id, version, tables)
+        };
         if app_id == 0 && version == 0 && tables == 0 {
-            set_wal(conn)?;
-            schema::create(conn)?;
+            return Ok(Some(Found::Empty));
         } else if app_id != schema::APPLICATION_ID {
-            return Ok(Err(Unusable::Foreign(format!(
+            return Ok(Some(Found::Unusable(Unusable::Foreign(format!(
                 "not a crmdash mirror (application_id {app_id:#x})"
-            ))));
+            )))));
         } else if version > schema::VERSION {
-            return Ok(Err(Unusable::Foreign(format!(
+            return Ok(Some(Found::Unusable(Unusable::Foreign(format!(
                 "written by a newer crmdash (schema {version}, this one knows {})",
                 schema::VERSION
-            ))));
+            )))));
         } else if version < schema::VERSION {
-            schema::migrate(conn, version)?;
+            schema::migrate(conn)?;
         }
         set_wal(conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        Ok(Ok(()))
+        Ok(None)
     }
 
     pub fn path(&self) -> &Path {
@@ -288,6 +417,31 @@ impl Mirror {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
+        let applied = Self::write_records(&tx, &path, records, generation)?;
+        Self::put_state(&tx, T::RESOURCE, state).map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(applied)
+    }
+
+    /// Writes records the service just answered with (a contact created in the dashboard,
+    /// by `contacts create` or an import), so search finds them before the next sync. The
+    /// sync state is left alone: the next sync sees them again and finds them unchanged.
+    pub fn upsert<T: Mirrored>(&mut self, records: &[T]) -> Result<Applied, MirrorError> {
+        let path = self.path.clone();
+        let err = |e| MirrorError::sqlite(&path, e);
+        let tx = self.conn.transaction().map_err(err)?;
+        let applied = Self::write_records(&tx, &path, records, None)?;
+        tx.commit().map_err(err)?;
+        Ok(applied)
+    }
+
+    fn write_records<T: Mirrored>(
+        tx: &rusqlite::Transaction<'_>,
+        path: &Path,
+        records: &[T],
+        generation: Option<i64>,
+    ) -> Result<Applied, MirrorError> {
+        let err = |e| MirrorError::sqlite(path, e);
         let mut applied = Applied::default();
         let now = sortable(Utc::now());
         let r = T::RESOURCE;
@@ -419,8 +573,6 @@ impl Mirror {
                 }
             }
         }
-        Self::put_state(&tx, r, state).map_err(err)?;
-        tx.commit().map_err(err)?;
         Ok(applied)
     }
 
@@ -519,5 +671,38 @@ fn move_aside(path: &Path) -> Result<PathBuf, MirrorError> {
         journal.push(suffix);
         let _ = std::fs::remove_file(journal);
     }
+    clear_damage_note(path);
     Ok(target)
+}
+
+/// Deletes a database file and its journals, if there.
+fn remove_with_journals(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+}
+
+/// `PROFILE@KEY.sqlite3.damaged`: a read found the mirror damaged; the next sync checks it.
+fn damage_note(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(paths::DAMAGED_NOTE);
+    PathBuf::from(p)
+}
+
+/// Notes that a read found `path` damaged (best effort: the note only hastens the check).
+pub(crate) fn note_damage(path: &Path, e: &MirrorError) {
+    let note = damage_note(path);
+    if paths::ensure_private_file(&note).is_ok() {
+        let _ = std::fs::write(&note, e.to_string());
+    }
+}
+
+fn damage_noted(path: &Path) -> bool {
+    damage_note(path).exists()
+}
+
+fn clear_damage_note(path: &Path) {
+    let _ = std::fs::remove_file(damage_note(path));
 }

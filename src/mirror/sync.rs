@@ -265,7 +265,16 @@ pub async fn sync(
     let (_lock, opened) = tokio::task::spawn_blocking(move || {
         super::paths::ensure_dir(&root)?;
         let lock = SyncLock::acquire(&lock_path)?;
-        Ok::<_, MirrorError>((lock, Mirror::open(&db_path)?))
+        let mut opened = Mirror::open(&db_path)?;
+        // A file damaged where no sync reads (or found so by a read) is caught here.
+        if opened.moved_aside.is_none()
+            && opened.mirror.check_due(Utc::now())
+            && let Some(problem) = opened.mirror.quick_check()?
+        {
+            tracing::warn!(%problem, "mirror failed its check; rebuilding");
+            opened.moved_aside = Some(opened.mirror.rebuild()?);
+        }
+        Ok::<_, MirrorError>((lock, opened))
     })
     .await
     .map_err(|e| MirrorError::Stopped(e.to_string()))??;

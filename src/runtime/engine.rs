@@ -115,6 +115,8 @@ impl Engine {
         sync_every: Option<std::time::Duration>,
         client: Option<&crate::api::Client>,
     ) -> Engine {
+        let mut mirror = mirror;
+        mirror.notify(self.tx.clone());
         self.mirror = Some(mirror);
         self.app.set_mirror(true, sync_every);
         if let Some(c) = client {
@@ -449,15 +451,26 @@ impl Engine {
                         super::pipeline::collect(pages, id, spec, max_pages, self.tx.clone());
                     self.tasks.insert(id, tokio::spawn(task).abort_handle());
                 }
-                Effect::CreateContact { id, contact, key } => self.write(id, move |s| {
-                    let fut = s.create_contact(contact, key);
-                    async move {
-                        Message::ContactCreated {
-                            id,
-                            result: Box::new(fut.await),
+                Effect::CreateContact { id, contact, key } => {
+                    // The created contact goes into the mirror before the form hears of it,
+                    // so Ctrl-F finds it at once (not only after the next sync).
+                    let reader = self.mirror.as_ref().map(|m| m.reader());
+                    self.write(id, move |s| {
+                        let fut = s.create_contact(contact, key);
+                        async move {
+                            let result = fut.await;
+                            if let (Ok(created), Some(reader)) = (&result, reader)
+                                && let Some(c) = created.record.clone()
+                            {
+                                let _ = reader.run(move |r| r.remember(vec![c])).await;
+                            }
+                            Message::ContactCreated {
+                                id,
+                                result: Box::new(result),
+                            }
                         }
-                    }
-                }),
+                    })
+                }
                 Effect::Reschedule {
                     id,
                     appointment_id,

@@ -16,7 +16,10 @@ use crate::app::table::record::{Mirrored as MirroredMark, TableRecord, build_pag
 use crate::app::{FetchedPage, Message, QuerySpec};
 use crate::config::CacheSettings;
 use crate::mirror::sync::SyncOptions;
-use crate::mirror::{Mirror, MirrorError, MirrorLocation, MirrorQuery, SearchQuery, SearchResults};
+use crate::mirror::{
+    HolderLock, Mirror, MirrorError, MirrorLocation, MirrorQuery, SearchQuery, SearchResults,
+    SyncLock,
+};
 
 /// Hits per resource the search dialog shows.
 pub const SEARCH_LIMIT: usize = 20;
@@ -38,6 +41,10 @@ pub struct MirrorRuntime {
     client: Option<Client>,
     format: CellFormat,
     sync: Option<AbortHandle>,
+    /// This dashboard's hold on the mirror: `cache clear` refuses while it is held.
+    _holder: Option<HolderLock>,
+    /// Where a damaged mirror found by a read is said (once; the app keeps it quiet after).
+    notify: Option<UnboundedSender<Message>>,
 }
 
 impl MirrorRuntime {
@@ -49,6 +56,9 @@ impl MirrorRuntime {
         format: CellFormat,
     ) -> Option<MirrorRuntime> {
         let location = MirrorLocation::for_settings(cache, profile, base_url).ok()?;
+        let holder = HolderLock::acquire(&location.db_path())
+            .inspect_err(|e| tracing::warn!(error = %e, "cannot mark the mirror as open"))
+            .ok();
         Some(MirrorRuntime {
             location,
             cache: cache.clone(),
@@ -57,13 +67,22 @@ impl MirrorRuntime {
             client: None,
             format,
             sync: None,
+            _holder: holder,
+            notify: None,
         })
+    }
+
+    /// Where reads say that the mirror is damaged.
+    pub fn notify(&mut self, tx: UnboundedSender<Message>) {
+        self.notify = Some(tx);
     }
 
     /// The mirror of another profile and base URL, with the same settings (`None` when no
     /// cache directory is known).
     pub fn for_profile(&self, profile: &str, base_url: &str) -> Option<MirrorRuntime> {
-        MirrorRuntime::new(&self.cache, profile, base_url, self.format.clone())
+        let mut m = MirrorRuntime::new(&self.cache, profile, base_url, self.format.clone())?;
+        m.notify = self.notify.clone();
+        Some(m)
     }
 
     /// The dashboard's client for its own requests (foreground lane); the sync gets a
@@ -79,16 +98,16 @@ impl MirrorRuntime {
             path: self.location.db_path(),
             conn: self.reader.clone(),
             format: self.format.clone(),
+            notify: self.notify.clone(),
         }
     }
 
     /// Starts a background sync unless one runs; reports progress and the end on `tx`.
     pub fn start_sync(&mut self, tx: UnboundedSender<Message>) {
         if self.sync.as_ref().is_some_and(|h| !h.is_finished()) {
-            // The app waits for an answer to every sync it asked for.
-            let _ = tx.send(Message::Mirror(MirrorMessage::Synced(Err(
-                "a sync of this mirror is still running".to_string(),
-            ))));
+            // The app waits for an answer to every sync it asked for; the running one's end
+            // is said when it comes.
+            let _ = tx.send(Message::Mirror(MirrorMessage::SyncWaiting(None)));
             return;
         }
         let Some(client) = self.client.clone() else {
@@ -108,10 +127,6 @@ impl MirrorRuntime {
             let result = crate::mirror::sync::sync(&client, &location, &opts, &progress).await;
             let summary = match result {
                 Ok(report) => {
-                    if report.moved_aside.is_some() {
-                        // The reader's file was replaced: open the new one next time.
-                        *reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                    }
                     let changed: u64 = report
                         .resources
                         .iter()
@@ -119,11 +134,28 @@ impl MirrorRuntime {
                         .sum();
                     let requests: u64 = report.resources.iter().map(|r| r.requests).sum();
                     tracing::info!(changed, requests, "background sync done");
-                    Ok(format!("{changed} changes in {requests} requests"))
+                    match &report.moved_aside {
+                        Some(aside) => {
+                            // The reader's file was replaced: open the new one next time.
+                            *reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                            Ok(format!(
+                                "the damaged file was moved to {} and rebuilt: {changed} records in {requests} requests",
+                                aside.display()
+                            ))
+                        }
+                        None => Ok(format!("{changed} changes in {requests} requests")),
+                    }
                 }
-                Err(MirrorError::Busy { .. }) => {
-                    tracing::info!("background sync skipped: another sync runs");
-                    Ok("another sync was running".to_string())
+                Err(MirrorError::Busy { holder, .. }) => {
+                    // Another process syncs this mirror: say so, and say when it ends.
+                    tracing::info!("background sync waits: another sync runs");
+                    let _ = tx.send(Message::Mirror(MirrorMessage::SyncWaiting(holder.clone())));
+                    wait_for_lock(&location).await;
+                    *reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                    let who = holder
+                        .map(|p| format!(" (process {p})"))
+                        .unwrap_or_default();
+                    Ok(format!("the other sync{who} ended"))
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "background sync failed");
@@ -135,9 +167,30 @@ impl MirrorRuntime {
         self.sync = Some(task.abort_handle());
     }
 
+    /// Whether a sync started here is running.
+    pub fn syncing(&self) -> bool {
+        self.sync.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
     pub fn stop(&mut self) {
         if let Some(h) = self.sync.take() {
             h.abort();
+        }
+    }
+}
+
+/// Waits (abortably, checking once a second) until no process holds the mirror's sync lock.
+async fn wait_for_lock(location: &MirrorLocation) {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let path = location.lock_path();
+        let free = tokio::task::spawn_blocking(move || {
+            !matches!(SyncLock::acquire(&path), Err(MirrorError::Busy { .. }))
+        })
+        .await
+        .unwrap_or(true);
+        if free {
+            return;
         }
     }
 }
@@ -148,6 +201,7 @@ pub struct MirrorReader {
     path: std::path::PathBuf,
     conn: Arc<Mutex<Option<Mirror>>>,
     format: CellFormat,
+    notify: Option<UnboundedSender<Message>>,
 }
 
 impl MirrorReader {
@@ -156,25 +210,46 @@ impl MirrorReader {
         &self,
         f: impl FnOnce(&Mirror) -> Result<T, MirrorError>,
     ) -> Result<Option<T>, String> {
+        self.with_mut(|m| f(m))
+    }
+
+    /// [`Self::with`] for a write. A damaged mirror is said (to the app, which says it once)
+    /// and left for the sync to rebuild: a read never moves anything.
+    fn with_mut<T>(
+        &self,
+        f: impl FnOnce(&mut Mirror) -> Result<T, MirrorError>,
+    ) -> Result<Option<T>, String> {
         let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
             match Mirror::open_existing(&self.path) {
                 Ok(Some(opened)) => *guard = Some(opened.mirror),
                 Ok(None) => return Ok(None),
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(self.failed(e)),
             }
         }
-        let Some(m) = guard.as_ref() else {
+        let Some(m) = guard.as_mut() else {
             return Ok(None);
         };
         match f(m) {
             Ok(v) => Ok(Some(v)),
             Err(e) => {
-                // Reopened next time (a corrupt file is moved aside then).
+                // Reopened next time (after a sync rebuilt it, if it was damaged).
                 *guard = None;
-                Err(e.to_string())
+                Err(self.failed(e.for_read()))
             }
         }
+    }
+
+    fn failed(&self, e: MirrorError) -> String {
+        if let (MirrorError::Damaged { .. }, Some(tx)) = (&e, &self.notify) {
+            let _ = tx.send(Message::Mirror(MirrorMessage::Damaged(e.to_string())));
+        }
+        e.to_string()
+    }
+
+    /// Writes contacts the service just created into the mirror (when there is one).
+    pub fn remember(&self, contacts: Vec<crate::api::Contact>) -> Result<Option<()>, String> {
+        self.with_mut(|m| m.upsert(&contacts).map(|_| ()))
     }
 
     /// Runs a blocking read on the blocking pool.

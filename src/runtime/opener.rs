@@ -1,9 +1,10 @@
 //! Opening a URL in the browser for `o`: the configured opener (`[ui] opener`), else
 //! `xdg-open` (`open` on macOS). Where no browser can start (an SSH session without
 //! `DISPLAY` or `WAYLAND_DISPLAY`, an opener that fails), the URL is shown instead so it can
-//! be copied. Only the URL is passed: no token, no headers.
+//! be copied. Only the URL is passed: no token, no headers, and an environment without
+//! the token ([`crate::child::command`]).
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// How `o` opens URLs here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +60,8 @@ impl Opener {
             .command
             .split_first()
             .ok_or_else(|| "No opener is set ([ui] opener).".to_string())?;
-        let mut child = Command::new(program)
+        // Through the one door for children: no token in its environment.
+        let mut child = crate::child::command(program)
             .args(args)
             .arg(url)
             .stdin(Stdio::null())

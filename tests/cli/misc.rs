@@ -17,6 +17,7 @@ const COMMANDS: &[&[&str]] = &[
     &["appointments"],
     &["appointments", "reschedule"],
     &["completions"],
+    &["man"],
     &["sandbox"],
     &["login"],
     &["logout"],

@@ -268,12 +268,15 @@ async fn a_duplicate_email_is_caught_before_submit() {
     let f = form(&e).unwrap();
     let dup = f.duplicate.as_ref().expect("duplicate found");
     assert_eq!(dup.id, id);
+    // The question says so before anything is sent; backing out sends nothing.
     ctrl(&mut e, 's');
-    press(&mut e, KeyCode::Enter);
+    assert!(matches!(form(&e).unwrap().stage, Stage::Confirm { .. }));
+    press(&mut e, KeyCode::Esc);
     e.settle(QUIET).await;
+    assert_eq!(form(&e).unwrap().stage, Stage::Editing);
     assert!(
         sb.requests().iter().all(|r| r.method != "POST"),
-        "Enter alone does not create a duplicate"
+        "nothing is sent before the question is answered"
     );
     assert_eq!(sb.contacts_with_email(&email), 1);
 }

@@ -31,11 +31,20 @@ fn signals_exit_128_plus_their_number_after_restoring_the_terminal() {
 
 #[test]
 fn a_state_file_that_cannot_be_saved_is_said_after_the_restore() {
-    let dir = tempfile::tempdir().unwrap();
+    // A profile's dashboard (a demo keeps no state beyond its run).
+    let env = crate::cli_support::Env::new();
+    let dir = &env.dir;
     // A directory where the state file should go: it cannot be written.
-    let state = dir.path().join("xdg-data/crmdash/dashboard-demo.json");
+    let state = dir.path().join("xdg-data/crmdash/dashboard.json");
     std::fs::create_dir_all(state.join("in-the-way")).unwrap();
-    let mut pty = demo(dir.path());
+    let base = env.sb.base_url();
+    let token = env.sb.token();
+    let mut pty = Pty::spawn(command(
+        dir.path(),
+        &["--base-url", &base],
+        &[("CRMDASH_TOKEN", token.as_str())],
+    ));
+    pty.wait_for("page 1/");
     pty.send("q");
     let status = pty.wait_exit();
     assert!(status.success(), "{status:?}");

@@ -267,3 +267,71 @@ fn plain_http_to_a_non_loopback_host_is_refused_before_any_connection() {
     }
     assert!(env.sb.requests().is_empty());
 }
+
+/// Issue 28.2: the `[ui] opener` (and every program crmdash starts) gets an environment
+/// without `CRMDASH_TOKEN` and without any variable holding the token. The fake opener dumps
+/// its environment and arguments to a file.
+#[test]
+fn the_opener_gets_no_token_in_its_environment() {
+    let env = Env::with(SandboxConfig {
+        token: TOKEN.into(),
+        ..SandboxConfig::default()
+    });
+    let root = env.dir.path();
+    let dump = root.join("opener-env.txt");
+    let opener = root.join("fake-opener.sh");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\nenv > '{0}.tmp'\necho \"ARGS: $*\" >> '{0}.tmp'\nmv '{0}.tmp' '{0}'\n",
+            dump.display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    std::fs::write(
+        root.join("config.toml"),
+        format!(
+            "[ui]\nopener = \"{}\"\n\n[profiles.default]\nweb_url = \"https://crm.example.com/{{resource}}/{{id}}\"\n",
+            opener.display()
+        ),
+    )
+    .unwrap();
+    let base = env.sb.base_url();
+    let copy = format!("Bearer {TOKEN}");
+    let dash_env = [
+        ("CRMDASH_TOKEN", TOKEN),
+        ("MY_CRM_TOKEN", TOKEN),
+        ("AUTH_HEADER", copy.as_str()),
+        ("CRMDASH_ENV_MARKER", "kept"),
+    ];
+    let mut pty = Pty::spawn(command(root, &["--base-url", &base], &dash_env));
+    pty.wait_for("page 1/");
+    pty.send("o");
+    let started = std::time::Instant::now();
+    while !dump.exists() {
+        assert!(
+            started.elapsed() < reliability_support::LIMIT,
+            "the opener ran: {}",
+            pty.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    pty.send("q");
+    pty.wait_exit();
+    let seen = std::fs::read_to_string(&dump).unwrap();
+    assert!(seen.contains("ARGS: https://crm.example.com/"), "{seen}");
+    assert!(
+        seen.contains("CRMDASH_ENV_MARKER=kept"),
+        "the rest is passed on: {seen}"
+    );
+    assert!(!seen.contains("CRMDASH_TOKEN="), "{seen}");
+    assert!(
+        !seen.contains("MY_CRM_TOKEN=") && !seen.contains("AUTH_HEADER="),
+        "{seen}"
+    );
+    assert_clean("the opener's environment", seen.as_bytes());
+}

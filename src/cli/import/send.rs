@@ -58,6 +58,8 @@ pub struct Sender {
     pub dry_run: bool,
     /// Set when the import stops: requests not yet sent are not sent.
     pub stop: Arc<AtomicBool>,
+    /// The profile's mirror: each created contact is written into it at once.
+    pub mirror: Option<crate::cli::cache::CreatedSink>,
 }
 
 /// A 422 refusing the email because a contact has it.
@@ -234,6 +236,9 @@ impl Sender {
                 } else {
                     Outcome::Created
                 };
+                if let (Some(sink), Some(c)) = (&self.mirror, &created.record) {
+                    sink.remember(vec![c.clone()]).await;
+                }
                 report.id = created.record.map(|c| c.id);
                 report
             }
