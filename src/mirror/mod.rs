@@ -16,6 +16,7 @@ mod schema;
 mod search;
 mod store;
 pub mod sync;
+mod why;
 
 pub use doc::Mirrored;
 pub use error::MirrorError;

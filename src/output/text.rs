@@ -93,7 +93,7 @@ pub fn truncate_to_width(s: &str, max: usize) -> String {
 }
 
 /// `s` padded with spaces to `width` columns, on the left when `right` is set.
-pub(crate) fn pad(s: &str, width: usize, right: bool) -> String {
+pub fn pad(s: &str, width: usize, right: bool) -> String {
     let fill = " ".repeat(width.saturating_sub(display_width(s)));
     if right {
         format!("{fill}{s}")

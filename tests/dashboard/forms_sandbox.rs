@@ -378,8 +378,9 @@ async fn a_configured_custom_field_name_reaches_the_server() {
         .find(|r| r.method == "POST")
         .expect("sent");
     let body: serde_json::Value = serde_json::from_str(post.body.as_deref().unwrap()).unwrap();
-    assert_eq!(body["begins_at"], "2027-01-14T10:00:00+00:00");
-    assert_eq!(body["ends_at"], "2027-01-14T11:00:00+00:00");
+    // In UTC, as the CLI sends it.
+    assert_eq!(body["begins_at"], "2027-01-14T10:00:00Z");
+    assert_eq!(body["ends_at"], "2027-01-14T11:00:00Z");
     // The sandbox only knows start_time: its 422 is shown verbatim, nothing lost.
     let d = dialog(&e);
     assert!(

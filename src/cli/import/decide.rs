@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
 
-use super::read::{Layout, MAX_LISTED_PROBLEMS, Parsed, Rows};
+use super::layout::Layout;
+use super::read::{MAX_LISTED_PROBLEMS, Parsed, Rows};
 use crate::api::{IdempotencyKey, NewContact};
 use crate::cli::exit::CliError;
 
@@ -174,6 +175,7 @@ pub fn check_file(layout: &Layout, allow_duplicate: bool) -> Result<Checked, Cli
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::import::layout::split_full_name;
     use crate::cli::import::read::temp_csv;
 
     fn planned(text: &str, key: Option<&str>, allow: bool) -> Vec<Planned> {
@@ -267,5 +269,48 @@ mod tests {
         assert!(lines.contains(&"line 4".to_string()), "{lines:?}");
         assert!(!lines.contains(&"line 5".to_string()), "{lines:?}");
         assert_eq!(err.exit() as u8, 5);
+    }
+
+    #[test]
+    fn a_full_name_is_split_at_the_first_space() {
+        assert_eq!(
+            split_full_name(" Ada King Lovelace "),
+            ("Ada".into(), "King Lovelace".into())
+        );
+        assert_eq!(
+            split_full_name("Madonna"),
+            ("Madonna".into(), String::new())
+        );
+        let rows = planned(
+            "Full Name,Email Address\nAda King Lovelace,ada@example.com\n",
+            None,
+            false,
+        );
+        assert_eq!(rows[0].contact.first_name.as_deref(), Some("Ada"));
+        assert_eq!(rows[0].contact.last_name.as_deref(), Some("King Lovelace"));
+    }
+    /// Issue 27: an unclosed quote swallowed the rest of the file without a word.
+    #[test]
+    fn an_unclosed_quote_is_reported_with_its_line() {
+        let f = temp_csv(
+            "first_name,last_name,email\nAda,Lovelace,ada@example.com\nBob,\"Smith,bob@example.com\nCy,C,cy@example.com\nDi,D,di@example.com\n",
+        );
+        let layout = Layout::open(f.path(), None, None, false).unwrap();
+        let err = check_file(&layout, false).unwrap_err();
+        let CliError::Invalid { fields, .. } = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(fields.len(), 1, "{fields:?}");
+        assert_eq!(fields[0].0, "line 3");
+        assert!(
+            fields[0].1.contains("opened on line 3 is never closed"),
+            "{fields:?}"
+        );
+        // Quotes closed, doubled, or inside an unquoted field are fine.
+        let ok = temp_csv(
+            "first_name,last_name,email\n\"Ada \"\"A\"\"\",Love\"lace,ada@example.com\n\"Bo, b\",B,b@example.com\n",
+        );
+        let layout = Layout::open(ok.path(), None, None, false).unwrap();
+        assert_eq!(check_file(&layout, false).unwrap().rows, 2);
     }
 }
