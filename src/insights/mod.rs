@@ -2,5 +2,6 @@
 //! projects timeline (`timeline`). Pure modules, tested without a terminal; the CLI prints
 //! them and the dashboard draws them.
 
+pub mod dupes;
 pub mod pipeline;
 pub mod timeline;
