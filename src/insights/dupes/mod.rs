@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::api::Contact;
-use normalise::{email_key, email_reason, fold_name, name_similarity, phone_e164};
+use normalise::{email_key, email_reason, fold_name, phone_e164};
 
 /// `[dupes]` in the config file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,13 +88,21 @@ struct Prepared {
     email: Option<String>,
     phone: Option<String>,
     name: Vec<String>,
+    /// The folded name's words joined, as written and sorted (compared once per pair).
+    joined: String,
+    sorted: String,
 }
 
 fn prepare(p: &Person, region: Option<phonenumber::country::Id>) -> Prepared {
+    let name = fold_name(&p.name);
+    let mut words = name.clone();
+    words.sort();
     Prepared {
         email: p.email.as_deref().and_then(email_key),
         phone: p.phone.as_deref().and_then(|t| phone_e164(t, region)),
-        name: fold_name(&p.name),
+        joined: name.join(" "),
+        sorted: words.join(" "),
+        name,
     }
 }
 
@@ -144,7 +152,18 @@ fn score(
     s: &DupesSettings,
 ) -> Option<(f64, Vec<String>)> {
     let named = !a.name.is_empty() && !b.name.is_empty();
-    let name = named.then(|| name_similarity(&a.name, &b.name));
+    let name = named.then(|| {
+        let as_is = strsim::jaro_winkler(&a.joined, &b.joined);
+        if as_is >= 1.0 {
+            return as_is;
+        }
+        let whole = if a.sorted == a.joined && b.sorted == b.joined {
+            as_is
+        } else {
+            as_is.max(strsim::jaro_winkler(&a.sorted, &b.sorted))
+        };
+        whole.min(normalise::word_similarity(&a.name, &b.name))
+    });
     let close = name.is_some_and(|n| n >= s.name_similarity);
     // Both named, and clearly not the same name: one mailbox or phone shared by two people.
     let differ = name.is_some_and(|n| n < 0.75);
@@ -198,23 +217,39 @@ fn score(
     Some(((best + bonus).min(1.0), reasons))
 }
 
+/// A blocking key as a number (`DefaultHasher::new` has fixed keys). Two keys that collide
+/// only add comparisons, never lose one.
+fn key_hash(parts: &[&str]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    parts.hash(&mut h);
+    h.finish()
+}
+
 /// The blocking keys of one person: its mailbox, its phone, and each name word together
 /// with each of its accounts (a close name counts only with a shared account).
-fn keys(p: &Person, prep: &Prepared, out: &mut Vec<String>) {
-    out.clear();
+fn keys(p: &Person, prep: &Prepared, i: u32, out: &mut Vec<(u64, u32)>) {
+    let start = out.len();
     if let Some(e) = &prep.email {
-        out.push(format!("e\u{1f}{e}"));
+        out.push((key_hash(&["e", e]), i));
     }
     if let Some(t) = &prep.phone {
-        out.push(format!("p\u{1f}{t}"));
+        out.push((key_hash(&["p", t]), i));
     }
     for acc in &p.accounts {
         for w in prep.name.iter().filter(|w| w.chars().count() >= 2) {
-            out.push(format!("n\u{1f}{acc}\u{1f}{w}"));
+            out.push((key_hash(&["n", acc, w]), i));
         }
     }
-    out.sort_unstable();
-    out.dedup();
+    out[start..].sort_unstable();
+    let mut seen = start;
+    for k in start..out.len() {
+        if k == start || out[k] != out[seen - 1] {
+            out[seen] = out[k];
+            seen += 1;
+        }
+    }
+    out.truncate(seen);
 }
 
 /// Every pair of `people` scoring at least `min_score`, found through blocking keys.
@@ -225,28 +260,26 @@ pub fn find(
     min_score: f64,
 ) -> Found {
     let prepared: Vec<Prepared> = people.iter().map(|p| prepare(p, region)).collect();
-    let mut blocks: HashMap<String, Vec<u32>> = HashMap::new();
-    let mut buf = Vec::new();
+    // (key, person) sorted by key: each run of one key is a block.
+    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(people.len() * 4);
     for (i, (p, prep)) in people.iter().zip(&prepared).enumerate() {
-        keys(p, prep, &mut buf);
-        for k in buf.drain(..) {
-            blocks.entry(k).or_default().push(i as u32);
-        }
+        keys(p, prep, i as u32, &mut keyed);
     }
+    keyed.sort_unstable();
     let mut candidates: Vec<(u32, u32)> = Vec::new();
     let mut crowded = 0;
-    for members in blocks.values() {
-        if members.len() > MAX_BLOCK {
+    for block in keyed.chunk_by(|x, y| x.0 == y.0) {
+        if block.len() > MAX_BLOCK {
             crowded += 1;
             continue;
         }
-        for (x, &i) in members.iter().enumerate() {
-            for &j in &members[x + 1..] {
+        for (x, &(_, i)) in block.iter().enumerate() {
+            for &(_, j) in &block[x + 1..] {
                 candidates.push((i.min(j), i.max(j)));
             }
         }
     }
-    drop(blocks);
+    drop(keyed);
     candidates.sort_unstable();
     candidates.dedup();
     let mut pairs: Vec<Pair> = candidates

@@ -171,6 +171,35 @@ fn the_default_threshold_meets_the_targets_on_the_labelled_set() {
         );
         person_of_label[ra] = rb;
     }
+    // How the threshold was chosen: precision and recall along it.
+    let all = find(&people, de(), &DupesSettings::default(), 0.0);
+    for t in [0.5, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0] {
+        let pairs: Vec<Pair> = all.pairs.iter().filter(|p| p.score >= t).cloned().collect();
+        let ok = pairs
+            .iter()
+            .filter(|p| up(&mut person_of_label, p.a) == up(&mut person_of_label, p.b))
+            .count();
+        let cl = clusters(&people, &pairs, t);
+        let mut of = HashMap::new();
+        for (n, c) in cl.iter().enumerate() {
+            for &m in &c.members {
+                of.insert(m, n);
+            }
+        }
+        let hit = truth
+            .iter()
+            .filter(|(a, b)| {
+                let (a, b) = (index[a.as_str()], index[b.as_str()]);
+                of.get(&a).is_some() && of.get(&a) == of.get(&b)
+            })
+            .count();
+        eprintln!(
+            "threshold {t:.2}: {} pairs, precision {:.3}, recall {:.3}",
+            pairs.len(),
+            ok as f64 / pairs.len().max(1) as f64,
+            hit as f64 / truth.len() as f64
+        );
+    }
     let s = DupesSettings::default();
     let found = find(&people, de(), &s, s.threshold);
     let right = found
