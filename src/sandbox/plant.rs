@@ -339,6 +339,7 @@ impl Dataset {
             }
         }
         out.sort();
+        out.dedup();
         out
     }
 }

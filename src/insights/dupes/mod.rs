@@ -332,45 +332,28 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
 /// member's id; members oldest first. The same people give the same clusters in any order.
 pub fn clusters(people: &[Person], pairs: &[Pair], threshold: f64) -> Vec<Cluster> {
     let linked: Vec<&Pair> = pairs.iter().filter(|p| p.score >= threshold).collect();
-    let mut parent: HashMap<usize, usize> = HashMap::new();
-    let mut ids: Vec<usize> = linked.iter().flat_map(|p| [p.a, p.b]).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let slot: HashMap<usize, usize> = ids.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    let mut up: Vec<usize> = (0..ids.len()).collect();
+    let mut up: Vec<usize> = (0..people.len()).collect();
     for p in &linked {
-        let (ra, rb) = (root(&mut up, slot[&p.a]), root(&mut up, slot[&p.b]));
+        let (ra, rb) = (root(&mut up, p.a), root(&mut up, p.b));
         if ra != rb {
             up[ra.max(rb)] = ra.min(rb);
         }
     }
-    for k in 0..ids.len() {
-        let r = root(&mut up, k);
-        parent.insert(ids[k], r);
-    }
     let mut groups: HashMap<usize, Cluster> = HashMap::new();
-    for &i in &ids {
-        groups
-            .entry(parent[&i])
-            .or_insert_with(|| Cluster {
-                members: Vec::new(),
-                score: 0.0,
-                pairs: Vec::new(),
-            })
-            .members
-            .push(i);
-    }
     for p in linked {
-        let c = groups.entry(parent[&p.a]).or_insert_with(|| Cluster {
+        let c = groups.entry(root(&mut up, p.a)).or_insert_with(|| Cluster {
             members: Vec::new(),
             score: 0.0,
             pairs: Vec::new(),
         });
         c.score = c.score.max(p.score);
+        c.members.extend([p.a, p.b]);
         c.pairs.push(p.clone());
     }
     let mut out: Vec<Cluster> = groups.into_values().collect();
     for c in &mut out {
+        c.members.sort_unstable();
+        c.members.dedup();
         c.members.sort_by(|&x, &y| {
             let (px, py) = (&people[x], &people[y]);
             (px.created_at.is_none(), &px.created_at, &px.id).cmp(&(
