@@ -143,9 +143,9 @@ fn find_and_print(g: &Globals, settings: &Settings, args: &DupesArgs) -> Result<
     let keep = |i: usize| {
         let p = &people[i];
         (since.is_none() || changed[i])
-            && wanted_email.as_ref().is_none_or(|w| {
-                p.email.as_deref().and_then(email_key).as_ref() == Some(w)
-            })
+            && wanted_email
+                .as_ref()
+                .is_none_or(|w| p.email.as_deref().and_then(email_key).as_ref() == Some(w))
             && wanted_name
                 .as_ref()
                 .is_none_or(|w| fold_name(&p.name).join(" ").contains(w.as_str()))

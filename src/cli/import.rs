@@ -25,9 +25,9 @@ use crate::cli::exit::{CliError, Failure, NETWORK};
 use crate::cli::verbose;
 use crate::output::Format;
 
+pub use near::DupesPolicy;
 pub use read::{Layout, normalize_header};
 pub use report::{Counts, Outcome};
-pub use near::DupesPolicy;
 pub use send::ExistingBy;
 
 use govern::Governor;
@@ -169,9 +169,7 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
         std::collections::HashMap::new()
     } else {
         let mirrored = near::mirror_people(ctx).await.unwrap_or_else(|why| {
-            eprintln!(
-                "note: near duplicates are looked for within the file only: {why}"
-            );
+            eprintln!("note: near duplicates are looked for within the file only: {why}");
             Vec::new()
         });
         let settings = ctx.settings.clone();

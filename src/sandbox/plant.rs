@@ -79,7 +79,10 @@ fn accounts(c: &Map<String, Value>) -> Vec<Value> {
 fn fits(kind: PlantKind, c: &Map<String, Value>) -> bool {
     let named = text(c, "first_name").is_some() && text(c, "last_name").is_some();
     let latin = |s: Option<String>| {
-        s.is_some_and(|s| s.chars().all(|ch| ch.is_alphabetic() && (ch as u32) < 0x250))
+        s.is_some_and(|s| {
+            s.chars()
+                .all(|ch| ch.is_alphabetic() && (ch as u32) < 0x250)
+        })
     };
     let with_account = !accounts(c).is_empty();
     match kind {
@@ -116,7 +119,11 @@ fn reformat_phone(p: &str) -> String {
     let p = p.replace("(0)", "");
     let digits: String = p.chars().filter(char::is_ascii_digit).collect();
     if let Some(rest) = digits.strip_prefix("49") {
-        return format!("0{} {}", &rest[..2.min(rest.len())], &rest[2.min(rest.len())..]);
+        return format!(
+            "0{} {}",
+            &rest[..2.min(rest.len())],
+            &rest[2.min(rest.len())..]
+        );
     }
     if p.starts_with("00") {
         format!("+{}", &digits[2..])
@@ -167,7 +174,10 @@ fn copy(kind: PlantKind, c: &Map<String, Value>, r: &mut SeedRng) -> Map<String,
             let e = email.unwrap_or_default();
             let local = e.split('@').next().unwrap_or_default().replace('.', "");
             let cut = 1 + r.below((local.len() - 1) as u64) as usize;
-            let cut = (1..=cut).rev().find(|&i| local.is_char_boundary(i)).unwrap_or(1);
+            let cut = (1..=cut)
+                .rev()
+                .find(|&i| local.is_char_boundary(i))
+                .unwrap_or(1);
             email_out = Some(format!("{}.{}+crm@gmail.com", &local[..cut], &local[cut..]));
         }
         PlantKind::PhoneFormat => {
@@ -210,7 +220,10 @@ fn copy(kind: PlantKind, c: &Map<String, Value>, r: &mut SeedRng) -> Map<String,
     m.insert("email".into(), json!(email_out));
     m.insert("phone".into(), json!(phone_out));
     m.insert("account_ids".into(), Value::Array(accounts_out));
-    m.insert("assigned_user_id".into(), c.get("assigned_user_id").cloned().unwrap_or(Value::Null));
+    m.insert(
+        "assigned_user_id".into(),
+        c.get("assigned_user_id").cloned().unwrap_or(Value::Null),
+    );
     m.insert("assigned_user_ids".into(), json!([]));
     m.insert("source".into(), json!("import"));
     m

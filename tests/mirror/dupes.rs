@@ -45,7 +45,7 @@ fn contacts_dupes_finds_every_planted_kind_keeps_look_alikes_apart_and_is_stable
     assert_eq!(planted.len(), 50);
     let mut missed = Vec::new();
     for p in planted {
-        let together = of.get(&p.id).is_some() && of.get(&p.id) == of.get(&p.original);
+        let together = of.contains_key(&p.id) && of.get(&p.id) == of.get(&p.original);
         if p.kind.is_duplicate() && !together {
             missed.push(p.clone());
         }
@@ -139,9 +139,16 @@ fn contacts_dupes_finds_every_planted_kind_keeps_look_alikes_apart_and_is_stable
     let lines = run(env.cmd(&["contacts", "dupes", "--format", "jsonl"])).code(0);
     assert_eq!(lines.stdout.lines().count(), scores.len());
     // A higher bar lists fewer.
-    let strict = run(env.cmd(&["contacts", "dupes", "--min-score", "0.99", "--format", "json"]))
-        .code(0)
-        .json();
+    let strict = run(env.cmd(&[
+        "contacts",
+        "dupes",
+        "--min-score",
+        "0.99",
+        "--format",
+        "json",
+    ]))
+    .code(0)
+    .json();
     assert!(strict["clusters"].as_array().unwrap().len() < scores.len());
     run(env.cmd(&["contacts", "dupes", "--min-score", "2"])).code(5);
 }
@@ -188,7 +195,10 @@ fn the_import_dry_run_names_near_duplicates_in_the_file_and_in_the_mirror() {
                 && c.last_name.is_some()
         })
         .expect("a Berlin number in the seed");
-    let other_way = format!("0049-30-{}", &known.phone.as_deref().unwrap()[7..].replace(' ', ""));
+    let other_way = format!(
+        "0049-30-{}",
+        &known.phone.as_deref().unwrap()[7..].replace(' ', "")
+    );
     let csv = format!(
         "first_name,last_name,email,phone\n\
          Hannah,Zimmermann,hz@example.com,+49 40 5550001\n\
@@ -203,7 +213,11 @@ fn the_import_dry_run_names_near_duplicates_in_the_file_and_in_the_mirror() {
     let path = file.to_str().unwrap();
     let out = run(env.cmd(&["contacts", "import", path, "--dry-run"])).code(0);
     let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines[0], "line 2: would create (hz@example.com)", "{}", out.stdout);
+    assert_eq!(
+        lines[0], "line 2: would create (hz@example.com)",
+        "{}",
+        out.stdout
+    );
     assert!(
         lines[1].starts_with("line 3: would create (no email); near duplicate of line 2 (")
             && lines[1].contains("same phone"),
@@ -218,14 +232,22 @@ fn the_import_dry_run_names_near_duplicates_in_the_file_and_in_the_mirror() {
     );
     assert_eq!(lines[3], "line 5: would create (ada@example.org)");
     assert!(
-        out.stdout.contains("2 would be created though near duplicates"),
+        out.stdout
+            .contains("2 would be created though near duplicates"),
         "{}",
         out.stdout
     );
 
     // --dupes skip: the same rows skipped, in the same report formats.
     let json = run(env.cmd(&[
-        "contacts", "import", path, "--dry-run", "--dupes", "skip", "--format", "json",
+        "contacts",
+        "import",
+        path,
+        "--dry-run",
+        "--dupes",
+        "skip",
+        "--format",
+        "json",
     ]))
     .code(0)
     .json();
@@ -239,10 +261,14 @@ fn the_import_dry_run_names_near_duplicates_in_the_file_and_in_the_mirror() {
         outcomes,
         ["create", "near_duplicate", "near_duplicate", "create"]
     );
-    assert_eq!(json["rows"][2]["near_duplicate"]["of"], format!("contact {}", known.id));
+    assert_eq!(
+        json["rows"][2]["near_duplicate"]["of"],
+        format!("contact {}", known.id)
+    );
     assert_eq!(json["summary"]["near_duplicates_skipped"], 2);
     // --dupes create: no look.
-    let plain = run(env.cmd(&["contacts", "import", path, "--dry-run", "--dupes", "create"])).code(0);
+    let plain =
+        run(env.cmd(&["contacts", "import", path, "--dry-run", "--dupes", "create"])).code(0);
     assert!(!plain.stdout.contains("near duplicate"), "{}", plain.stdout);
     // Nothing was sent.
     assert!(env.requests_to("POST", "/public/v1/contacts").is_empty());

@@ -109,7 +109,12 @@ pub fn find(
     let mut people = rows;
     people.extend(mirrored);
     let s = &settings.dupes;
-    let found = dupes::find(&people, region(settings.ui.region.as_deref()), s, s.threshold);
+    let found = dupes::find(
+        &people,
+        region(settings.ui.region.as_deref()),
+        s,
+        s.threshold,
+    );
     let line_of = |i: usize| {
         people[i]
             .id

@@ -223,7 +223,11 @@ impl Counts {
             parts.push(format!("{} not sent", self.not_sent));
         }
         if self.near_warned > 0 {
-            let verb = if dry_run { "would be created" } else { "created" };
+            let verb = if dry_run {
+                "would be created"
+            } else {
+                "created"
+            };
             parts.push(format!(
                 "{} {verb} though near duplicates (listed above)",
                 self.near_warned

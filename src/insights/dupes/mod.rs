@@ -77,7 +77,10 @@ impl Person {
             email: c.email.clone().filter(|e| !e.trim().is_empty()),
             phone: c.phone.clone().filter(|p| !p.trim().is_empty()),
             accounts,
-            created_at: c.created_at.as_ref().and_then(crate::api::Timestamp::instant),
+            created_at: c
+                .created_at
+                .as_ref()
+                .and_then(crate::api::Timestamp::instant),
         }
     }
 }
@@ -286,8 +289,7 @@ pub fn find(
         .iter()
         .filter_map(|&(i, j)| {
             let (i, j) = (i as usize, j as usize);
-            let (score, reasons) =
-                score(&people[i], &people[j], &prepared[i], &prepared[j], s)?;
+            let (score, reasons) = score(&people[i], &people[j], &prepared[i], &prepared[j], s)?;
             (score >= min_score).then_some(Pair {
                 a: i,
                 b: j,

@@ -62,8 +62,14 @@ pub fn phone_e164(phone: &str, region: Option<phonenumber::country::Id>) -> Opti
     if let Ok(n) = phonenumber::parse(region, &text) {
         return Some(n.format().mode(phonenumber::Mode::E164).to_string());
     }
-    text.starts_with('+')
-        .then(|| format!("+{}", text.chars().filter(char::is_ascii_digit).collect::<String>()))
+    text.starts_with('+').then(|| {
+        format!(
+            "+{}",
+            text.chars()
+                .filter(char::is_ascii_digit)
+                .collect::<String>()
+        )
+    })
 }
 
 /// A region code from the config (`de`, `DE`): `None` when it names no country.
@@ -157,7 +163,10 @@ mod tests {
             email_key("jsmith@example.com")
         );
         // NFKC: a full-width letter is its plain form.
-        assert_eq!(email_key("ｊsmith@example.com"), email_key("jsmith@example.com"));
+        assert_eq!(
+            email_key("ｊsmith@example.com"),
+            email_key("jsmith@example.com")
+        );
         assert_eq!(email_key("no-at-sign"), None);
         assert_eq!(
             email_reason("a@example.com", "A@Example.com"),
@@ -181,7 +190,10 @@ mod tests {
     fn names_fold_accents_case_and_comma_order() {
         assert_eq!(fold_name("Smith, John"), ["john", "smith"]);
         assert_eq!(fold_name("Jürgen  WEIß"), ["jurgen", "weiss"]);
-        assert_eq!(fold_name("Gonçalo O'Neil-Araújo"), ["goncalo", "o", "neil", "araujo"]);
+        assert_eq!(
+            fold_name("Gonçalo O'Neil-Araújo"),
+            ["goncalo", "o", "neil", "araujo"]
+        );
         let sim = |a: &str, b: &str| name_similarity(&fold_name(a), &fold_name(b));
         assert!((sim("John Smith", "Smith, John") - 1.0).abs() < 1e-9);
         assert!((sim("Smith John", "John Smith") - 1.0).abs() < 1e-9);

@@ -147,7 +147,10 @@ fn the_default_threshold_meets_the_targets_on_the_labelled_set() {
     let planted = ds.plant_near_duplicates(DEFAULT_SEED);
     assert_eq!(planted.len(), 50);
     for kind in PlantKind::ALL {
-        assert!(planted.iter().any(|p| p.kind == kind), "{kind:?} not planted");
+        assert!(
+            planted.iter().any(|p| p.kind == kind),
+            "{kind:?} not planted"
+        );
     }
     let truth = ds.labelled_duplicates(&planted);
     let people: Vec<Person> = ds.contacts.iter().map(person_of).collect();
@@ -190,7 +193,7 @@ fn the_default_threshold_meets_the_targets_on_the_labelled_set() {
             .iter()
             .filter(|(a, b)| {
                 let (a, b) = (index[a.as_str()], index[b.as_str()]);
-                of.get(&a).is_some() && of.get(&a) == of.get(&b)
+                of.contains_key(&a) && of.get(&a) == of.get(&b)
             })
             .count();
         eprintln!(
@@ -214,7 +217,12 @@ fn the_default_threshold_meets_the_targets_on_the_labelled_set() {
         .map(|p| {
             format!(
                 "{} {} ~ {} {} {:.2} {:?}",
-                people[p.a].id, people[p.a].name, people[p.b].id, people[p.b].name, p.score, p.reasons
+                people[p.a].id,
+                people[p.a].name,
+                people[p.b].id,
+                people[p.b].name,
+                p.score,
+                p.reasons
             )
         })
         .collect();
@@ -229,7 +237,7 @@ fn the_default_threshold_meets_the_targets_on_the_labelled_set() {
         .iter()
         .filter(|(a, b)| {
             let (a, b) = (index[a.as_str()], index[b.as_str()]);
-            cluster_of.get(&a).is_none() || cluster_of.get(&a) != cluster_of.get(&b)
+            !cluster_of.contains_key(&a) || cluster_of.get(&a) != cluster_of.get(&b)
         })
         .collect();
     let precision = right as f64 / found.pairs.len().max(1) as f64;
@@ -247,6 +255,6 @@ fn the_default_threshold_meets_the_targets_on_the_labelled_set() {
     // The look-alikes are never joined to the contact they copy.
     for p in planted.iter().filter(|p| !p.kind.is_duplicate()) {
         let (a, b) = (index[p.original.as_str()], index[p.id.as_str()]);
-        assert!(cluster_of.get(&a).is_none() || cluster_of.get(&a) != cluster_of.get(&b));
+        assert!(!cluster_of.contains_key(&a) || cluster_of.get(&a) != cluster_of.get(&b));
     }
 }
