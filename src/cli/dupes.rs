@@ -274,16 +274,26 @@ fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// One JSON document, written a cluster at a time (100,000 contacts can make thousands of
+/// clusters: they are never all held as one JSON value).
 fn write_json(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
-    let body = json!({
+    let head = json!({
         "synced_at": r.synced.map(|t| t.to_rfc3339()),
         "min_score": r.min_score,
         "contacts": r.people.len(),
         "compared": r.found.compared,
-        "clusters": r.clusters.iter().enumerate().map(|(n, c)| cluster_json(r, n, c)).collect::<Vec<_>>(),
     });
-    serde_json::to_writer_pretty(&mut *out, &body)?;
-    writeln!(out)
+    let head = serde_json::to_string_pretty(&head)?;
+    // The head's closing brace gives way to the clusters.
+    let open = head.trim_end().trim_end_matches('}').trim_end();
+    write!(out, "{open},\n  \"clusters\": [")?;
+    for (n, c) in r.clusters.iter().enumerate() {
+        let sep = if n == 0 { "\n" } else { ",\n" };
+        write!(out, "{sep}    ")?;
+        serde_json::to_writer(&mut *out, &cluster_json(r, n, c))?;
+    }
+    let close = if r.clusters.is_empty() { "]" } else { "\n  ]" };
+    writeln!(out, "{close}\n}}")
 }
 
 fn write_jsonl(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
