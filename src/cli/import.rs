@@ -169,7 +169,10 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
         std::collections::HashMap::new()
     } else {
         let mirrored = near::mirror_people(ctx).await.unwrap_or_else(|why| {
-            eprintln!("note: near duplicates are looked for within the file only: {why}");
+            // Said on a terminal only: a script's stderr keeps to errors and warnings.
+            if ctx.tty.stderr {
+                eprintln!("note: near duplicates are looked for within the file only: {why}");
+            }
             Vec::new()
         });
         let settings = ctx.settings.clone();
