@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use crate::app::dialogs::detail::DetailView;
 use crate::app::dialogs::{CreatedContact, DialogCx, DialogResult, FormsConfig, Outcome, Overlay};
 use crate::app::effects::Effect;
+use crate::app::keymap::Action;
 use crate::app::layout::modal_inner;
 use crate::app::message::{ExportEvent, Message};
 use crate::app::table::record::Record;
@@ -106,7 +107,8 @@ impl App {
                     status: None,
                     raw: c.raw,
                 };
-                let v = DetailView::new(TabKind::Contacts, &record, &self.config.zone, w, h);
+                let v =
+                    DetailView::new(TabKind::Contacts, &record, &self.config.cell_format(), w, h);
                 self.overlays.push(Overlay::Detail(v));
                 Vec::new()
             }
@@ -118,7 +120,7 @@ impl App {
                     if tab.shown.is_none() && tab.pending.is_none() {
                         tab.error = Some(e.clone());
                     }
-                    self.status.error = Some(e);
+                    self.status.set_error(self.wall, self.now, e);
                 }
                 Vec::new()
             }
@@ -139,7 +141,50 @@ impl App {
             DialogResult::EditView(edit) => self.edit_view(edit),
             DialogResult::SetColumns(ids) => self.set_columns(self.active, &ids),
             DialogResult::SwitchProfile(name) => self.switch_profile(&name),
+            DialogResult::StepRecord(delta) => self.step_detail(delta),
         }
+    }
+
+    /// The detail pane shows the next or previous row's record and the table's selection
+    /// follows it. It stops at the page's ends and says so (the next page is `n` away, on
+    /// the table): a page turn would replace the rows under the pane while it is read.
+    fn step_detail(&mut self, delta: isize) -> Vec<Effect> {
+        let rows = self.areas().table_rows();
+        let (w, h) = modal_inner(self.size.0, self.size.1);
+        let kind = self.active;
+        let tab = self.tab_mut();
+        let before = tab.selected;
+        tab.move_selection(delta);
+        if tab.selected == before {
+            let paged = tab.server_pages();
+            let (end, key, more) = if delta > 0 {
+                let more = paged && tab.last_page().is_none_or(|l| tab.page < l);
+                ("last", Action::NextPage, more)
+            } else {
+                ("first", Action::PrevPage, paged && tab.page > 1)
+            };
+            let whole = if more { " on this page" } else { "" };
+            let turn = if more {
+                format!(
+                    " ({} on the table turns the page)",
+                    self.keymap.first_key(key)
+                )
+            } else {
+                String::new()
+            };
+            self.note(format!("The {end} record{whole}{turn}"));
+            return Vec::new();
+        }
+        tab.scroll_into_view(rows);
+        let format = self.config.cell_format();
+        let Some(record) = self.tab().selected_record() else {
+            return Vec::new();
+        };
+        let v = DetailView::new(kind, record, &format, w, h).browsing();
+        if let Some(top @ Overlay::Detail(_)) = self.overlays.last_mut() {
+            *top = Overlay::Detail(v);
+        }
+        Vec::new()
     }
 
     /// The earliest deadline a dialog asked for, on the monotonic clock.

@@ -36,6 +36,7 @@ pub const PIPELINE_HINTS: &[Hint] = &[
     Hint::new(&[Action::Up, Action::Down], "select", 1),
     Hint::new(&[Action::Detail], "deals of that status", 1),
     Hint::new(&[Action::Refresh], "re-read", 2),
+    Hint::new(&[Action::Export], "export", 3),
     Hint::new(&[Action::Back], "stop/close", 0),
     Hint::new(&[Action::Help], "help", 2),
 ];
@@ -44,7 +45,8 @@ pub const PIPELINE_HINTS: &[Hint] = &[
 pub const TIMELINE_HINTS: &[Hint] = &[
     Hint::new(&[Action::Timeline], "table", 0),
     Hint::new(&[Action::Up, Action::Down], "select", 1),
-    Hint::new(&[Action::ScrollLeft, Action::ScrollRight], "scroll", 1),
+    Hint::new(&[Action::ScrollLeft, Action::ScrollRight], "screen", 1),
+    Hint::new(&[Action::ShowSelected], "to selected", 1),
     Hint::new(&[Action::Scale], "scale", 1),
     Hint::new(&[Action::Detail], "detail", 1),
     Hint::new(&[Action::Back], "close", 0),

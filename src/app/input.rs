@@ -158,7 +158,7 @@ impl App {
             Action::Detail => {
                 let kind = self.active;
                 if let Some(r) = self.tab().selected_record() {
-                    let v = DetailView::new(kind, r, &self.config.zone, w, h);
+                    let v = DetailView::new(kind, r, &self.config.cell_format(), w, h).browsing();
                     self.overlays.push(Overlay::Detail(v));
                 }
             }
@@ -250,6 +250,16 @@ impl App {
             Action::Reschedule => return self.open_reschedule(),
             Action::Palette => return self.open_palette(),
             Action::OpenWeb => return self.open_web(),
+            // The timeline's own keys, pressed elsewhere, say where they work.
+            Action::Scale | Action::ShowSelected => {
+                let key = self.keymap.first_key(action);
+                let open = self.keymap.first_key(Action::Timeline);
+                self.note(format!(
+                    "{key} ({}) works in the timeline: {open} opens it",
+                    action.description()
+                ));
+                return Vec::new();
+            }
             // `KeyMap::action` never answers with a dialog's action.
             _ => return Vec::new(),
         }
@@ -413,7 +423,21 @@ impl App {
         }
         let areas = self.areas();
         let rows = areas.table_rows();
+        let chart = self.pipeline_shown().is_some() || self.timeline_shown().is_some();
         match m.kind {
+            // A chart view shown instead of the table: the wheel moves its selection, never
+            // the hidden table's.
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp if chart => {
+                let a = if m.kind == MouseEventKind::ScrollDown {
+                    Action::Down
+                } else {
+                    Action::Up
+                };
+                for _ in 0..3 {
+                    self.on_pipeline_action(a)
+                        .or_else(|| self.on_timeline_action(a));
+                }
+            }
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                 let d = if m.kind == MouseEventKind::ScrollDown {
                     3
@@ -436,18 +460,29 @@ impl App {
                     return Vec::new();
                 }
                 let inner = areas.table_inner();
-                if m.column < inner.x || m.column >= inner.x + inner.width {
+                // Clicks on a chart view are not the hidden table's header or rows.
+                if chart || m.column < inner.x || m.column >= inner.x + inner.width {
                     return Vec::new();
                 }
                 if m.row == inner.y {
                     let tab = self.tab();
                     let shown = shown_columns(tab.resource.columns, inner.width, tab.col_scroll);
-                    let col = layout::column_at(&shown.fitted, m.column - inner.x);
-                    let key = col.and_then(|c| self.tab().resource.columns[c].sort);
-                    if let Some(k) = key {
+                    let Some(col) = layout::column_at(&shown.fitted, m.column - inner.x)
+                        .map(|c| tab.resource.columns[c])
+                    else {
+                        return Vec::new();
+                    };
+                    if let Some(k) = col.sort {
                         self.tab_mut().sort_by_key(k);
                         return self.load(self.active, false);
                     }
+                    // A header that cannot sort says so, and what can.
+                    let keys = tab.resource.sort_keys.join(", ");
+                    let noun = self.active.noun();
+                    self.note(format!(
+                        "{} cannot sort: the API sorts {noun} only by {keys}",
+                        col.title
+                    ));
                 } else if m.row > inner.y && m.row < inner.y + inner.height {
                     let index = self.tab().offset + (m.row - inner.y - 1) as usize;
                     if index < self.tab().records().len() {

@@ -88,9 +88,10 @@ actions! {
         Reschedule => "reschedule", "reschedule an appointment", ["a"];
         Pipeline => "pipeline", "Deals: pipeline view (totals by status and currency) / table", ["P"];
         Timeline => "timeline", "Projects: timeline of every matching project / table", ["T"];
-        ScrollLeft => "scroll_left", "table: columns to the left (+N columns); timeline: earlier", ["h", "left"];
-        ScrollRight => "scroll_right", "table: the columns dropped for room; timeline: later", ["l", "right"];
+        ScrollLeft => "scroll_left", "table: columns to the left (+N columns); timeline: a screen earlier", ["h", "left"];
+        ScrollRight => "scroll_right", "table: the columns dropped for room; timeline: a screen later", ["l", "right"];
         Scale => "scale", "timeline: next scale (day, week, month)", ["z"];
+        ShowSelected => "show_selected", "timeline: scroll to the selected project", ["f"];
         Palette => "palette", "command palette (:deals status=open, :view NAME, :help)", [":"];
         OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];
         Search => "search", "search everything in the local mirror", ["ctrl-f"];
@@ -126,6 +127,8 @@ actions! {
         MoveItemUp => "move_item_up", "columns: move the column up", ["shift-up", "K"];
         MoveItemDown => "move_item_down", "columns: move the column down", ["shift-down", "J"];
         PrevRecord => "prev_record", "related records: back to the previous record", ["backspace"];
+        DetailNext => "detail_next", "detail pane: the next record (the pane stays open)", ["j", "]"];
+        DetailPrev => "detail_prev", "detail pane: the previous record", ["k", "["];
     }
 }
 
@@ -213,7 +216,7 @@ fn contexts() -> Vec<(&'static str, Vec<Action>)> {
         (
             "in the views picker",
             vec![
-                DeleteItem, RenameItem, Confirm, Cancel, Down, Up, Suspend, Redraw,
+                DeleteItem, RenameItem, Confirm, Cancel, Down, Up, First, Last, Suspend, Redraw,
             ],
         ),
         (
@@ -226,8 +229,16 @@ fn contexts() -> Vec<(&'static str, Vec<Action>)> {
                 Cancel,
                 Down,
                 Up,
+                First,
+                Last,
                 Suspend,
                 Redraw,
+            ],
+        ),
+        (
+            "in the detail pane",
+            vec![
+                DetailNext, DetailPrev, CopyJson, Related, Back, PrevRecord, Suspend, Redraw,
             ],
         ),
         (

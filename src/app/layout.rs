@@ -25,11 +25,15 @@ pub struct Areas {
     pub hint: Rect,
 }
 
-/// The pipeline view inside the table's borders: the bars (status x currency), a one-line
-/// header above them, and the won/lost chart below when there is room (at least 14 rows).
-pub fn pipeline_split(inner: Rect) -> (Rect, Rect, Option<Rect>) {
+/// The pipeline view inside the table's borders: the bars (status x currency), a header of
+/// `header_rows` rows above them (it wraps: `App::pipeline_header_rows`), and the won/lost
+/// chart below when there is room (at least 14 rows). The header leaves the bars 3 rows.
+pub fn pipeline_split(inner: Rect, header_rows: u16) -> (Rect, Rect, Option<Rect>) {
     let header = Rect {
-        height: 1.min(inner.height),
+        height: header_rows
+            .min(inner.height.saturating_sub(3))
+            .max(1)
+            .min(inner.height),
         ..inner
     };
     let rest = Rect {
@@ -54,33 +58,76 @@ pub fn pipeline_split(inner: Rect) -> (Rect, Rect, Option<Rect>) {
 }
 
 /// The timeline view inside the table's borders: a date header, one row per project, and a
-/// legend on the last row when there are at least 6 rows.
-pub fn timeline_split(inner: Rect) -> (Rect, Rect, Option<Rect>) {
+/// legend of `legend_rows` rows (it wraps: `App::timeline_legend`) at the bottom when there
+/// are at least 6 rows.
+pub fn timeline_split(inner: Rect, legend_rows: u16) -> (Rect, Rect, Option<Rect>) {
     let header = Rect {
         height: 1.min(inner.height),
         ..inner
     };
-    let legend_h = u16::from(inner.height >= 6);
+    let legend_h = if inner.height >= 6 {
+        legend_rows.clamp(1, inner.height - 4)
+    } else {
+        0
+    };
     let rows = Rect {
         y: inner.y + header.height,
         height: inner.height - header.height - legend_h,
         ..inner
     };
-    let legend = (legend_h == 1).then_some(Rect {
+    let legend = (legend_h > 0).then_some(Rect {
         y: rows.y + rows.height,
-        height: 1,
+        height: legend_h,
         ..inner
     });
     (header, rows, legend)
+}
+
+/// The timeline's chart inside the table's borders, beside a marker and the names (the
+/// longest `longest_name` columns, between 8 and 28, at most a third of the width): the name
+/// column's width, the chart's first column and its width in cells. Drawing and the keys
+/// that move by a screen (`h`/`l`) use the same.
+pub fn timeline_chart(inner: Rect, longest_name: usize) -> (usize, u16, u16) {
+    let name_w = (longest_name + 1)
+        .clamp(8, 28)
+        .min(inner.width as usize / 3);
+    let chart_x = inner.x + 2 + name_w as u16 + 1;
+    let cells = (inner.x + inner.width).saturating_sub(chart_x);
+    (name_w, chart_x, cells)
+}
+
+/// Items of `widths` columns set in rows of `width`, `sep` columns between two on a row: each
+/// row takes the next items while they fit (one wider than a row gets a row to itself, cut
+/// where drawn). The ranges of items per row; none for no items.
+pub fn pack(widths: &[usize], sep: usize, width: usize) -> Vec<std::ops::Range<usize>> {
+    let mut rows = Vec::new();
+    let mut from = 0;
+    let mut used = 0;
+    for (i, w) in widths.iter().enumerate() {
+        if i > from && used + sep + w > width {
+            rows.push(from..i);
+            from = i;
+            used = 0;
+        }
+        used += if i > from { sep + w } else { *w };
+    }
+    if from < widths.len() {
+        rows.push(from..widths.len());
+    }
+    rows
 }
 
 impl Areas {
     /// The areas of a screen showing `tab` (its filter bar open or not): the one computation
     /// drawing (`ui::render`) and the app (`App::areas`, hit-testing) share.
     pub fn of_screen(area: Rect, tab: &TabState) -> Areas {
-        let rows = tab
-            .filter_open
-            .then_some(tab.filter_bar.fields.len() as u16);
+        let rows = tab.filter_open.then(|| {
+            let notes = tab
+                .filter_bar
+                .long_errors(area.width.saturating_sub(2))
+                .len();
+            (tab.filter_bar.fields.len() + notes) as u16
+        });
         Areas::compute(area, rows)
     }
 

@@ -122,7 +122,7 @@ impl App {
                         self.status.behind_login = Some(e);
                     } else {
                         self.tabs[i].error = Some(e.clone());
-                        self.status.set_error(self.wall, e);
+                        self.status.set_error(self.wall, self.now, e);
                     }
                 }
             }

@@ -538,7 +538,7 @@ impl App {
             LinkKind::Deal => TabKind::Deals,
             LinkKind::Project => TabKind::Projects,
         };
-        let mut v = DetailView::new(kind, &record, &self.config.zone, w, h);
+        let mut v = DetailView::new(kind, &record, &self.config.cell_format(), w, h);
         v.link = Some(r.clone());
         if r.kind == LinkKind::Account || r.note.is_some() {
             let note = r.note.map(|n| format!(" ({n})")).unwrap_or_default();

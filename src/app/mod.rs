@@ -125,6 +125,9 @@ pub struct StatusInfo {
     pub retrying: Option<String>,
     /// A short-lived message ("Copied deal 7 as JSON").
     pub note: Option<(String, Instant)>,
+    /// Until when `error` is new: it may then take the page position's room in the status
+    /// line; afterwards the position comes back and the error has the rest.
+    pub error_new_until: Option<Instant>,
     /// The token is being looked up (the OS keyring may be waiting on an unlock prompt).
     pub awaiting_token: bool,
     /// Why requests fail while the login dialog says it: held back, shown (status bar and
@@ -134,6 +137,10 @@ pub struct StatusInfo {
     /// lists them whole, since the status bar may have to cut them.
     pub history: Vec<Said>,
 }
+
+/// How long a message is new: a note is shown this long; an error may hide the page
+/// position this long.
+pub const MESSAGE_TIME: Duration = Duration::from_secs(5);
 
 /// How many past messages the `?` overlay keeps.
 pub const HISTORY_LEN: usize = 30;
@@ -166,10 +173,12 @@ impl StatusInfo {
         });
     }
 
-    /// Shows an error in the status bar and keeps it.
-    pub fn set_error(&mut self, at: DateTime<Utc>, text: String) {
+    /// Shows an error in the status bar and keeps it (`at` on the wall clock, `now` on the
+    /// app's).
+    pub fn set_error(&mut self, at: DateTime<Utc>, now: Instant, text: String) {
         self.remember(at, &text, true);
         self.error = Some(text);
+        self.error_new_until = Some(now + MESSAGE_TIME);
     }
 }
 
@@ -381,6 +390,7 @@ impl App {
                 for t in &mut self.tabs {
                     t.scroll_into_view(rows);
                 }
+                self.charts_follow_resize();
                 self.dirty = true;
                 Vec::new()
             }
@@ -486,14 +496,14 @@ impl App {
     }
 
     fn show_error(&mut self, text: String) {
-        self.status.set_error(self.wall, text);
+        self.status.set_error(self.wall, self.now, text);
         self.dirty = true;
     }
 
     pub fn note(&mut self, text: impl Into<String>) {
         let text = text.into();
         self.status.remember(self.wall, &text, false);
-        self.status.note = Some((text, self.now + Duration::from_secs(5)));
+        self.status.note = Some((text, self.now + MESSAGE_TIME));
         self.dirty = true;
     }
 

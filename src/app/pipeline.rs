@@ -9,6 +9,7 @@ use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::Action;
 use crate::app::message::SummaryEvent;
 use crate::app::resources::{FilterKind, TabKind};
+use crate::app::widgets::list_cursor;
 use crate::app::{App, QuerySpec};
 use crate::insights::pipeline::{Coverage, MonthBy, NO_STATUS, PipelineSummary, SummaryOptions};
 
@@ -16,6 +17,8 @@ use crate::insights::pipeline::{Coverage, MonthBy, NO_STATUS, PipelineSummary, S
 pub const MAX_PAGES: u32 = 50;
 /// How many months the won/lost chart covers, ending with the current one.
 pub const MONTHS: u32 = 12;
+/// Between two items of a chart view's header or legend on one row.
+pub const HEADER_SEP: &str = " · ";
 
 /// Where the reading stands.
 #[derive(Debug, Clone)]
@@ -72,14 +75,21 @@ impl PipelineView {
 
     /// Keeps the selection inside `visible` rows from `offset`.
     pub fn scroll_into_view(&mut self, visible: usize) {
-        let visible = visible.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + visible {
-            self.offset = self.selected + 1 - visible;
-        }
+        self.offset = list_cursor::offset_showing(self.selected, self.offset, visible);
     }
 }
+
+/// How an item of a chart view's header or legend is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    Dim,
+    /// Said in the error style (partial figures).
+    Alarm,
+}
+
+/// What the pipeline's bars show (said in its header).
+pub const BAR_SCALE: &str = "bar and %: share of its currency's total";
 
 impl App {
     /// The pipeline, when the Deals tab shows it instead of the table (the figures are kept
@@ -241,14 +251,14 @@ impl App {
                 return Some(self.read_pipeline(spec, true));
             }
             Action::Detail => return Some(self.drill_down()),
-            // Table-only actions mean nothing here.
+            // The table's own keys say where they work; `e` exports the deals summed here
+            // (the table's export of the same query).
             Action::SortNext
             | Action::SortFlip
             | Action::PageSizeUp
             | Action::PageSizeDown
             | Action::Includes
-            | Action::CopyJson
-            | Action::Export => return Some(Vec::new()),
+            | Action::CopyJson => return Some(self.table_only(action, Action::Pipeline)),
             _ => return None,
         }
         p.scroll_into_view(visible);
@@ -259,7 +269,81 @@ impl App {
     /// Rows of bars the view has room for (the drawing uses the same split).
     pub fn pipeline_rows_visible(&self) -> usize {
         let inner = self.areas().table_inner();
-        crate::app::layout::pipeline_split(inner).0.height as usize
+        let header = self.pipeline_header_rows(inner.width);
+        crate::app::layout::pipeline_split(inner, header).0.height as usize
+    }
+
+    /// The header's items (drawn with ` · ` between them, wrapped to the width): how many
+    /// deals (or that the figures are partial), where they come from, how to read them.
+    pub fn pipeline_header(&self, s: &PipelineSummary, cov: &Coverage) -> Vec<(String, Tone)> {
+        let mut items = Vec::new();
+        if cov.partial {
+            let of = cov.total.map(|t| format!(" of {t}")).unwrap_or_default();
+            items.push((
+                format!(
+                    "PARTIAL: stopped at the {}-page cap, {}{of} deals",
+                    cov.pages, s.deals
+                ),
+                Tone::Alarm,
+            ));
+        } else {
+            items.push((format!("{} deals", s.deals), Tone::Plain));
+        }
+        if let Some(at) = cov.synced_at {
+            let when = crate::app::mirror::clock(at, self.wall, &self.config.zone);
+            let retry = self.keymap.first_key(Action::Refresh);
+            items.push((
+                format!("from the local mirror, synced {when} ({retry}: ask the service)"),
+                Tone::Dim,
+            ));
+        }
+        items.push((
+            "totals per currency, never summed together".into(),
+            Tone::Dim,
+        ));
+        items.push((BAR_SCALE.into(), Tone::Dim));
+        if s.by_status.values().any(|b| b.without_value > 0) {
+            items.push(("* some without a value".into(), Tone::Dim));
+        }
+        items
+    }
+
+    /// Rows the header takes at `width` columns (1 before the figures are here).
+    pub fn pipeline_header_rows(&self, width: u16) -> u16 {
+        let Some((s, cov)) = self.pipeline.as_ref().and_then(|p| p.summary()) else {
+            return 1;
+        };
+        let widths: Vec<usize> = self
+            .pipeline_header(s, cov)
+            .iter()
+            .map(|(t, _)| crate::output::display_width(t))
+            .collect();
+        let sep = crate::output::display_width(HEADER_SEP);
+        crate::app::layout::pack(&widths, sep, width as usize).len() as u16
+    }
+
+    /// After a resize: each chart view's selected bar stays in view.
+    pub(super) fn charts_follow_resize(&mut self) {
+        let visible = self.pipeline_rows_visible();
+        if let Some(p) = self.pipeline.as_mut() {
+            p.scroll_into_view(visible);
+        }
+        let visible = self.timeline_rows_visible();
+        if let Some(t) = self.timeline.as_mut() {
+            t.offset = list_cursor::offset_showing(t.selected, t.offset, visible);
+        }
+    }
+
+    /// A key of the table's pressed in a chart view: says where it works, rather than
+    /// doing nothing (`toggle` brings the table back).
+    pub(super) fn table_only(&mut self, action: Action, toggle: Action) -> Vec<Effect> {
+        let key = self.keymap.first_key(action);
+        let back = self.keymap.first_key(toggle);
+        self.note(format!(
+            "{key} ({}) works in the table, not in this chart: {back} shows the table",
+            action.description()
+        ));
+        Vec::new()
     }
 
     /// Enter on a bar: the Deals table filtered to that status. The API has no currency

@@ -1,7 +1,9 @@
 //! The timeline view of the Projects tab (toggle `timeline`, `T`): one bar per project the
 //! tab's filter matches (every page, read by `Effect::Collect` in pages of 100, at most
-//! `MAX_PAGES`; `Esc` cancels, `r` reads again), a window of days, weeks or months scrolled
-//! with `h`/`l`, and `Enter` for the selected project's detail.
+//! `MAX_PAGES`; `Esc` cancels, `r` reads again), a window of days, weeks or months that
+//! opens on the projects (`Window::fit`), moves a screen at a time with `h`/`l`, zooms with
+//! `z` about today (when shown, else the middle) and comes to the selected project with `f`;
+//! `Enter` for the selected project's detail.
 
 use std::sync::Arc;
 
@@ -15,6 +17,7 @@ use crate::app::keymap::Action;
 use crate::app::message::CollectEvent;
 use crate::app::resources::TabKind;
 use crate::app::table::record::Record;
+use crate::app::widgets::list_cursor;
 use crate::app::{App, QuerySpec};
 use crate::insights::pipeline::Coverage;
 use crate::insights::timeline::{Bar, Scale, Window, bars};
@@ -47,7 +50,7 @@ pub enum TimelineData {
 }
 
 /// The view's state: the query it shows, its reading, the selected bar, the first row drawn,
-/// the scale and how far the window was scrolled from its place around today.
+/// the scale and the window's first day.
 #[derive(Debug, Clone)]
 pub struct TimelineView {
     /// The Projects tab's query (at page 1) when the view was opened or last read.
@@ -58,9 +61,16 @@ pub struct TimelineView {
     pub selected: usize,
     pub offset: usize,
     pub scale: Scale,
-    /// Columns scrolled from the window around today (negative: earlier).
-    pub shift: i32,
+    /// The window's first day; `None`: around today (`Window::around`).
+    pub start: Option<NaiveDate>,
+    /// The window is to be fitted to the projects when they arrive (a view just opened).
+    pub fit: bool,
 }
+
+/// The column of today on the timeline.
+pub const TODAY_MARK: &str = "│";
+/// Columns before the legend's rows.
+pub const LEGEND_INDENT: u16 = 1;
 
 /// The first bar that has not ended before `today` (running, open-ended or to come), else 0.
 pub fn current_bar(bars: &[Bar], today: NaiveDate) -> usize {
@@ -84,7 +94,11 @@ impl TimelineView {
 
     /// The window `cells` columns wide this state shows.
     pub fn window(&self, today: NaiveDate, cells: u16) -> Window {
-        Window::around(today, self.scale, cells).scrolled(self.shift)
+        let around = Window::around(today, self.scale, cells);
+        Window {
+            start: self.start.unwrap_or(around.start),
+            ..around
+        }
     }
 }
 
@@ -133,10 +147,10 @@ impl App {
             max_pages: MAX_PAGES,
             from_service,
         });
-        let (scale, shift) = self
+        let (scale, start, fit) = self
             .timeline
             .as_ref()
-            .map_or((Scale::Week, 0), |t| (t.scale, t.shift));
+            .map_or((Scale::Week, None, true), |t| (t.scale, t.start, t.fit));
         self.timeline = Some(TimelineView {
             spec,
             id,
@@ -148,7 +162,8 @@ impl App {
             selected: 0,
             offset: 0,
             scale,
-            shift,
+            start,
+            fit,
         });
         self.dirty = true;
         fx
@@ -216,6 +231,14 @@ impl App {
                 t.offset = i.saturating_sub(2);
             }
         }
+        // The chart's width depends on the names just read.
+        let (cells, today) = (self.timeline_cells(), self.today());
+        if let Some(t) = self.timeline.as_mut()
+            && let (TimelineData::Ready { bars, .. }, true) = (&t.data, t.fit)
+        {
+            let w = Window::fit(bars, bars.get(t.selected), today, cells);
+            (t.scale, t.start, t.fit) = (w.scale, Some(w.start), false);
+        }
         if self.active == TabKind::Projects {
             self.dirty = true;
         }
@@ -245,7 +268,56 @@ impl App {
     /// Rows of bars the view has room for (the drawing uses the same split).
     pub fn timeline_rows_visible(&self) -> usize {
         let inner = self.areas().table_inner();
-        crate::app::layout::timeline_split(inner).1.height as usize
+        let legend = self.timeline_legend_rows(inner.width);
+        crate::app::layout::timeline_split(inner, legend).1.height as usize
+    }
+
+    /// Columns of the chart (`layout::timeline_chart`, as drawn).
+    pub fn timeline_cells(&self) -> u16 {
+        let inner = self.areas().table_inner();
+        let longest = self
+            .timeline_bars()
+            .iter()
+            .map(|b| crate::output::display_width(&b.name))
+            .max()
+            .unwrap_or(0);
+        crate::app::layout::timeline_chart(inner, longest).2
+    }
+
+    /// The legend's items: a glyph and what it means (drawn with ` · ` between them, wrapped
+    /// to the width), then today's date and what a column stands for.
+    pub fn timeline_legend(&self) -> Vec<(&'static str, String)> {
+        let scale = self.timeline.as_ref().map_or(Scale::Week, |t| t.scale);
+        let mut items: Vec<(&'static str, String)> = [
+            ("█", "active"),
+            ("░", "planned/on hold"),
+            ("▓", "done"),
+            ("▒", "cancelled"),
+            ("▶", "open end"),
+            ("!", "overdue"),
+        ]
+        .into_iter()
+        .map(|(g, w)| (g, w.to_string()))
+        .collect();
+        items.push((
+            TODAY_MARK,
+            format!("today {}", self.today().format("%-d %b %Y")),
+        ));
+        items.push(("", format!("1 column = {}", scale.column_words())));
+        items
+    }
+
+    /// Rows the legend takes at `width` columns (drawn a column in from the border, so that
+    /// today's `│` is not read as the border's).
+    pub fn timeline_legend_rows(&self, width: u16) -> u16 {
+        let width = width.saturating_sub(LEGEND_INDENT);
+        let widths: Vec<usize> = self
+            .timeline_legend()
+            .iter()
+            .map(|(g, w)| legend_item(g, w).chars().count())
+            .collect();
+        let sep = crate::app::pipeline::HEADER_SEP.chars().count();
+        crate::app::layout::pack(&widths, sep, width as usize).len() as u16
     }
 
     /// The timeline's answer to a main-screen action, or `None` to let the table have it.
@@ -277,45 +349,70 @@ impl App {
                 let spec = self.tab_of(TabKind::Projects).spec().at_page(1);
                 return Some(self.read_timeline(spec, true));
             }
-            // Paging belongs to the table: the timeline shows every page.
-            Action::NextPage | Action::PrevPage | Action::PageSizeUp | Action::PageSizeDown => {
-                return Some(Vec::new());
-            }
+            // The table's own keys say where they work (the timeline shows every page);
+            // `e` exports the projects shown here (the table's export of the same query).
+            Action::PageSizeUp
+            | Action::PageSizeDown
+            | Action::SortNext
+            | Action::SortFlip
+            | Action::Includes
+            | Action::CopyJson => return Some(self.table_only(action, Action::Timeline)),
+            Action::ShowSelected => return Some(self.timeline_show_selected()),
             _ => {}
         }
-        let rows = self.timeline_bars().len();
+        let bars = self.timeline_bars();
+        let last = bars.len().saturating_sub(1);
         let visible = self.timeline_rows_visible().max(1);
-        let last = rows.saturating_sub(1);
+        let cells = self.timeline_cells();
+        let today = self.today();
         let t = self.timeline.as_mut()?;
+        let window = t.window(today, cells);
         match action {
             Action::Down => t.selected = (t.selected + 1).min(last),
             Action::Up => t.selected = t.selected.min(last).saturating_sub(1),
             Action::First => t.selected = 0,
             Action::Last => t.selected = last,
-            Action::ScrollLeft => t.shift = t.shift.saturating_sub(1),
-            Action::ScrollRight => t.shift = t.shift.saturating_add(1),
+            Action::NextPage => t.selected = (t.selected + visible).min(last),
+            Action::PrevPage => t.selected = t.selected.min(last).saturating_sub(visible),
+            // A screen at a time (the dates move by the chart's width).
+            Action::ScrollLeft => t.start = Some(window.scrolled(-i32::from(cells)).start),
+            Action::ScrollRight => t.start = Some(window.scrolled(i32::from(cells)).start),
             Action::Scale => {
-                t.scale = t.scale.next();
-                t.shift = 0;
+                let w = window.rescaled(t.scale.next(), today);
+                (t.scale, t.start) = (w.scale, Some(w.start));
             }
             Action::Detail => return Some(self.timeline_detail()),
-            // Table-only actions mean nothing here; paging, filters and tabs still apply.
-            Action::SortNext
-            | Action::SortFlip
-            | Action::Includes
-            | Action::CopyJson
-            | Action::Export => return Some(Vec::new()),
             _ => return None,
         }
-        if let Some(t) = self.timeline.as_mut() {
-            if t.selected < t.offset {
-                t.offset = t.selected;
-            } else if t.selected >= t.offset + visible {
-                t.offset = t.selected + 1 - visible;
-            }
-        }
+        t.offset = list_cursor::offset_showing(t.selected, t.offset, visible);
         self.dirty = true;
         Some(Vec::new())
+    }
+
+    /// `f`: the window moves to the selected project's start (an eighth of the way in), or
+    /// a note says it has none.
+    fn timeline_show_selected(&mut self) -> Vec<Effect> {
+        let bars = self.timeline_bars();
+        let cells = self.timeline_cells();
+        let Some(t) = self.timeline.as_mut() else {
+            return Vec::new();
+        };
+        let Some(bar) = bars.get(t.selected.min(bars.len().saturating_sub(1))) else {
+            return Vec::new();
+        };
+        match bar.start {
+            Some(start) => {
+                t.start = Some(Window::showing(start, t.scale, cells).start);
+                self.dirty = true;
+            }
+            None => {
+                let name = bar.name.clone();
+                self.note(format!(
+                    "{name} has no start date: it has no place on the timeline"
+                ));
+            }
+        }
+        Vec::new()
     }
 
     /// Enter: the selected project's detail, the dialog the table opens for it.
@@ -332,10 +429,20 @@ impl App {
             return Vec::new();
         };
         if let Some(r) = rows.0.iter().find(|r| r.id == bar.id) {
-            let v = DetailView::new(TabKind::Projects, r, &self.config.zone, w, h);
+            let v = DetailView::new(TabKind::Projects, r, &self.config.cell_format(), w, h);
             self.overlays.push(Overlay::Detail(v));
             self.dirty = true;
         }
         Vec::new()
+    }
+}
+
+/// One item of the legend as drawn: the glyph, a space, the words (the words alone without a
+/// glyph).
+pub fn legend_item(glyph: &str, words: &str) -> String {
+    if glyph.is_empty() {
+        words.to_string()
+    } else {
+        format!("{glyph} {words}")
     }
 }

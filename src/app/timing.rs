@@ -62,6 +62,7 @@ impl App {
         add(self.spinner_due);
         add(self.dialog_deadline());
         add(self.status.note.as_ref().map(|n| n.1));
+        add(self.status.error_new_until);
         add(self.mirror_deadline());
         if let Some(shown) = &self.tab().shown {
             let age = self.now.saturating_duration_since(shown.loaded_at);
@@ -94,6 +95,10 @@ impl App {
         }
         if self.status.note.as_ref().is_some_and(|n| n.1 <= now) {
             self.status.note = None;
+            self.dirty = true;
+        }
+        if self.status.error_new_until.is_some_and(|t| t <= now) {
+            self.status.error_new_until = None;
             self.dirty = true;
         }
         self.timeline_new_day();

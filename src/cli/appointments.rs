@@ -4,7 +4,7 @@
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::Utc;
 
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
@@ -13,7 +13,6 @@ use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format;
 use crate::cli::times;
-use crate::config::RescheduleSettings;
 use crate::output::{Format, TableShape, TableWriter};
 use crate::reschedule::{self, EndSpec, RescheduleError, RescheduleLogEntry, RescheduleTimes};
 use crate::timeparse;
@@ -23,7 +22,8 @@ pub enum AppointmentsCommand {
     /// Move an appointment (POST /public/v1/appointments/{id}/reschedule).
     Reschedule(RescheduleArgs),
     /// Show the reschedule log: every reschedule sent from this machine, by the CLI or the
-    /// dashboard, oldest first.
+    /// dashboard, oldest first (the table: when sent, id, new start and end, host, profile,
+    /// other keys sent).
     Log(LogArgs),
 }
 
@@ -54,8 +54,10 @@ pub struct RescheduleArgs {
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub start: Option<String>,
     /// New end, sent under `[reschedule] end_field` (default `end_time`; "" in the config sends
-    /// none): a time, or a length after the start (`30m`, `1h`, `+1h`, `1h30m`), as in the
-    /// dashboard's End field.
+    /// none), read as the dashboard's End field: a clock time (`10:00`) is on the start's day
+    /// (the next day when it is before the start, said on stderr); `30m`, `1h`, `+1h`,
+    /// `1h30m` are lengths after the start; else a time (`tomorrow 10:00`). A negative length
+    /// (`-30m`), a number without a unit, or an end not after the start is refused.
     #[arg(long, value_name = "T|LENGTH", allow_hyphen_values = true)]
     pub end: Option<String>,
     /// A further body key; VALUE is parsed as JSON when it parses, else sent as a string.
@@ -75,7 +77,8 @@ pub struct RescheduleArgs {
 fn reschedule_help() -> String {
     format!(
         "Examples:\n  \
-         crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --end 'tomorrow 10:00'\n  \
+         crmdash appointments reschedule 8412 --start 'tomorrow 09:30' --end 10:00\n  \
+         crmdash appointments reschedule 8412 --start 'fri 16:00' --end 1h30m --yes\n  \
          crmdash appointments reschedule https://crm.example.com/appointments/8412 --start +2h --yes\n  \
          crmdash appointments reschedule 8412 --start 2026-12-01T09:00:00Z --set reason='\"customer asked\"' --yes\n  \
          crmdash appointments reschedule 8412 --body '{{\"starts_at\": \"2026-12-01T09:00:00Z\"}}' --yes\n\n\
@@ -118,7 +121,9 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
     let entry = RescheduleLogEntry {
         id: id.clone(),
         profile: ctx.profile().await?.to_string(),
-        host: client.base_url().host_str().unwrap_or_default().to_string(),
+        // The dashboard's spelling: host and port (`127.0.0.1:39639`), so both tell instances
+        // apart alike in the shared log.
+        host: crate::config::host_label(client.base_url().as_str()),
         body: body.clone(),
         updated_at: appointment.updated_at.as_ref().map(|t| t.raw().to_string()),
         at: Utc::now(),
@@ -137,15 +142,18 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
     format::print_one(&appointment, format::resolve(args.format, ctx.tty))
 }
 
-/// The body: the times under the configured keys (in UTC, `...Z`) with the `--set` keys,
-/// then `--body` merged last. Every problem exits 5 before anything is sent.
+/// The body: the times under the configured keys (in UTC, `...Z`, as the dashboard sends
+/// them) with the `--set` keys, then `--body` merged last. Every problem exits 5 before
+/// anything is sent. A clock-time `--end` that lands on the day after the start says so on
+/// stderr.
 fn build(ctx: &Ctx, args: &RescheduleArgs) -> Result<Map<String, Value>, CliError> {
     let settings = &ctx.settings.reschedule;
     let zone = times::zone_named(&settings.timezone)?;
+    let now = Utc::now();
     let start = times::opt_zoned("start", &args.start, &zone)?;
     let end = match &args.end {
         Some(text) => Some(
-            reschedule::parse_end(text, &zone, Utc::now())
+            reschedule::parse_end(text, &zone, now)
                 .map_err(|e| CliError::field("end", format!("--end: {e}")))?,
         ),
         None => None,
@@ -155,9 +163,10 @@ fn build(ctx: &Ctx, args: &RescheduleArgs) -> Result<Map<String, Value>, CliErro
         (Some(start), end) => {
             let end = end.unwrap_or(EndSpec::None);
             let times = RescheduleTimes::new(start, end, &zone).map_err(body_error)?;
-            let mut body = reschedule::build_body(&times, settings, &extra).map_err(body_error)?;
-            send_in_utc(&mut body, settings, &times);
-            body
+            if let Some(note) = reschedule::ends_next_day(&times, end, &zone) {
+                eprintln!("note: the appointment {note}");
+            }
+            reschedule::build_body(&times, settings, &extra).map_err(body_error)?
         }
         (None, Some(_)) => return Err(CliError::field("end", "--end needs --start")),
         (None, None) => extra,
@@ -173,24 +182,14 @@ fn build(ctx: &Ctx, args: &RescheduleArgs) -> Result<Map<String, Value>, CliErro
     Ok(body)
 }
 
-/// The CLI contract sends every time as RFC 3339 in UTC; the shared builder keeps the offset
-/// typed, so the time keys are rewritten to the same instant in UTC.
-fn send_in_utc(body: &mut Map<String, Value>, settings: &RescheduleSettings, t: &RescheduleTimes) {
-    let utc = |x: &DateTime<FixedOffset>| Value::String(timeparse::to_utc_rfc3339(x.to_utc()));
-    let start_key = settings.start_field.trim();
-    body.insert(start_key.to_string(), utc(&t.start));
-    let end_key = settings.end_field.trim();
-    if let (false, Some(end)) = (end_key.is_empty(), &t.end) {
-        body.insert(end_key.to_string(), utc(end));
-    }
-}
-
 fn body_error(e: RescheduleError) -> CliError {
     match e {
         RescheduleError::NoStartField | RescheduleError::SameFields(_) => {
             CliError::other(format!("config file: {e}"))
         }
-        RescheduleError::EndNotAfterStart { .. } => CliError::field("end", e.to_string()),
+        RescheduleError::EndNotAfterStart { .. } | RescheduleError::EndTime(_) => {
+            CliError::field("end", e.to_string())
+        }
         RescheduleError::ExtraOverridesTime { .. } => CliError::field("set", e.to_string()),
         RescheduleError::OutOfRange => CliError::field("start", e.to_string()),
     }
@@ -202,9 +201,11 @@ pub fn log_path() -> Option<PathBuf> {
     reschedule::log::default_path()
 }
 
-/// `crmdash appointments log`: the shared log in a format. Table: when (local time),
-/// appointment, host, profile, the body sent; CSV: `at,id,profile,host,updated_at,body`
-/// (the body as compact JSON); JSON: an array of the log's entries; JSON Lines: one per line.
+/// `crmdash appointments log`: the shared log in a format. Table: when it was sent, the
+/// appointment, the new start and end (read under `[reschedule] start_field` / `end_field`,
+/// in `[reschedule] timezone`; the end's day only when it differs from the start's), host,
+/// profile and any other keys sent; CSV: `at,id,profile,host,updated_at,body` (the body as
+/// compact JSON); JSON: an array of the log's entries; JSON Lines: one per line.
 pub fn show_log(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
     let path =
         log_path().ok_or_else(|| CliError::other("no data directory for the reschedule log"))?;
@@ -215,16 +216,31 @@ pub fn show_log(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
         ))
     })?;
     let fmt = format::resolve(args.format, ctx.tty);
+    let shown = LogShown {
+        settings: &ctx.settings.reschedule,
+        zone: times::zone_named(&ctx.settings.reschedule.timezone)?,
+    };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = write_log(&entries, fmt, &mut out).and_then(|()| out.flush().map_err(Into::into));
+    let written =
+        write_log(&entries, fmt, &shown, &mut out).and_then(|()| out.flush().map_err(Into::into));
     format::finish(written)
 }
 
 const LOG_COLUMNS: [&str; 6] = ["at", "id", "profile", "host", "updated_at", "body"];
 
+/// The table's columns: the times first, then where they went.
+const LOG_TABLE_COLUMNS: [&str; 7] = ["sent", "id", "start", "end", "host", "profile", "other"];
+
+/// How the table reads an entry's times.
+struct LogShown<'a> {
+    settings: &'a crate::config::RescheduleSettings,
+    zone: crate::timeparse::Zone,
+}
+
 fn write_log(
     entries: &[RescheduleLogEntry],
     fmt: Format,
+    shown: &LogShown,
     w: &mut impl Write,
 ) -> Result<(), crate::output::OutputError> {
     let json = |e: &RescheduleLogEntry| serde_json::to_string(e).unwrap_or_default();
@@ -248,39 +264,89 @@ fn write_log(
                 .from_writer(w);
             out.write_record(LOG_COLUMNS)?;
             for e in entries {
-                out.write_record(log_cells(e, false))?;
+                out.write_record(log_cells(e))?;
             }
             out.flush()?;
         }
         Format::Table => {
-            let names: Vec<String> = LOG_COLUMNS.iter().map(|s| s.to_string()).collect();
+            let names: Vec<String> = LOG_TABLE_COLUMNS.iter().map(|s| s.to_string()).collect();
             let mut t = TableWriter::new(
-                TableShape::named(&names).keep_whole(&[0, 1]),
+                TableShape::named(&names).keep_whole(&[0, 1, 2, 3]),
                 format::table_width(),
             );
-            t.rows(entries.iter().map(|e| log_cells(e, true)).collect(), w)?;
+            t.rows(entries.iter().map(|e| shown.row(e)).collect(), w)?;
             t.finish(w)?;
         }
     }
     Ok(())
 }
 
-fn log_cells(e: &RescheduleLogEntry, local: bool) -> Vec<String> {
-    let at = if local {
-        e.at.with_timezone(&chrono::Local)
-            .format("%Y-%m-%d %H:%M")
-            .to_string()
-    } else {
-        timeparse::to_utc_rfc3339(e.at)
-    };
+fn log_cells(e: &RescheduleLogEntry) -> Vec<String> {
     vec![
-        at,
+        timeparse::to_utc_rfc3339(e.at),
         e.id.clone(),
         e.profile.clone(),
         e.host.clone(),
         e.updated_at.clone().unwrap_or_default(),
         serde_json::to_string(&e.body).unwrap_or_default(),
     ]
+}
+
+/// A configured body key, `None` when blank.
+fn log_key(k: &str) -> Option<&str> {
+    Some(k.trim()).filter(|k| !k.is_empty())
+}
+
+impl LogShown<'_> {
+    /// One table row: times as `2026-12-24 10:00` in the zone (a time the body holds in
+    /// another shape shown as sent), the end as `10:30` on the start's day.
+    fn row(&self, e: &RescheduleLogEntry) -> Vec<String> {
+        let start_key = log_key(&self.settings.start_field);
+        let end_key = log_key(&self.settings.end_field);
+        let raw = |k: Option<&str>| k.and_then(|k| e.body.get(k));
+        let instant = |v: Option<&Value>| {
+            v.and_then(Value::as_str)
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| self.zone.from_utc(t.to_utc()))
+        };
+        let as_sent = |v: Option<&Value>| match v {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let start = instant(raw(start_key));
+        let end = instant(raw(end_key));
+        let start_text = match start {
+            Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
+            None => as_sent(raw(start_key)),
+        };
+        let end_text = match (start, end) {
+            (Some(s), Some(t)) if s.date_naive() == t.date_naive() => t.format("%H:%M").to_string(),
+            (_, Some(t)) => t.format("%Y-%m-%d %H:%M").to_string(),
+            (_, None) => as_sent(raw(end_key)),
+        };
+        let mut other = e.body.clone();
+        for k in [start_key, end_key].into_iter().flatten() {
+            other.remove(k);
+        }
+        let other = if other.is_empty() {
+            String::new()
+        } else {
+            serde_json::to_string(&other).unwrap_or_default()
+        };
+        vec![
+            self.zone
+                .from_utc(e.at)
+                .format("%Y-%m-%d %H:%M")
+                .to_string(),
+            e.id.clone(),
+            start_text,
+            end_text,
+            e.host.clone(),
+            e.profile.clone(),
+            other,
+        ]
+    }
 }
 
 /// `--body`: a JSON object, or exit 5.

@@ -35,7 +35,8 @@ pub enum ContactsCommand {
 #[derive(Debug, Clone, Args)]
 #[command(after_help = list_help())]
 pub struct ContactListArgs {
-    /// Filter by email address.
+    /// Filter by email address: a whole address (the service matches it exactly); `crmdash
+    /// search` finds part of one in the local mirror.
     #[arg(long, value_name = "E")]
     pub email: Option<String>,
     /// Filter by full name.
@@ -94,8 +95,7 @@ impl ContactListArgs {
     /// The query, times and email checked (exit 5 before anything is sent).
     pub fn query(&self) -> Result<ContactQuery, CliError> {
         if let Some(e) = &self.email {
-            validate::check_email(e)
-                .map_err(|m| CliError::field("email", format!("--email: {m}")))?;
+            validate::check_email(e).map_err(|m| CliError::field("email", partial_email(e, &m)))?;
         }
         let zone = times::local_zone();
         Ok(ContactQuery {
@@ -109,6 +109,27 @@ impl ContactListArgs {
             paging: Paging::default(),
         })
     }
+}
+
+/// The refusal of an `--email` that is not a whole address: what is wrong, that the filter
+/// matches whole addresses only, and where parts are found.
+fn partial_email(typed: &str, problem: &str) -> String {
+    let t = typed.trim();
+    let safe = !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_alphanumeric() || "@._-+".contains(c));
+    // The typed text is echoed back only when it is short enough to read.
+    let arg = if t.chars().count() > 60 {
+        "TEXT".to_string()
+    } else if safe {
+        t.to_string()
+    } else {
+        format!("'{}'", t.replace('\'', "'\\''"))
+    };
+    format!(
+        "--email: {problem}. --email matches whole addresses; `crmdash search {arg}` (or Ctrl-F \
+         in the dashboard) finds parts of one in the local mirror"
+    )
 }
 
 /// `crmdash contacts create`.

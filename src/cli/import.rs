@@ -40,10 +40,17 @@ use send::Sender;
 #[command(after_help = IMPORT_EXAMPLES)]
 pub struct ImportArgs {
     /// CSV with a header row. Columns named like first_name, last_name, email, phone (any
-    /// case; spaces, dashes or underscores alike) map onto the contact; the others are sent as
-    /// further keys (unless --only-known).
+    /// case; spaces, dashes, underscores or dots alike) map onto the contact, and so do common
+    /// names for them (Given Name, Surname, Email Address, Mobile, Phone Number; Full Name is
+    /// split into first and last name); the others are sent as further keys (unless
+    /// --only-known).
     #[arg(value_name = "FILE.csv")]
     pub file: PathBuf,
+    /// A column for a contact field, where its header is not a name crmdash knows:
+    /// HEADER=FIELD, FIELD one of first_name, last_name, email, phone, full_name
+    /// (repeatable; wins over the names crmdash would map by itself).
+    #[arg(long = "map", value_name = "HEADER=FIELD", value_parser = read::parse_map)]
+    pub map: Vec<(String, String)>,
     /// Column holding an external id: each row's Idempotency-Key derives from it
     /// [default: a hash of the row's content].
     #[arg(long, value_name = "COL")]
@@ -86,6 +93,7 @@ const IMPORT_EXAMPLES: &str = "\
 Examples:
   crmdash contacts import people.csv --dry-run
   crmdash contacts import people.csv --key-column external_id --jobs 16
+  crmdash contacts import export.csv --map 'Handy=phone' --map 'Kontakt=full_name'
   crmdash contacts import people.csv --only-known --allow-duplicate --format csv > report.csv
   crmdash contacts import people.csv --dry-run --dupes skip
 
@@ -112,11 +120,12 @@ enum Item {
 
 /// `crmdash contacts import`.
 pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
-    let layout = Layout::open(
+    let layout = Layout::open_mapped(
         &args.file,
         args.delimiter,
         args.key_column.as_deref(),
         args.only_known,
+        &args.map,
     )?;
     announce(&layout);
     let checked = {
@@ -322,6 +331,24 @@ fn announce(layout: &Layout) {
         lines.push(format!(
             "note: columns separated by {} (detected; --delimiter to choose)",
             separator_name(layout.delimiter)
+        ));
+    }
+    if !layout.mapped.is_empty() {
+        let mapped: Vec<String> = layout
+            .mapped
+            .iter()
+            .map(|(i, field)| {
+                let to = if *field == read::FULL_NAME {
+                    "first_name + last_name (split at the first space)"
+                } else {
+                    field
+                };
+                format!("'{}' → {to}", layout.headers[*i])
+            })
+            .collect();
+        lines.push(format!(
+            "note: columns mapped: {} (--map 'HEADER=FIELD' to choose)",
+            mapped.join(", ")
         ));
     }
     let unknown = layout.unknown_headers();

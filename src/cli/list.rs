@@ -88,8 +88,17 @@ where
         out.page(&records).map_err(Stop::Output)
     })
     .await;
-    match walked.and_then(|()| out.finish().map(drop).map_err(Stop::Output)) {
-        Ok(()) => Ok(()),
+    match walked.and_then(|one| out.finish().map(|_| one).map_err(Stop::Output)) {
+        Ok(one) => {
+            // Only a person at a terminal is told: a script asks for the page it wants, and
+            // one paging until an empty page meets the end by design.
+            if ctx.tty.stderr
+                && let Some(note) = one.and_then(|one| paging::partial_note(Q::PATH, &one))
+            {
+                eprintln!("{note}");
+            }
+            Ok(())
+        }
         Err(Stop::Api(e)) => Err(e.into()),
         Err(Stop::Output(e)) => format::finish(Err(e)),
     }

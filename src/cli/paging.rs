@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::api::{ApiError, ApiRecord, Client, ListQuery, MAX_PER_PAGE, Page, Paging};
+use crate::api::{ApiError, ApiRecord, Client, ListQuery, MAX_PER_PAGE, Meta, Page, Paging};
 
 /// A guard against a server whose `last_page` never comes: 100 000 pages of 100 records.
 const MAX_PAGES: u32 = 100_000;
@@ -20,19 +20,27 @@ pub struct Progress {
 
 /// Fetches one page as the user asked, or every page with `all`, handing each page to
 /// `on_page` as it arrives (nothing is kept once it returns). An error from `on_page` (a
-/// closed pipe, a full disk) stops the walk at once: no further page is asked for.
+/// closed pipe, a full disk) stops the walk at once: no further page is asked for. For one
+/// page, returns where it stands in the list (see [`partial_note`]); `None` with `all`.
 pub async fn each_page<Q, E>(
     client: &Client,
     query: &Q,
     all: bool,
     mut on_page: impl FnMut(Vec<Q::Item>) -> Result<(), E>,
-) -> Result<(), E>
+) -> Result<Option<OnePage>, E>
 where
     Q: ListQuery,
     E: From<ApiError>,
 {
     if !all {
-        return on_page(client.list(query).await?.data);
+        let page = client.list(query).await?;
+        let one = OnePage {
+            asked: query.paging(),
+            shown: page.data.len(),
+            meta: page.meta,
+        };
+        on_page(page.data)?;
+        return Ok(Some(one));
     }
     let progress = AllProgress::new();
     let result = walk(client, query.clone(), |records, p| {
@@ -41,7 +49,74 @@ where
     })
     .await;
     progress.finish();
-    result
+    result.map(|()| None)
+}
+
+/// One page as fetched: what was asked, how many records came, the server's `meta`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnePage {
+    pub asked: Paging,
+    pub shown: usize,
+    pub meta: Option<Meta>,
+}
+
+/// What a terminal user is told on stderr about one page of a longer list:
+/// `25 of 500 deals (page 1/20); --all for every page`, or, for a page past the end,
+/// `page 99 is past the end: 500 deals make 20 pages of 25 (--page 1 to 20)`. `None` when
+/// the page holds the whole list, or the server does not say how long the list is and the
+/// page is not full.
+pub fn partial_note(noun: &str, one: &OnePage) -> Option<String> {
+    let page = u64::from(one.asked.page.unwrap_or(1));
+    let meta = one.meta.unwrap_or_default();
+    let per = meta
+        .per_page
+        .or(one.asked.per_page.map(u64::from))
+        .filter(|p| *p > 0);
+    match (meta.total, meta.last_page) {
+        (Some(total), last) => {
+            let last = last.or_else(|| per.map(|p| total.div_ceil(p)));
+            if one.shown == 0 && total > 0 {
+                let pages = match (last, per) {
+                    (Some(l), Some(p)) => {
+                        let s = if l == 1 { "" } else { "s" };
+                        format!(" make {l} page{s} of {p} (--page 1 to {l})")
+                    }
+                    _ => String::new(),
+                };
+                return Some(format!(
+                    "page {page} is past the end: {total} {noun}{pages}"
+                ));
+            }
+            if one.shown as u64 >= total {
+                return None;
+            }
+            let of = last.map(|l| format!("/{l}")).unwrap_or_default();
+            Some(format!(
+                "{} of {total} {noun} (page {page}{of}); --all for every page",
+                one.shown
+            ))
+        }
+        (None, Some(last)) if one.shown == 0 && page > last => Some(format!(
+            "page {page} is past the end: the last page is {last}"
+        )),
+        (None, Some(last)) if last > 1 => Some(format!(
+            "{} {noun} on page {page}/{last}; --all for every page",
+            one.shown
+        )),
+        (None, _) => {
+            let full = per.is_some_and(|p| one.shown as u64 >= p) && one.shown > 0;
+            if one.shown == 0 && page > 1 {
+                Some(format!("page {page} is empty: past the end of the list"))
+            } else if full {
+                Some(format!(
+                    "{} {noun} on page {page}; more may follow: --all for every page",
+                    one.shown
+                ))
+            } else {
+                None
+            }
+        }
+    }
 }
 
 /// Every page, concatenated (for callers that need the whole list at once).
@@ -205,6 +280,62 @@ mod tests {
             .await
             .unwrap();
         (got.len(), hits.load(Ordering::SeqCst))
+    }
+
+    fn one(page: Option<u32>, per: Option<u32>, shown: usize, meta: Option<Meta>) -> OnePage {
+        OnePage {
+            asked: Paging {
+                page,
+                per_page: per,
+            },
+            shown,
+            meta,
+        }
+    }
+
+    fn meta(current: u64, last: u64, per: u64, total: u64) -> Option<Meta> {
+        Some(Meta {
+            current_page: Some(current),
+            last_page: Some(last),
+            per_page: Some(per),
+            total: Some(total),
+        })
+    }
+
+    /// Issue 27: `deals list` printed 25 of 500 without a word, and `--page 99` a header.
+    #[test]
+    fn a_page_of_a_longer_list_says_so_and_a_page_past_the_end_too() {
+        assert_eq!(
+            partial_note("deals", &one(None, None, 25, meta(1, 20, 25, 500))).as_deref(),
+            Some("25 of 500 deals (page 1/20); --all for every page")
+        );
+        assert_eq!(
+            partial_note("deals", &one(Some(99), None, 0, meta(99, 20, 25, 500))).as_deref(),
+            Some("page 99 is past the end: 500 deals make 20 pages of 25 (--page 1 to 20)")
+        );
+        assert_eq!(
+            partial_note("contacts", &one(Some(2), Some(3), 0, meta(2, 1, 3, 2))).as_deref(),
+            Some("page 2 is past the end: 2 contacts make 1 page of 3 (--page 1 to 1)")
+        );
+        // The whole list on one page, or nothing matched: nothing to say.
+        assert_eq!(
+            partial_note("deals", &one(None, None, 7, meta(1, 1, 25, 7))),
+            None
+        );
+        assert_eq!(
+            partial_note("deals", &one(None, None, 0, meta(1, 1, 25, 0))),
+            None
+        );
+        // Without meta: a full page may have more after it; an empty later page is the end.
+        assert_eq!(
+            partial_note("deals", &one(None, Some(25), 25, None)).as_deref(),
+            Some("25 deals on page 1; more may follow: --all for every page")
+        );
+        assert_eq!(
+            partial_note("deals", &one(Some(5), Some(25), 0, None)).as_deref(),
+            Some("page 5 is empty: past the end of the list")
+        );
+        assert_eq!(partial_note("deals", &one(None, Some(25), 3, None)), None);
     }
 
     #[tokio::test]

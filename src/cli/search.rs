@@ -12,9 +12,9 @@ use crate::cli::context::Ttys;
 use crate::cli::exit::CliError;
 use crate::cli::format::{resolve, table_width};
 use crate::config::Settings;
-use crate::mirror::{Mirror, MirrorError, Resource, SearchQuery, SearchResults};
+use crate::mirror::{Mirror, MirrorError, Resource, SearchHit, SearchQuery, SearchResults};
 use crate::output::OutputError;
-use crate::output::{Format, sanitize_cell, truncate_to_width};
+use crate::output::{Format, display_width, pad, sanitize_cell, truncate_to_width};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct SearchArgs {
@@ -24,7 +24,8 @@ pub struct SearchArgs {
     /// Only this resource (repeatable).
     #[arg(long = "type", value_enum, value_name = "RESOURCE")]
     pub types: Vec<Resource>,
-    /// table, json, jsonl or csv (default: table on a terminal, JSON otherwise).
+    /// table, json, jsonl or csv (default: table on a terminal, JSON otherwise); what each
+    /// prints is below.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// At most this many results per resource.
@@ -37,7 +38,21 @@ pub const EXAMPLES: &str = "Examples:
   crmdash search 'becker gmbh' --type deals
   crmdash search 1234567 --format json
 
-Searches the local mirror: run `crmdash sync` first, and again to refresh it.";
+Searches the local mirror: run `crmdash sync` first, and again to refresh it.
+
+What is printed (every hit says why it matched: `name`, `email: j.kang@gmail.com`,
+`assignee: Jörg Müller`, several reasons joined by `; `, `name (near match)`):
+  table  per resource a line `Deals (2)` (`, more not shown` past --limit), then one hit
+         a line: id, label, why, detail; `~` ends a near match. Before it, stderr says
+         when the mirror was synced. `No matches.` when nothing matched.
+  json   one object: {\"query\", \"synced_at\", \"groups\": [{\"resource\", \"more\",
+         \"hits\": [{\"id\", \"label\", \"detail\", \"near\", \"why\", \"record\"}]}]};
+         synced_at is the oldest last sync (RFC 3339, null before any), record the record
+         as the server sent it; a resource searched with no hits has an empty group.
+  jsonl  one hit a line: {\"type\", \"id\", \"label\", \"detail\", \"near\", \"why\", \"record\"}
+         (type is contact, deal or project).
+  csv    the header type,id,label,detail,near,why, then one hit a row (near is true or
+         false).";
 
 pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), CliError> {
     if args.text.trim().is_empty() {
@@ -103,25 +118,27 @@ fn write_table(results: &SearchResults, out: &mut impl Write) -> std::io::Result
     for g in results.groups.iter().filter(|g| !g.hits.is_empty()) {
         let more = if g.more { ", more not shown" } else { "" };
         writeln!(out, "{} ({}{more})", title(g.resource), g.hits.len())?;
-        let id_w = g
-            .hits
-            .iter()
-            .map(|h| h.id.chars().count())
-            .max()
-            .unwrap_or(0);
-        let label_w = g
-            .hits
-            .iter()
-            .map(|h| sanitize_cell(&h.label).chars().count())
-            .max()
-            .unwrap_or(0)
-            .min(40);
+        // Columns measured in terminal cells (a CJK name takes two a character).
+        let width_of = |text: fn(&SearchHit) -> &str, max: usize| {
+            g.hits
+                .iter()
+                .map(|h| display_width(&sanitize_cell(text(h))))
+                .max()
+                .unwrap_or(0)
+                .min(max)
+        };
+        let id_w = width_of(|h| &h.id, usize::MAX);
+        let label_w = width_of(|h| &h.label, 40);
+        let why_w = width_of(|h| &h.why, 40);
+        let cell =
+            |text: &str, w: usize| pad(&truncate_to_width(&sanitize_cell(text), w), w, false);
         for h in &g.hits {
             let near = if h.near { " ~" } else { "" };
             let line = format!(
-                "  {:<id_w$}  {:<label_w$}  {}{near}",
-                sanitize_cell(&h.id),
-                truncate_to_width(&sanitize_cell(&h.label), label_w),
+                "  {}  {}  {}  {}{near}",
+                cell(&h.id, id_w),
+                cell(&h.label, label_w),
+                cell(&h.why, why_w),
                 sanitize_cell(&h.detail)
             );
             writeln!(out, "{}", truncate_to_width(line.trim_end(), width))?;
@@ -142,6 +159,7 @@ fn write_json(
         label: &'a str,
         detail: &'a str,
         near: bool,
+        why: &'a str,
         record: Option<&'a RawValue>,
     }
     #[derive(serde::Serialize)]
@@ -185,6 +203,7 @@ fn write_json(
                         label: &h.label,
                         detail: &h.detail,
                         near: h.near,
+                        why: &h.why,
                         record: raw.as_deref(),
                     })
                     .collect(),
@@ -205,6 +224,7 @@ fn write_jsonl(results: &SearchResults, out: &mut impl Write) -> std::io::Result
         label: &'a str,
         detail: &'a str,
         near: bool,
+        why: &'a str,
         record: Option<&'a RawValue>,
     }
     for g in &results.groups {
@@ -216,6 +236,7 @@ fn write_jsonl(results: &SearchResults, out: &mut impl Write) -> std::io::Result
                 label: &h.label,
                 detail: &h.detail,
                 near: h.near,
+                why: &h.why,
                 record: raw.as_deref(),
             };
             serde_json::to_writer(&mut *out, &line)?;
@@ -227,7 +248,7 @@ fn write_jsonl(results: &SearchResults, out: &mut impl Write) -> std::io::Result
 
 fn write_csv(results: &SearchResults, out: &mut impl Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    w.write_record(["type", "id", "label", "detail", "near"])?;
+    w.write_record(["type", "id", "label", "detail", "near", "why"])?;
     for g in &results.groups {
         for h in &g.hits {
             w.write_record([
@@ -236,6 +257,7 @@ fn write_csv(results: &SearchResults, out: &mut impl Write) -> std::io::Result<(
                 &h.label,
                 &h.detail,
                 if h.near { "true" } else { "false" },
+                &h.why,
             ])?;
         }
     }

@@ -406,6 +406,20 @@ pub fn format_amount(d: Decimal, grouped: bool) -> String {
     out
 }
 
+/// An amount as tables show it, the dashboard's and the CLI's alike: exact, grouped by
+/// thousands, with its currency when known (`338,858.30 EUR`); never through a float. Text
+/// that is not a number stays as sent.
+pub fn format_money(value: &crate::api::Money, currency: Option<&str>) -> String {
+    let amount = match value.decimal() {
+        Some(d) => format_amount(d, true),
+        None => value.display(),
+    };
+    match currency {
+        Some(c) => format!("{amount} {c}"),
+        None => amount,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

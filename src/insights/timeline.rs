@@ -102,6 +102,19 @@ impl Scale {
             Scale::Month => "month",
         }
     }
+
+    /// What one column stands for, in days as counted (`30 days`: a month column is not a
+    /// calendar month).
+    pub fn column_words(self) -> &'static str {
+        match self {
+            Scale::Day => "1 day",
+            Scale::Week => "1 week",
+            Scale::Month => "30 days",
+        }
+    }
+
+    /// Finest first.
+    pub const ALL: [Scale; 3] = [Scale::Day, Scale::Week, Scale::Month];
 }
 
 /// A visible stretch of time: `cells` columns from `start`, each `scale` long.
@@ -131,6 +144,72 @@ impl Window {
             start: today.checked_sub_days(Days::new(back)).unwrap_or(today),
             scale,
             cells,
+        }
+    }
+
+    /// A window whose first column is an eighth of the way before `date` (so what comes
+    /// before it shows too).
+    pub fn showing(date: NaiveDate, scale: Scale, cells: u16) -> Self {
+        let back = u64::from(cells / 8) * scale.days_per_cell();
+        Window {
+            start: date.checked_sub_days(Days::new(back)).unwrap_or(date),
+            scale,
+            cells,
+        }
+    }
+
+    /// The window a timeline opens on: the finest scale at which every dated bar (an
+    /// open-ended one up to today) and today fit in `cells` columns, that stretch in the
+    /// middle; when even months are too fine, months from the `selected` bar's start (or
+    /// around today when it has none). Weeks around today when no bar has a date.
+    pub fn fit(bars: &[Bar], selected: Option<&Bar>, today: NaiveDate, cells: u16) -> Self {
+        if bars.iter().all(|b| b.start.is_none()) {
+            return Window::around(today, Scale::Week, cells);
+        }
+        let (mut first, mut last) = (today, today);
+        for b in bars {
+            let Some(start) = b.start else { continue };
+            first = first.min(start);
+            last = last.max(b.end.unwrap_or(today).max(start));
+        }
+        let days = (last - first).num_days().unsigned_abs() + 1;
+        for scale in Scale::ALL {
+            let room = u64::from(cells) * scale.days_per_cell();
+            if days <= room {
+                // Half the spare room before the first day, in whole columns.
+                let back = (room - days) / 2 / scale.days_per_cell() * scale.days_per_cell();
+                return Window {
+                    start: first.checked_sub_days(Days::new(back)).unwrap_or(first),
+                    scale,
+                    cells,
+                };
+            }
+        }
+        match selected.and_then(|b| b.start) {
+            Some(start) => Window::showing(start, Scale::Month, cells),
+            None => Window::around(today, Scale::Month, cells),
+        }
+    }
+
+    /// The window at another scale with `about` kept in its column (zooming about a day:
+    /// today when it is shown, else the middle); a day outside keeps the middle day.
+    pub fn rescaled(self, scale: Scale, about: NaiveDate) -> Self {
+        let (day, col) = match self.column(about) {
+            Some(col) => (about, col),
+            None => {
+                let half = self.cells / 2;
+                let middle = self
+                    .start
+                    .checked_add_days(Days::new(u64::from(half) * self.scale.days_per_cell()))
+                    .unwrap_or(self.start);
+                (middle, half)
+            }
+        };
+        let back = u64::from(col) * scale.days_per_cell();
+        Window {
+            start: day.checked_sub_days(Days::new(back)).unwrap_or(day),
+            scale,
+            cells: self.cells,
         }
     }
 
@@ -276,6 +355,68 @@ mod tests {
         assert_eq!((open.from, open.to, open.cut_right), (4, 10, true));
         assert_eq!(w.span(&bar(d(2027, 1, 1), None)), None);
         assert_eq!(w.span(&bar(d(2025, 1, 1), Some(d(2025, 2, 1)))), None);
+    }
+
+    fn dated(start: NaiveDate, end: Option<NaiveDate>) -> Bar {
+        Bar {
+            id: "p".into(),
+            name: "p".into(),
+            status: None,
+            start: Some(start),
+            end,
+            overdue: false,
+        }
+    }
+
+    #[test]
+    fn the_opening_window_fits_every_bar_at_the_finest_scale_that_can() {
+        let today = d(2026, 11, 25);
+        // Three years of projects in 50 columns: months (50 x 30 days), the span in the middle.
+        let bars = [
+            dated(d(2023, 4, 6), Some(d(2024, 4, 18))),
+            dated(d(2024, 2, 24), None),
+            dated(d(2025, 9, 2), Some(d(2026, 3, 26))),
+        ];
+        let w = Window::fit(&bars, bars.first(), today, 50);
+        assert_eq!(w.scale, Scale::Month);
+        assert!(w.start <= d(2023, 4, 6) && w.end() >= today, "{w:?}");
+        for b in &bars {
+            let span = w.span(b).unwrap();
+            assert!(!span.cut_left && span.to > span.from, "{b:?} {span:?}");
+        }
+        // A few weeks of work: days.
+        let near = [dated(d(2026, 11, 20), Some(d(2026, 12, 10)))];
+        assert_eq!(Window::fit(&near, None, today, 40).scale, Scale::Day);
+        // Too long even for months: months from the selected project's start.
+        let w = Window::fit(&bars, bars.get(1), today, 20);
+        assert_eq!(w.scale, Scale::Month);
+        assert_eq!(w.column(d(2024, 2, 24)), Some(2));
+        // Nothing dated: weeks around today.
+        assert_eq!(
+            Window::fit(&[], None, today, 40),
+            Window::around(today, Scale::Week, 40)
+        );
+    }
+
+    #[test]
+    fn rescaling_keeps_today_or_the_middle_day_in_its_column() {
+        let w = Window {
+            start: d(2026, 1, 1),
+            scale: Scale::Week,
+            cells: 10,
+        };
+        let middle = d(2026, 2, 5);
+        assert_eq!(w.column(middle), Some(5));
+        // A day outside the window: the middle stays the middle.
+        let days = w.rescaled(Scale::Day, d(2030, 1, 1));
+        assert_eq!((days.scale, days.column(middle)), (Scale::Day, Some(5)));
+        assert_eq!(days.rescaled(Scale::Week, d(2030, 1, 1)), w);
+        // A day inside (today) keeps its column.
+        let today = d(2026, 1, 15);
+        assert_eq!(w.column(today), Some(2));
+        let days = w.rescaled(Scale::Day, today);
+        assert_eq!(days.column(today), Some(2));
+        assert_eq!(days.rescaled(Scale::Month, today).column(today), Some(2));
     }
 
     #[test]

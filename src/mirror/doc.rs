@@ -65,7 +65,7 @@ fn links(out: &mut Vec<Link>, rel: &'static str, one: Option<&Related>, many: Op
 }
 
 /// Keys whose values are not worth searching: ids and bookkeeping times.
-fn skip_key(k: &str) -> bool {
+pub(super) fn skip_key(k: &str) -> bool {
     k == "id" || k.ends_with("_id") || k.ends_with("_ids") || k == "created_at" || k == "updated_at"
 }
 

@@ -15,6 +15,7 @@ mod schema;
 mod search;
 mod store;
 pub mod sync;
+mod why;
 
 use serde::{Deserialize, Serialize};
 

@@ -30,6 +30,9 @@ pub struct SearchHit {
     pub detail: String,
     /// A near match from the tolerant fallback, not a word match.
     pub near: bool,
+    /// Why it matched, in words: `name`, `assignee: Jörg Müller`, `email: j.kang@gmail.com`
+    /// (reasons for several words joined by `; `), `name (near match)`.
+    pub why: String,
     /// The record as the server sent it.
     #[serde(skip)]
     pub raw: String,
@@ -57,7 +60,7 @@ impl SearchResults {
 }
 
 /// Typed text that reads as a phone number: digits and phone punctuation, 3+ digits.
-fn phone_digits(text: &str) -> Option<String> {
+pub(super) fn phone_digits(text: &str) -> Option<String> {
     let digits: String = text.chars().filter(char::is_ascii_digit).collect();
     let phone_like = text
         .chars()
@@ -90,7 +93,7 @@ fn worth_ranking(text: &str) -> bool {
 }
 
 /// Letters without their accents (the common Latin ones), lower-cased: for judging near matches.
-fn fold(text: &str) -> String {
+pub(super) fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars().flat_map(char::to_lowercase) {
         let base = match c {
@@ -185,6 +188,9 @@ impl Mirror {
                 more = near.len() > limit;
                 hits.extend(near.into_iter().take(limit));
             }
+            for h in &mut hits {
+                h.why = super::why::explain(&h.raw, &q.text, h.near);
+            }
             groups.push(SearchGroup {
                 resource: r,
                 hits,
@@ -256,6 +262,7 @@ impl Mirror {
                     label: row.get(1)?,
                     detail: row.get(2)?,
                     near: false,
+                    why: String::new(),
                     raw: row.get(3)?,
                 })
             })
@@ -287,6 +294,7 @@ impl Mirror {
                     label: row.get(1)?,
                     detail: row.get(2)?,
                     near: true,
+                    why: String::new(),
                     raw: row.get(3)?,
                 })
             })

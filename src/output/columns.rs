@@ -2,13 +2,15 @@
 //! export: every list of a resource has the same header, whatever its records hold, empty
 //! results included.
 //!
-//! A resource's fixed columns are the seed's fields of that resource, in the seed's order,
-//! then one summary column per relation the seed lets a list include:
+//! A resource's fixed columns are the seed's fields of that resource, in the seed's order
+//! (for deals, `currency` after `value`: the seed names no currency, but an amount means
+//! nothing without it, and the service sends one per deal), then one summary column per
+//! relation the seed lets a list include:
 //!
 //! | Resource | Fixed columns |
 //! |---|---|
 //! | contacts | id, created_at, updated_at, first_name, last_name, email, phone, accounts, assigned_user, assigned_users |
-//! | deals | id, created_at, updated_at, name, status, value, account, contacts, assigned_user, assigned_users |
+//! | deals | id, created_at, updated_at, name, status, value, currency, account, contacts, assigned_user, assigned_users |
 //! | projects | id, created_at, updated_at, name, status, start_date, end_date, owner, members |
 //! | appointments | id, created_at, updated_at |
 //!
@@ -296,6 +298,7 @@ impl Columns for Deal {
         "name",
         "status",
         "value",
+        "currency",
         "account",
         "contacts",
         "assigned_user",
@@ -384,10 +387,11 @@ mod tests {
         let set = ColumnSet::fixed::<Deal>();
         let r0 = set.row(&page.data[0]).unwrap();
         assert_eq!(r0[5], "10.50");
-        assert_eq!(r0[6], "Acme");
-        assert_eq!(r0[7], "Ada L; b@x");
+        assert_eq!(r0[6], "", "no currency sent: an empty cell");
+        assert_eq!(r0[7], "Acme");
+        assert_eq!(r0[8], "Ada L; b@x");
         let r1 = set.row(&page.data[1]).unwrap();
-        assert_eq!(r1[6], "#9");
+        assert_eq!(r1[7], "#9");
         let pick = ColumnSet::select::<Deal>(&["tags".into(), "id".into()]).unwrap();
         assert_eq!(pick.row(&page.data[1]).unwrap(), ["[\"a\"]", "2"]);
         assert!(ColumnSet::select::<Deal>(&["id".into(), "id".into()]).is_err());

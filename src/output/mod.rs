@@ -16,7 +16,7 @@ pub use csv_out::{CsvSink, write_csv};
 pub use json_out::{JsonSink, write_json, write_json_one, write_jsonl};
 pub use stream::ListWriter;
 pub use table::{TableShape, TableWriter, Tabular, write_table};
-pub use text::{display_width, sanitize_cell, terminal_safe, truncate_to_width};
+pub use text::{display_width, pad, sanitize_cell, terminal_safe, truncate_to_width};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]

@@ -268,7 +268,14 @@ impl Tabular for Deal {
             self.id.clone(),
             text(&self.name),
             text(&self.status),
-            self.value.as_ref().map(|m| m.display()).unwrap_or_default(),
+            // As the dashboard's table shows it: grouped, with the deal's currency.
+            self.value
+                .as_ref()
+                .map(|m| {
+                    let currency = crate::insights::pipeline::deal_currency(self, None);
+                    crate::insights::pipeline::format_money(m, currency.as_deref())
+                })
+                .unwrap_or_default(),
             related_sep(
                 self.account.as_ref(),
                 &None,

@@ -38,42 +38,15 @@ fn joins_emoji(c: char) -> bool {
 /// `s` as every terminal draws it alike, cell for cell.
 ///
 /// Emoji sequences become their parts side by side (joiners, presentation selectors, skin
-/// tones and tags left out): `👩‍👩‍👧` → `👩👩👧`, six columns everywhere.
-///
-/// A cluster of several spacing characters (Devanagari `र्मा`, Tamil `நி`: a consonant and
-/// a spacing vowel sign) is one grapheme three or two columns wide to `unicode-width` and
-/// ratatui, but terminals (tmux, xterm, VTE, vt100) give each spacing character a cell of
-/// its own. Drawn as one grapheme, ratatui believes its later cells hidden and never
-/// rewrites them, so the terminal keeps stale letters there when a dialog closes or a row
-/// changes. A zero-width space (which ratatui appends to the cell before it, and terminals
-/// draw as nothing) splits such a cluster into one grapheme per cell, as the terminal has it.
+/// tones and tags left out): `👩‍👩‍👧` → `👩👩👧`, six columns everywhere. Every other character
+/// is kept as it is: a cluster of several spacing characters (Devanagari `र्मा`) is split
+/// into the cells the terminal gives it when the frame is drawn (`ui::common::clusters`),
+/// never by inserting characters, so what reaches the terminal is the text itself.
 pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.is_ascii() {
+    if s.is_ascii() || !s.chars().any(joins_emoji) {
         return std::borrow::Cow::Borrowed(s);
     }
-    let spacing = |c: char| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) > 0;
-    let needs = s.chars().any(joins_emoji)
-        || s.graphemes(true)
-            .any(|g| g.chars().filter(|c| spacing(*c)).count() > 1);
-    if !needs {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    // Emoji parts without their joiners are clusters of their own already.
-    let parts: String = s.chars().filter(|c| !joins_emoji(*c)).collect();
-    let mut out = String::with_capacity(parts.len() + 8);
-    for g in parts.graphemes(true) {
-        let mut seen_spacing = false;
-        for c in g.chars() {
-            if spacing(c) {
-                if seen_spacing {
-                    out.push('\u{200b}');
-                }
-                seen_spacing = true;
-            }
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
+    std::borrow::Cow::Owned(s.chars().filter(|c| !joins_emoji(*c)).collect())
 }
 
 /// Columns `s` takes in a terminal: the width of each grapheme cluster (unicode-width)
@@ -120,7 +93,7 @@ pub fn truncate_to_width(s: &str, max: usize) -> String {
 }
 
 /// `s` padded with spaces to `width` columns, on the left when `right` is set.
-pub(crate) fn pad(s: &str, width: usize, right: bool) -> String {
+pub fn pad(s: &str, width: usize, right: bool) -> String {
     let fill = " ".repeat(width.saturating_sub(display_width(s)));
     if right {
         format!("{fill}{s}")

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::RescheduleTimes;
 use crate::config::RescheduleSettings;
+use crate::timeparse::TimeError;
 use crate::validate::{ExtraLineError, parse_extra_lines_reserving};
 
 /// Why a body could not be built. `Display` is one line a user can act on.
@@ -25,6 +26,9 @@ pub enum RescheduleError {
     },
     #[error("{key:?} carries the new time: set it with the start and end, not as an extra key")]
     ExtraOverridesTime { key: String },
+    /// A clock-time end that the zone skips or passes twice on that day.
+    #[error("the end: {0}")]
+    EndTime(TimeError),
     #[error("the time is out of the supported range")]
     OutOfRange,
 }
@@ -37,14 +41,21 @@ pub enum DialogField {
     End,
 }
 
-/// How a time is sent: RFC 3339 with the offset it carries, whole seconds unless it has a
-/// fraction (`2026-12-24T10:00:00+01:00`).
+/// A time written back for a person to read or edit: RFC 3339 with the offset it carries,
+/// whole seconds unless it has a fraction (`2026-12-24T10:00:00+01:00`); the doubled hour of
+/// a DST change is told apart by it. Bodies send [`send_time`].
 pub fn format_time(t: &DateTime<FixedOffset>) -> String {
     t.to_rfc3339_opts(SecondsFormat::AutoSi, false)
 }
 
+/// How a time is sent, by the dashboard and the CLI alike (and so logged alike): RFC 3339 in
+/// UTC with a `Z`, whole seconds unless it has a fraction (`2026-12-24T09:00:00Z`).
+pub fn send_time(t: &DateTime<FixedOffset>) -> String {
+    crate::timeparse::to_utc_rfc3339(t.to_utc())
+}
+
 /// The exact JSON object to send: `extra`, then the start under `start_field` and the end
-/// under `end_field` (no end when `end_field` is empty or there is no end). Refuses an end at
+/// under `end_field`, both as [`send_time`] (no end when `end_field` is empty or there is no end). Refuses an end at
 /// or before the start, and extra keys that would replace a time key.
 pub fn build_body(
     times: &RescheduleTimes,
@@ -70,10 +81,10 @@ pub fn build_body(
     let mut body = extra.clone();
     body.insert(
         start_key.to_string(),
-        Value::String(format_time(&times.start)),
+        Value::String(send_time(&times.start)),
     );
     if let (false, Some(end)) = (end_key.is_empty(), times.end) {
-        body.insert(end_key.to_string(), Value::String(format_time(&end)));
+        body.insert(end_key.to_string(), Value::String(send_time(&end)));
     }
     Ok(body)
 }

@@ -9,15 +9,17 @@ mod summary;
 #[cfg(test)]
 mod tests;
 
-use chrono::{DateTime, FixedOffset, TimeDelta, Utc};
+use chrono::{DateTime, Days, FixedOffset, NaiveTime, TimeDelta, Utc};
 
 use crate::timeparse::Zone;
 
 pub use body::{
-    DialogField, RescheduleError, build_body, format_time, map_server_field, parse_extra,
+    DialogField, RescheduleError, build_body, format_time, map_server_field, parse_extra, send_time,
 };
 pub use log::{RescheduleLogEntry, append_log, read_log};
 pub use summary::{Shift, Summary, next_quarter_hour, shift, summary};
+
+use summary::SPANS_DAYS;
 
 /// The new time of an appointment. The end is optional: some services take a start only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,11 +28,14 @@ pub struct RescheduleTimes {
     pub end: Option<DateTime<FixedOffset>>,
 }
 
-/// How the end is given: not at all, as a time, or as a duration after the start.
+/// How the end is given: not at all, as a time, as a clock time on the start's day, or as a
+/// length after the start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndSpec {
     None,
     At(DateTime<FixedOffset>),
+    /// `10:00`: that time on the start's day, or on the next day when it is before the start.
+    Clock(NaiveTime),
     Duration(TimeDelta),
 }
 
@@ -46,6 +51,7 @@ impl RescheduleTimes {
         let end = match end {
             EndSpec::None => None,
             EndSpec::At(t) => Some(t),
+            EndSpec::Clock(clock) => Some(end_at_clock(start, clock, zone)?),
             EndSpec::Duration(d) => Some(
                 start
                     .checked_add_signed(d)
@@ -74,80 +80,145 @@ impl RescheduleTimes {
     }
 }
 
+/// A clock time as an end: on the start's day in `zone`, or the next day when it is before
+/// the start there; the start's own time is an end equal to the start (refused by `check`).
+fn end_at_clock(
+    start: DateTime<FixedOffset>,
+    clock: NaiveTime,
+    zone: &Zone,
+) -> Result<DateTime<FixedOffset>, RescheduleError> {
+    let local = zone.from_utc(start.to_utc()).naive_local();
+    let day = if clock < local.time() {
+        local
+            .date()
+            .checked_add_days(Days::new(1))
+            .ok_or(RescheduleError::OutOfRange)?
+    } else {
+        local.date()
+    };
+    if day == local.date() && clock == local.time() {
+        return Ok(start);
+    }
+    zone.localize(day.and_time(clock))
+        .map_err(RescheduleError::EndTime)
+}
+
+/// The new times from a start and an End as typed, with their summary; a clock time that
+/// lands on the day after the start says so first among the warnings (instead of the
+/// general "spans more than one day"). The dialog's preview and the CLI both read this.
+pub fn describe(
+    start: DateTime<FixedOffset>,
+    end: EndSpec,
+    zone: &Zone,
+    now: DateTime<Utc>,
+) -> Result<(RescheduleTimes, Summary), RescheduleError> {
+    let times = RescheduleTimes::new(start, end, zone)?;
+    let mut s = summary(&times, zone, now);
+    if let Some(note) = ends_next_day(&times, end, zone) {
+        s.warnings.retain(|w| w != SPANS_DAYS);
+        s.warnings.insert(0, note);
+    }
+    Ok((times, s))
+}
+
+/// "ends the next day, Fri 25 Dec: 01:00 is before the start (23:00)" when a clock-time End
+/// was placed on the day after the start's.
+pub fn ends_next_day(times: &RescheduleTimes, end: EndSpec, zone: &Zone) -> Option<String> {
+    let (EndSpec::Clock(clock), Some(end)) = (end, times.end) else {
+        return None;
+    };
+    let start_l = zone.from_utc(times.start.to_utc());
+    let end_l = zone.from_utc(end.to_utc());
+    (end_l.date_naive() != start_l.date_naive()).then(|| {
+        format!(
+            "ends the next day, {}: {} is before the start ({})",
+            end_l.format("%a %-d %b"),
+            clock.format("%H:%M"),
+            start_l.format("%H:%M")
+        )
+    })
+}
+
 /// The End of a reschedule, as typed in the dialog's End field or `--end`: empty is no end;
-/// a length (`30m`, `1h`, `90m`, `1h30m`, `1:30`, a bare number of minutes), with or without
-/// a leading `+` (`+1h` is a length too, not "an hour from now"); else a time in the shared
-/// grammar, read in `zone`.
+/// a length after the start, with a unit (`30m`, `1h`, `+1h`, `1h30m`, `1h 30m`, `2d`); a
+/// clock time (`10:00`) on the start's day (the next day when it is before the start); else
+/// a time in the shared grammar (`tomorrow 10:00`, `2026-12-24 10:00`), read in `zone`.
+/// Refused: a negative length (`-30m` would count back from now) and a bare number.
 pub fn parse_end(text: &str, zone: &Zone, now: DateTime<Utc>) -> Result<EndSpec, String> {
     let t = text.trim();
     if t.is_empty() {
         return Ok(EndSpec::None);
     }
-    let length = t.strip_prefix('+').unwrap_or(t);
-    if let Ok(d) = parse_duration(length) {
+    if t.starts_with('-') {
+        return Err(format!(
+            "{t:?} is not an end: a length counts forward from the start (30m, 1h, 1h30m); \
+             for a time, type it (10:00, tomorrow 10:00)"
+        ));
+    }
+    if let Some(length) = t.strip_prefix('+') {
+        return parse_duration(length)
+            .map(EndSpec::Duration)
+            .map_err(|e| format!("{t:?}: {e}"));
+    }
+    if let Ok(d) = parse_duration(t) {
         return Ok(EndSpec::Duration(d));
+    }
+    if let Some(clock) = crate::timeparse::parse_clock(t) {
+        return Ok(EndSpec::Clock(clock));
+    }
+    if t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "{t:?} is neither a time nor a length: {t}m is {t} minutes, and a time is written \
+             with a colon (10:00)"
+        ));
     }
     crate::timeparse::parse_zoned(t, zone, now)
         .map(EndSpec::At)
-        .map_err(|e| format!("{e} (or a length like 30m, 1h, 90m)"))
+        .map_err(|e| format!("{e} (or a length like 30m, 1h, 1h30m)"))
 }
 
 /// The longest duration accepted (a multi-day appointment is possible; a year is a typo).
 pub const MAX_DURATION_DAYS: i64 = 14;
 
-/// `15m`, `30m`, `1h`, `90m`, `1h30m`, `1h 30m`, `2h`, `1:30` (hours:minutes) or a bare
-/// number of minutes (`45`); also `min`, `hr`, `hours`, `d`. Positive, at most 14 days.
+/// A length with units: `15m`, `30m`, `1h`, `90m`, `1h30m`, `1h 30m`, `2h`; also `min`,
+/// `hr`, `hours`, `d`. Positive, at most 14 days. `1:30` is a clock time, not a length, and
+/// a bare number has no unit: both are refused here.
 pub fn parse_duration(s: &str) -> Result<TimeDelta, String> {
-    const HINT: &str = "a duration is like 15m, 30m, 1h, 90m or 1h30m";
+    const HINT: &str = "a length is like 15m, 30m, 1h, 90m or 1h30m";
     let t = s.trim().to_ascii_lowercase();
     if t.is_empty() {
-        return Err("no duration given".into());
+        return Err("no length given".into());
     }
     if !t.is_ascii() || t.len() > 32 {
         return Err(HINT.into());
     }
-    let minutes: i64 = if let Some((h, m)) = t.split_once(':') {
-        let num = |p: &str| {
-            (!p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| p.parse::<i64>().ok())
-                .flatten()
-        };
-        match (num(h), num(m)) {
-            (Some(h), Some(m)) if m < 60 => h * 60 + m,
+    let compact: String = t.split_whitespace().collect();
+    let mut rest = compact.as_str();
+    let mut total: i64 = 0;
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || digits > 6 {
+            return Err(HINT.into());
+        }
+        let n: i64 = rest[..digits].parse().map_err(|_| HINT.to_string())?;
+        rest = &rest[digits..];
+        let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let per = match &rest[..letters] {
+            "m" | "min" | "mins" | "minute" | "minutes" => 1,
+            "h" | "hr" | "hrs" | "hour" | "hours" => 60,
+            "d" | "day" | "days" => 24 * 60,
             _ => return Err(HINT.into()),
-        }
-    } else if t.bytes().all(|b| b.is_ascii_digit()) {
-        t.parse::<i64>().map_err(|_| HINT.to_string())?
-    } else {
-        let compact: String = t.split_whitespace().collect();
-        let mut rest = compact.as_str();
-        let mut total: i64 = 0;
-        while !rest.is_empty() {
-            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-            if digits == 0 || digits > 6 {
-                return Err(HINT.into());
-            }
-            let n: i64 = rest[..digits].parse().map_err(|_| HINT.to_string())?;
-            rest = &rest[digits..];
-            let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
-            let per = match &rest[..letters] {
-                "m" | "min" | "mins" | "minute" | "minutes" => 1,
-                "h" | "hr" | "hrs" | "hour" | "hours" => 60,
-                "d" | "day" | "days" => 24 * 60,
-                _ => return Err(HINT.into()),
-            };
-            rest = &rest[letters..];
-            total += n * per;
-        }
-        total
-    };
-    if minutes <= 0 {
-        return Err("a duration must be longer than zero".into());
+        };
+        rest = &rest[letters..];
+        total += n * per;
     }
-    if minutes > MAX_DURATION_DAYS * 24 * 60 {
-        return Err(format!("a duration is at most {MAX_DURATION_DAYS} days"));
+    if total <= 0 {
+        return Err("a length must be longer than zero".into());
     }
-    Ok(TimeDelta::minutes(minutes))
+    if total > MAX_DURATION_DAYS * 24 * 60 {
+        return Err(format!("a length is at most {MAX_DURATION_DAYS} days"));
+    }
+    Ok(TimeDelta::minutes(total))
 }
 
 /// The appointment id in what was typed or pasted: a bare id, or a link (absolute or a path)

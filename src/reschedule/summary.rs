@@ -9,6 +9,9 @@ use crate::timeparse::{TimeError, Zone};
 const DAY_START: NaiveTime = NaiveTime::from_hms_opt(7, 0, 0).unwrap();
 const DAY_END: NaiveTime = NaiveTime::from_hms_opt(20, 0, 0).unwrap();
 
+/// The warning of an end on a later day than the start.
+pub(super) const SPANS_DAYS: &str = "spans more than one day";
+
 /// "Thu 24 Dec 2026, 10:00-11:00 CET (09:00-10:00 UTC)" and what deserves a second look.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
@@ -99,7 +102,7 @@ pub fn summary(times: &RescheduleTimes, zone: &Zone, now: DateTime<Utc>) -> Summ
         ));
     }
     if spans_days {
-        warnings.push("spans more than one day".to_string());
+        warnings.push(SPANS_DAYS.to_string());
     }
     let at_utc = start.offset().local_minus_utc() == 0
         && times

@@ -1,4 +1,4 @@
-use chrono::{DateTime, FixedOffset, TimeDelta, Utc};
+use chrono::{DateTime, FixedOffset, NaiveTime, TimeDelta, Utc};
 use serde_json::{Map, Value, json};
 
 use super::*;
@@ -83,8 +83,6 @@ fn durations() {
         ("1h30m", 90),
         ("1h 30m", 90),
         ("2H", 120),
-        ("45", 45),
-        ("1:30", 90),
         ("1 hour", 60),
         ("1d", 1440),
     ] {
@@ -100,6 +98,9 @@ fn durations() {
         "1:75",
         "15d",
         "⏰",
+        // No unit: `45` is not a length, `1:30` is a clock time.
+        "45",
+        "1:30",
     ] {
         assert!(parse_duration(s).is_err(), "{s}");
     }
@@ -135,9 +136,10 @@ fn body_uses_the_configured_keys() {
     );
     let extra = obj(json!({"reason": "sick", "notify": true}));
     let body = build_body(&t, &s, &extra).unwrap();
+    // Sent in UTC, by the dashboard and the CLI alike.
     assert_eq!(
         Value::Object(body),
-        json!({"start_time": "2026-12-24T10:00:00+01:00", "end_time": "2026-12-24T11:00:00+01:00",
+        json!({"start_time": "2026-12-24T09:00:00Z", "end_time": "2026-12-24T10:00:00Z",
                "reason": "sick", "notify": true})
     );
     let custom = RescheduleSettings {
@@ -148,12 +150,102 @@ fn body_uses_the_configured_keys() {
     let body = build_body(&t, &custom, &Map::new()).unwrap();
     assert_eq!(
         Value::Object(body),
-        json!({"starts_at": "2026-12-24T10:00:00+01:00"})
+        json!({"starts_at": "2026-12-24T09:00:00Z"})
     );
-    // Fractions survive; UTC keeps a numeric offset.
+    // Fractions survive.
     let f = times("2026-12-24T09:00:00.5Z", None);
     let body = build_body(&f, &s, &Map::new()).unwrap();
-    assert_eq!(body["start_time"], json!("2026-12-24T09:00:00.500+00:00"));
+    assert_eq!(body["start_time"], json!("2026-12-24T09:00:00.500Z"));
+}
+
+/// Issue 27: an End of `10:00` was read as a length of ten hours.
+#[test]
+fn a_clock_time_in_end_is_a_time_on_the_start_day() {
+    let zone = berlin();
+    let now = utc("2026-12-20T12:00:00Z");
+    let start = fixed("2026-12-24T09:30:00+01:00");
+    let end_of = |text: &str| {
+        let spec = parse_end(text, &zone, now).unwrap();
+        RescheduleTimes::new(start, spec, &zone).map(|t| t.end.unwrap().to_rfc3339())
+    };
+    assert_eq!(
+        parse_end("10:00", &zone, now),
+        Ok(EndSpec::Clock(NaiveTime::from_hms_opt(10, 0, 0).unwrap()))
+    );
+    assert_eq!(end_of("10:00"), Ok("2026-12-24T10:00:00+01:00".into()));
+    assert_eq!(end_of("10:30"), Ok("2026-12-24T10:30:00+01:00".into()));
+    assert_eq!(end_of("9:45"), Ok("2026-12-24T09:45:00+01:00".into()));
+    // Before the start: the next day, and the summary says so first.
+    assert_eq!(end_of("01:00"), Ok("2026-12-25T01:00:00+01:00".into()));
+    let (_, s) = describe(start, parse_end("01:00", &zone, now).unwrap(), &zone, now).unwrap();
+    assert_eq!(
+        s.warnings[0],
+        "ends the next day, Fri 25 Dec: 01:00 is before the start (09:30)"
+    );
+    assert!(
+        !s.warnings.iter().any(|w| w == "spans more than one day"),
+        "{s:?}"
+    );
+    // The start's own time is an end equal to the start: refused, not a day later.
+    assert!(matches!(
+        end_of("09:30"),
+        Err(RescheduleError::EndNotAfterStart { .. })
+    ));
+    // Lengths keep their meaning; a full time is a time.
+    for (text, end) in [
+        ("30m", "2026-12-24T10:00:00+01:00"),
+        ("1h", "2026-12-24T10:30:00+01:00"),
+        ("+1h", "2026-12-24T10:30:00+01:00"),
+        ("1h30m", "2026-12-24T11:00:00+01:00"),
+        ("2026-12-24 12:00", "2026-12-24T12:00:00+01:00"),
+        ("tomorrow 10:00", "2026-12-21T10:00:00+01:00"),
+    ] {
+        let spec = parse_end(text, &zone, now).unwrap();
+        let t = RescheduleTimes::new(start, spec, &zone).map(|t| t.end.unwrap().to_rfc3339());
+        if text.starts_with("tomorrow") {
+            // Before the start: refused, never sent.
+            assert!(t.is_err(), "{text}");
+        } else {
+            assert_eq!(t, Ok(end.to_string()), "{text}");
+        }
+    }
+}
+
+#[test]
+fn a_negative_or_unitless_end_is_refused_with_a_message() {
+    let zone = berlin();
+    let now = utc("2026-12-20T12:00:00Z");
+    let e = parse_end("-30m", &zone, now).unwrap_err();
+    assert!(
+        e.contains("\"-30m\" is not an end") && e.contains("forward from the start"),
+        "{e}"
+    );
+    let e = parse_end("45", &zone, now).unwrap_err();
+    assert!(e.contains("45m is 45 minutes"), "{e}");
+    let e = parse_end("+2w", &zone, now).unwrap_err();
+    assert!(e.contains("a length is like"), "{e}");
+    assert_eq!(parse_end("  ", &zone, now), Ok(EndSpec::None));
+}
+
+#[test]
+fn a_clock_end_in_the_dst_gap_is_refused() {
+    let zone = berlin();
+    let start = fixed("2026-03-29T01:30:00+01:00");
+    let err = RescheduleTimes::new(
+        start,
+        EndSpec::Clock(NaiveTime::from_hms_opt(2, 30, 0).unwrap()),
+        &zone,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("does not exist"), "{err}");
+    // 03:30 that night is one hour after 01:30 CET.
+    let t = RescheduleTimes::new(
+        start,
+        EndSpec::Clock(NaiveTime::from_hms_opt(3, 30, 0).unwrap()),
+        &zone,
+    )
+    .unwrap();
+    assert_eq!(t.duration(), Some(TimeDelta::hours(1)));
 }
 
 #[test]

@@ -327,7 +327,7 @@ fn looks_like_date(s: &str) -> bool {
 }
 
 /// `H:MM`, `HH:MM`, `HH:MM:SS`, 24-hour clock.
-fn parse_clock(s: &str) -> Option<NaiveTime> {
+pub(super) fn parse_clock(s: &str) -> Option<NaiveTime> {
     let parts: Vec<&str> = s.split(':').collect();
     let field = |p: &str, min: usize| {
         ((min..=2).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))

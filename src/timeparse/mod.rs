@@ -81,6 +81,12 @@ pub fn parse_instant(
     parse_zoned(input, zone, now).map(|t| t.with_timezone(&Utc))
 }
 
+/// A bare clock time as the grammar reads it (`9:30`, `09:30`, `09:30:15`, 24-hour), without a
+/// day: the reschedule End field places it on the start's day.
+pub fn parse_clock(input: &str) -> Option<chrono::NaiveTime> {
+    grammar::parse_clock(input.trim())
+}
+
 /// RFC 3339 in UTC with a `Z`, whole seconds when there is no fraction: what the CLI sends.
 pub fn to_utc_rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)

@@ -16,6 +16,11 @@ use theme::Theme;
 
 /// Draws the whole screen.
 pub fn render(app: &App, f: &mut Frame) {
+    draw(app, f);
+    common::clusters::split(f.buffer_mut());
+}
+
+fn draw(app: &App, f: &mut Frame) {
     let area = f.area();
     let theme = Theme::new(app.config.colors);
     let (min_w, min_h) = app.min_size();

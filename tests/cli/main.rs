@@ -17,5 +17,6 @@ mod scripting;
 mod setup;
 mod summary;
 mod terminal;
+mod trust;
 mod tryout;
 mod views;

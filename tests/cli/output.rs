@@ -7,7 +7,7 @@ use crmdash::output::{
 };
 
 const DEALS: &str = r#"{"data": [
-  {"id": 7, "name": "Acme, \"big\" one", "status":"open",   "value": 12345678901234567890.125,
+  {"id": 7, "name": "Acme, \"big\" one", "status":"open",   "value": 12345678901234567890.125, "currency": "EUR",
    "created_at": "2026-11-01T10:00:00Z", "custom": {"tier" : "gold", "tags": [1, 2]},
    "account": {"id": 3, "name": "Acme GmbH"}, "note": "line one\nline two"},
   {"id":"8","name":"東京の案件 🎉","status":"won","value":"99.5","weird":null,"extra_flag":true}
@@ -59,6 +59,7 @@ fn csv_quotes_and_flattens() {
             "name",
             "status",
             "value",
+            "currency",
             "account",
             "contacts",
             "assigned_user",
@@ -78,6 +79,7 @@ fn csv_quotes_and_flattens() {
             "Acme, \"big\" one",
             "open",
             "12345678901234567890.125",
+            "EUR",
             "Acme GmbH",
             "",
             "",
@@ -266,7 +268,9 @@ fn money_is_right_aligned_with_two_decimals() {
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let end_of = |l: &str, s: &str| col_of(l, s) + display_width(s);
-    let a = end_of(lines[1], "12345678901234567890.125");
+    // Grouped, every digit kept, with the deal's currency (as the dashboard shows it); a
+    // deal without one shows the amount alone.
+    let a = end_of(lines[1], "12,345,678,901,234,567,890.125 EUR");
     let b = end_of(lines[2], "99.50");
     assert_eq!(a, b, "{text}");
     assert!(Deal::right_aligned(3) && !Deal::right_aligned(1));

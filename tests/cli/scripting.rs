@@ -10,8 +10,7 @@ use std::process::Stdio;
 use cli_support::{Env, fault, run};
 use crmdash::sandbox::{FaultKind, SandboxConfig};
 
-const DEAL_COLUMNS: &str =
-    "id,created_at,updated_at,name,status,value,account,contacts,assigned_user,assigned_users";
+const DEAL_COLUMNS: &str = "id,created_at,updated_at,name,status,value,currency,account,contacts,assigned_user,assigned_users";
 const CONTACT_COLUMNS: &str = "id,created_at,updated_at,first_name,last_name,email,phone,accounts,assigned_user,assigned_users";
 
 /// `env.cmd(args)` as a `std::process::Command`, to run it in the background.
@@ -393,13 +392,7 @@ fn an_appointment(env: &Env) -> String {
 fn end_takes_a_length_as_in_the_dialog() {
     let env = Env::new();
     let id = an_appointment(&env);
-    for (end, minutes) in [
-        ("30m", 30),
-        ("1h", 60),
-        ("+1h", 60),
-        ("1h30m", 90),
-        ("45", 45),
-    ] {
+    for (end, minutes) in [("30m", 30), ("1h", 60), ("+1h", 60), ("1h30m", 90)] {
         env.sb.clear_requests();
         run(env.cmd(&[
             "appointments",

@@ -159,3 +159,30 @@ fn on_a_terminal_lists_default_to_a_table() {
         "not JSON on a terminal: {seen}"
     );
 }
+
+/// Issue 27: `deals list` printed 25 of 500 with no word, `--page 99` only a header.
+#[test]
+fn on_a_terminal_a_partial_list_and_a_page_past_the_end_say_so() {
+    let env = Env::new();
+    let total = env.sb.ids("deals").len();
+    let pages = total.div_ceil(25);
+    let (code, seen) = Session::start(&env, &["deals", "list"]).finish();
+    assert_eq!(code, 0, "{seen}");
+    assert!(
+        seen.contains(&format!(
+            "25 of {total} deals (page 1/{pages}); --all for every page"
+        )),
+        "{seen}"
+    );
+    let (code, seen) = Session::start(&env, &["deals", "list", "--page", "99"]).finish();
+    assert_eq!(code, 0, "{seen}");
+    assert!(
+        seen.contains(&format!(
+            "page 99 is past the end: {total} deals make {pages} pages of 25 (--page 1 to {pages})"
+        )),
+        "{seen}"
+    );
+    // Everything on one page: nothing to add.
+    let (_, seen) = Session::start(&env, &["deals", "list", "--all"]).finish();
+    assert!(!seen.contains("--all for every page"), "{seen}");
+}

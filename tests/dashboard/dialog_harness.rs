@@ -343,3 +343,42 @@ fn the_filter_bar_follows_the_key_map_too() {
         "confirm applies and closes the bar"
     );
 }
+
+#[test]
+fn columns_picker_g_and_shift_g_go_to_the_first_and_last_column() {
+    use crmdash::app::dialogs::columns_picker::ColumnsPicker;
+    let picker = ColumnsPicker::new(&Resource::of(TabKind::Deals));
+    let last = picker.items.len() - 1;
+    assert!(last > 2);
+    let mut h = DialogHarness::new(picker);
+    assert_eq!(h.key(KeyCode::Char('G')), Outcome::Handled);
+    assert_eq!(h.dialog.cursor, last);
+    h.key(KeyCode::Char('g'));
+    assert_eq!(h.dialog.cursor, 0);
+    h.key(KeyCode::End);
+    assert_eq!(h.dialog.cursor, last);
+    h.key(KeyCode::Home);
+    assert_eq!(h.dialog.cursor, 0);
+    // A rebinding of `first` reaches the picker too.
+    let keys = keymap(&[("first", &["ctrl-a"])]);
+    let mut h = DialogHarness::with_keys(ColumnsPicker::new(&Resource::of(TabKind::Deals)), keys);
+    h.key(KeyCode::Char('G'));
+    h.ctrl('a');
+    assert_eq!(h.dialog.cursor, 0);
+}
+
+#[test]
+fn export_label_and_file_name_are_apart_in_both_formats() {
+    let mut h = DialogHarness::new(export_dialog());
+    let screen = h.render((80, 24), draw_export);
+    assert!(
+        screen.contains("File (CSV):  deals-20261122-143000.csv"),
+        "{screen}"
+    );
+    h.key(KeyCode::Tab);
+    let screen = h.render((80, 24), draw_export);
+    assert!(
+        screen.contains("File (JSON): deals-20261122-143000.json"),
+        "{screen}"
+    );
+}

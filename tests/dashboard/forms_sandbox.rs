@@ -268,12 +268,15 @@ async fn a_duplicate_email_is_caught_before_submit() {
     let f = form(&e).unwrap();
     let dup = f.duplicate.as_ref().expect("duplicate found");
     assert_eq!(dup.id, id);
+    // The question says so before anything is sent; backing out sends nothing.
     ctrl(&mut e, 's');
-    press(&mut e, KeyCode::Enter);
+    assert!(matches!(form(&e).unwrap().stage, Stage::Confirm { .. }));
+    press(&mut e, KeyCode::Esc);
     e.settle(QUIET).await;
+    assert_eq!(form(&e).unwrap().stage, Stage::Editing);
     assert!(
         sb.requests().iter().all(|r| r.method != "POST"),
-        "Enter alone does not create a duplicate"
+        "nothing is sent before the question is answered"
     );
     assert_eq!(sb.contacts_with_email(&email), 1);
 }
@@ -375,8 +378,9 @@ async fn a_configured_custom_field_name_reaches_the_server() {
         .find(|r| r.method == "POST")
         .expect("sent");
     let body: serde_json::Value = serde_json::from_str(post.body.as_deref().unwrap()).unwrap();
-    assert_eq!(body["begins_at"], "2027-01-14T10:00:00+00:00");
-    assert_eq!(body["ends_at"], "2027-01-14T11:00:00+00:00");
+    // In UTC, as the CLI sends it.
+    assert_eq!(body["begins_at"], "2027-01-14T10:00:00Z");
+    assert_eq!(body["ends_at"], "2027-01-14T11:00:00Z");
     // The sandbox only knows start_time: its 422 is shown verbatim, nothing lost.
     let d = dialog(&e);
     assert!(

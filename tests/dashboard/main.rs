@@ -30,6 +30,7 @@ mod settings_keys;
 mod table_cells;
 mod timeline;
 mod token_lookup;
+mod trust;
 mod tryout;
 mod tryout_mirror;
 mod update;

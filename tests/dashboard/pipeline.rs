@@ -366,3 +366,133 @@ async fn sandbox_reading_stops_on_esc() {
         PipelineData::Cancelled { .. }
     ));
 }
+
+/// The bar rows of a rendered pipeline (the ones with a share column): currency, bar cells,
+/// and the bar's room (from its first cell to the right border).
+fn bar_rows(screen: &str) -> Vec<(String, usize, usize)> {
+    screen
+        .lines()
+        .filter(|l| l.contains('%') && !l.contains("share of"))
+        .filter_map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            let border = chars.iter().rposition(|c| *c == '│')?;
+            let first = chars.iter().position(|c| *c == '█' || *c == '▒')?;
+            let cells = chars.iter().filter(|c| **c == '█' || **c == '▒').count();
+            let cur = CURRENCIES
+                .iter()
+                .find(|c| l.contains(&format!(" {c} ")))?
+                .to_string();
+            Some((cur, cells, border - first))
+        })
+        .collect()
+}
+
+#[test]
+fn bars_are_shares_of_their_currency_so_few_are_full_width_and_the_header_says_so() {
+    let h = ready((160, 45));
+    let screen = h.render();
+    let rows = bar_rows(&screen);
+    assert_eq!(rows.len(), 12, "{screen}");
+    // Before: each currency's largest bar took the whole width (3 of 12 bars).
+    let full = rows.iter().filter(|(_, cells, room)| cells >= room).count();
+    assert_eq!(full, 0, "{screen}");
+    // One currency's bars together make the width (each rounded up by at most a cell).
+    for cur in CURRENCIES {
+        let (sum, room) = rows
+            .iter()
+            .filter(|(c, _, _)| c == cur)
+            .fold((0, 0), |(s, _), (_, cells, room)| (s + cells, *room));
+        assert!(
+            sum <= room + 4 && sum + 4 >= room,
+            "{cur}: {sum} of {room}\n{screen}"
+        );
+    }
+    assert!(
+        screen.contains(crmdash::app::pipeline::BAR_SCALE),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_header_and_legend_wrap_rather_than_cut() {
+    for size in [(60, 16), (80, 24), (160, 45)] {
+        let mut h = harness(size);
+        let (id, opts, _) = open(&mut h);
+        let s = summary_of(&h, &opts);
+        finish(&mut h, id, s, true);
+        let screen = h.render();
+        for said in [
+            "PARTIAL: stopped at the 1-page cap, 60 of 60 deals",
+            "totals per currency, never summed together",
+            crmdash::app::pipeline::BAR_SCALE,
+        ] {
+            assert!(screen.contains(said), "{size:?}: {said}\n{screen}");
+        }
+        // Nothing of the view's own text ends in a cut.
+        let cut = screen
+            .lines()
+            .skip(1)
+            .take(size.1 as usize - 3)
+            .any(|l| l.contains('…'));
+        assert!(!cut, "{size:?}\n{screen}");
+    }
+}
+
+#[test]
+fn after_a_resize_the_selected_bar_stays_in_view() {
+    let mut h = ready((160, 45));
+    h.ch('G');
+    let last = h.app.pipeline.as_ref().unwrap().selected;
+    assert_eq!(last, 11);
+    h.send(Message::Resize(60, 16));
+    let visible = h.app.pipeline_rows_visible();
+    let p = h.app.pipeline.as_ref().unwrap();
+    assert!(visible < 12);
+    assert!(
+        p.offset <= last && last < p.offset + visible,
+        "offset {} with {visible} rows",
+        p.offset
+    );
+    let (status, cur) = p.selected_bar().unwrap();
+    let screen = h.render();
+    let marked = screen
+        .lines()
+        .find(|l| l.contains('▶'))
+        .unwrap_or_else(|| panic!("no selected bar\n{screen}"));
+    assert!(
+        marked.contains(&status) && marked.contains(&cur),
+        "{marked}\n{screen}"
+    );
+    snap("pipeline_resized", (60, 16), screen);
+}
+
+#[test]
+fn e_exports_the_deals_summed_and_table_keys_say_where_they_work() {
+    let mut h = ready((80, 24));
+    h.ch('e');
+    assert_eq!(h.app.overlays.len(), 1, "e opens the export");
+    let screen = h.render();
+    assert!(screen.contains("Export deals"), "{screen}");
+    assert!(screen.contains("Every page of all deals"), "{screen}");
+    h.key(KeyCode::Esc);
+    assert!(h.app.overlays.is_empty());
+    assert!(h.app.pipeline_visible);
+    for c in ['s', 'S', 'i', 'y', '+'] {
+        let before = h.fetches().len();
+        h.ch(c);
+        let note = dashboard_support::note_of(&h.app);
+        assert!(
+            note.starts_with(&format!("{c} ("))
+                && note.contains("works in the table")
+                && note.ends_with("P shows the table"),
+            "{c}: {note}"
+        );
+        assert_eq!(h.fetches().len(), before, "{c} changed the hidden table");
+        assert!(h.app.overlays.is_empty());
+    }
+    assert!(
+        h.app.hint_line(160).contains("e export"),
+        "{}",
+        h.app.hint_line(160)
+    );
+}

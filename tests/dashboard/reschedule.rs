@@ -101,7 +101,7 @@ fn a_pasted_link_becomes_the_id() {
 }
 
 #[test]
-fn start_and_duration_give_the_body_in_the_zone_with_offsets() {
+fn start_and_duration_give_the_body_in_utc() {
     let mut h = open();
     set(&mut h, 0, "42");
     set(&mut h, 1, "2026-12-24 10:00");
@@ -115,7 +115,80 @@ fn start_and_duration_give_the_body_in_the_zone_with_offsets() {
     assert_eq!(id, "42");
     assert_eq!(
         Value::Object(body),
-        json!({"start_time": "2026-12-24T10:00:00+01:00", "end_time": "2026-12-24T11:30:00+01:00"})
+        json!({"start_time": "2026-12-24T09:00:00Z", "end_time": "2026-12-24T10:30:00Z"})
+    );
+}
+
+/// Issue 27: an End of `10:00` previewed `09:30-19:30` (read as ten hours).
+#[test]
+fn a_clock_time_in_end_is_that_time_on_the_start_day() {
+    let mut h = open();
+    set(&mut h, 0, "42");
+    set(&mut h, 1, "2026-12-24 9:30");
+    set(&mut h, 2, "10:00");
+    assert_eq!(
+        d(&h).live().unwrap().1.text,
+        "Thu 24 Dec 2026, 09:30-10:00 CET (08:30-09:00 UTC)"
+    );
+    set(&mut h, 2, "10:30");
+    assert_eq!(
+        d(&h).live().unwrap().1.text,
+        "Thu 24 Dec 2026, 09:30-10:30 CET (08:30-09:30 UTC)"
+    );
+    let (_, body) = preview_body(&mut h);
+    assert_eq!(
+        Value::Object(body),
+        json!({"start_time": "2026-12-24T08:30:00Z", "end_time": "2026-12-24T09:30:00Z"})
+    );
+    // `tomorrow 9:30` as typed in the issue: the end on the same day as the start.
+    h.key(KeyCode::Esc);
+    set(&mut h, 1, "tomorrow 9:30");
+    set(&mut h, 2, "10:00");
+    let (times, _) = d(&h).live().unwrap();
+    assert_eq!(times.duration(), Some(chrono::TimeDelta::minutes(30)));
+}
+
+#[test]
+fn a_clock_time_before_the_start_ends_the_next_day_and_the_preview_says_so() {
+    let mut h = open();
+    set(&mut h, 0, "42");
+    set(&mut h, 1, "2026-12-24 23:00");
+    set(&mut h, 2, "01:00");
+    let summary = d(&h).live().unwrap().1;
+    assert_eq!(
+        summary.warnings[0],
+        "ends the next day, Fri 25 Dec: 01:00 is before the start (23:00)"
+    );
+    assert!(
+        h.render().contains("ends the next day"),
+        "the preview shows it"
+    );
+    let (_, body) = preview_body(&mut h);
+    assert_eq!(body["end_time"], json!("2026-12-25T00:00:00Z"));
+}
+
+#[test]
+fn a_negative_end_or_one_equal_to_the_start_is_refused_and_never_sent() {
+    let mut h = open();
+    set(&mut h, 0, "42");
+    set(&mut h, 1, "2026-12-24 09:30");
+    set(&mut h, 2, "-30m");
+    let e = d(&h).error_for(Field::End).unwrap().to_string();
+    assert!(e.contains("\"-30m\" is not an end"), "{e}");
+    let fx = h.ctrl('s');
+    assert_eq!(d(&h).stage, Stage::Editing);
+    assert!(fx.is_empty(), "{fx:?}");
+    set(&mut h, 2, "09:30");
+    let e = d(&h).error_for(Field::End).unwrap().to_string();
+    assert!(e.contains("must be after the start"), "{e}");
+    let fx = h.ctrl('s');
+    assert_eq!(d(&h).stage, Stage::Editing);
+    assert!(fx.is_empty(), "{fx:?}");
+    // Enter on the (not shown) preview sends nothing either.
+    let fx = h.key(KeyCode::Enter);
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::Reschedule { .. })),
+        "{fx:?}"
     );
 }
 
@@ -155,7 +228,8 @@ fn a_time_in_the_dst_overlap_asks_which() {
     h.ch('2');
     assert_eq!(d(&h).inputs[1].value(), "2026-10-25T02:30:00+01:00");
     let (_, body) = preview_body(&mut h);
-    assert_eq!(body["end_time"], json!("2026-10-25T03:00:00+01:00"));
+    // The later 02:30 (+01:00) is 01:30 UTC; thirty minutes on.
+    assert_eq!(body["end_time"], json!("2026-10-25T02:00:00Z"));
 }
 
 #[test]
@@ -189,7 +263,7 @@ fn configured_keys_and_extra_lines_make_the_body() {
     let (_, body) = preview_body(&mut h);
     assert_eq!(
         Value::Object(body),
-        json!({"begins_at": "2026-12-24T10:00:00+01:00", "reason": "customer asked", "notify": true})
+        json!({"begins_at": "2026-12-24T09:00:00Z", "reason": "customer asked", "notify": true})
     );
 }
 
@@ -288,7 +362,8 @@ fn success_shows_updated_at_and_appends_to_the_log() {
         panic!("{:?}", d(&h).stage)
     };
     assert_eq!(entry.updated_at.as_deref(), Some("2026-11-22T10:00:05Z"));
-    assert_eq!(entry.body["start_time"], json!("2026-12-24T10:00:00+01:00"));
+    // Logged as sent: in UTC, as the CLI sends and logs it.
+    assert_eq!(entry.body["start_time"], json!("2026-12-24T09:00:00Z"));
     assert!(
         fx.iter()
             .any(|e| matches!(e, Effect::RescheduleLog { append: Some(x), .. } if x.id == "42")),

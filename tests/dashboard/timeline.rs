@@ -101,7 +101,7 @@ fn t_toggles_the_timeline_and_reads_every_project_of_the_filter() {
     h.answer_collects();
     let screen = h.render();
     assert!(screen.contains("Timeline"), "{screen}");
-    assert!(screen.contains("all projects · 12 projects"), "{screen}");
+    assert!(screen.contains("12 projects · all projects"), "{screen}");
     assert!(h.app.hint_line(160).starts_with("T table"));
     h.ch('T');
     assert!(h.app.timeline_shown().is_none());
@@ -220,27 +220,204 @@ fn selection_moves_over_the_bars_and_stays_in_range() {
     assert_eq!(h.app.timeline_shown().unwrap().offset, 0);
 }
 
+/// The window the view shows now.
+fn window(h: &Harness) -> crmdash::insights::timeline::Window {
+    let t = h.app.timeline_shown().unwrap();
+    t.window(h.app.today(), h.app.timeline_cells())
+}
+
 #[test]
-fn left_right_scroll_one_column_and_z_cycles_the_scale() {
+fn h_and_l_move_a_screen_and_z_zooms_about_today() {
     let mut h = opened((80, 24));
-    assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Week);
+    let cells = h.app.timeline_cells();
+    assert!(cells > 20);
+    let w0 = window(&h);
+    let screen_days = i64::from(cells) * w0.scale.days_per_cell() as i64;
     h.key(KeyCode::Right);
+    assert_eq!((window(&h).start - w0.start).num_days(), screen_days);
     h.ch('l');
-    assert_eq!(h.app.timeline_shown().unwrap().shift, 2);
+    assert_eq!((window(&h).start - w0.start).num_days(), 2 * screen_days);
     h.app.dirty = false;
     h.key(KeyCode::Left);
     assert!(h.app.dirty);
     h.ch('h');
     h.ch('h');
-    assert_eq!(h.app.timeline_shown().unwrap().shift, -1);
+    assert_eq!((window(&h).start - w0.start).num_days(), -screen_days);
+    // `z`: the next scale, today's column stays where it was.
+    h.ch('l');
+    assert_eq!(window(&h), w0);
+    let before = window(&h);
+    let today = h.app.today();
+    let col = before
+        .column(today)
+        .expect("back where it opened: today shows");
     h.ch('z');
+    let after = window(&h);
+    assert_eq!(after.scale, before.scale.next());
+    assert_eq!(after.column(today), Some(col), "{before:?} {after:?}");
+    for _ in 0..3 {
+        h.ch('z');
+    }
+    assert_eq!(window(&h).scale, after.scale, "three scales, round");
+}
+
+#[test]
+fn f_brings_the_selected_project_into_view_and_is_in_the_key_map() {
+    let mut h = opened((80, 24));
+    // Far away from everything: the selected bar is out of the window.
+    for _ in 0..6 {
+        h.ch('l');
+    }
     let t = h.app.timeline_shown().unwrap();
-    assert_eq!((t.scale, t.shift), (Scale::Month, 0));
-    assert!(h.render().contains("· months ·"));
-    h.ch('z');
-    assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Day);
-    h.ch('z');
-    assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Week);
+    let bar = h.app.timeline_bars()[t.selected].clone();
+    let start = bar.start.unwrap();
+    assert_eq!(window(&h).column(start), None);
+    h.ch('f');
+    let cells = h.app.timeline_cells();
+    assert_eq!(window(&h).column(start), Some(cells / 8));
+    let screen = h.render();
+    let marked = screen.lines().find(|l| l.contains('›')).unwrap();
+    assert!(
+        marked.contains('█')
+            || marked.contains('░')
+            || marked.contains('▓')
+            || marked.contains('▒'),
+        "{marked}\n{screen}"
+    );
+    // A project without a start date says why `f` cannot show it.
+    let undated = h
+        .app
+        .timeline_bars()
+        .iter()
+        .position(|b| b.start.is_none())
+        .unwrap();
+    h.ch('G');
+    assert_eq!(h.app.timeline_shown().unwrap().selected, undated);
+    let before = window(&h);
+    h.ch('f');
+    assert_eq!(window(&h), before);
+    assert!(
+        dashboard_support::note_of(&h.app).contains("has no start date"),
+        "{}",
+        dashboard_support::note_of(&h.app)
+    );
+    // The key is in the map: help and the hint line show it.
+    assert!(
+        h.app
+            .keymap
+            .help_rows()
+            .iter()
+            .any(|(k, d)| k == "f" && d.contains("selected project")),
+    );
+    assert!(
+        h.app.hint_line(160).contains("f to selected"),
+        "{}",
+        h.app.hint_line(160)
+    );
+    assert!(
+        h.app.hint_line(160).contains("h/l screen"),
+        "{}",
+        h.app.hint_line(160)
+    );
+}
+
+#[test]
+fn date_labels_carry_the_year_at_every_scale() {
+    let mut h = opened((80, 24));
+    for _ in 0..3 {
+        let screen = h.render();
+        let header = screen.lines().nth(2).unwrap();
+        let years = header
+            .split_whitespace()
+            .filter(|w| {
+                w.len() == 4 && w.starts_with("20") && w.chars().all(|c| c.is_ascii_digit())
+            })
+            .count();
+        let scale = h.app.timeline_shown().unwrap().scale;
+        assert!(years >= 1, "{scale:?}: {header}");
+        h.ch('z');
+    }
+}
+
+#[test]
+fn the_title_and_legend_are_whole_at_every_size() {
+    for size in [(60, 16), (80, 24), (160, 45)] {
+        let mut h = harness(size);
+        h.ch('T');
+        h.answer_all();
+        h.answer_collects();
+        let screen = h.render();
+        for said in [
+            "12 projects",
+            "all projects",
+            "today 22 Nov 2026",
+            "1 column = ",
+            "! overdue",
+            "▶ open end",
+        ] {
+            assert!(screen.contains(said), "{size:?}: {said}\n{screen}");
+        }
+        let title = screen.lines().nth(1).unwrap();
+        assert!(!title.contains('…'), "{title}");
+        let legend_cut = screen
+            .lines()
+            .skip(2)
+            .take(size.1 as usize - 4)
+            .filter(|l| l.contains("overdue") || l.contains("today") || l.contains("column ="))
+            .any(|l| l.contains('…'));
+        assert!(!legend_cut, "{size:?}\n{screen}");
+    }
+}
+
+/// The seed's 120 projects (2023 to 2026), as the demo and the sandbox serve them.
+fn seed_projects() -> FakeData {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/sandbox/projects.json"
+    ))
+    .unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let rows = v
+        .as_array()
+        .cloned()
+        .or_else(|| v["data"].as_array().cloned())
+        .unwrap();
+    let mut d = FakeData::new(4);
+    d.projects = rows;
+    d
+}
+
+#[test]
+fn it_opens_on_a_scale_that_shows_bars_not_only_edge_arrows() {
+    for size in [(60, 16), (80, 24), (160, 45)] {
+        let mut h = Harness::with(size, seed_projects(), test_config());
+        h.answer_all();
+        h.ch('T');
+        h.answer_all();
+        h.answer_collects();
+        assert_eq!(h.app.timeline_bars().len(), 120);
+        let screen = h.render();
+        let has = |l: &str, glyphs: &[char]| glyphs.iter().any(|g| l.contains(*g));
+        // The project rows: below the title and the date header, above the legend.
+        let rows: Vec<&str> = screen
+            .lines()
+            .skip(3)
+            .filter(|l| !l.contains("overdue") && !l.contains("1 column ="))
+            .filter(|l| has(l, &['◁', '▷', '█', '░', '▓', '▒', '◀', '▶']))
+            .collect();
+        let with_bars = rows
+            .iter()
+            .filter(|l| has(l, &['█', '░', '▓', '▒', '◀', '▶']))
+            .count();
+        assert!(
+            rows.len() >= 5 && with_bars * 4 >= rows.len() * 3,
+            "{size:?}: {with_bars} of {} rows show bars\n{screen}",
+            rows.len()
+        );
+        if size == (80, 24) {
+            snap("timeline_seed", size, screen);
+        }
+    }
 }
 
 #[test]
@@ -308,14 +485,18 @@ fn snapshots_of_the_timeline() {
         let h = opened(size);
         snap("timeline", size, h.render());
     }
+    // It opens on months (every project fits); `z` zooms in to days, then weeks.
     let mut h = opened((160, 45));
-    h.ch('z');
+    assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Month);
     h.ch('j');
     snap("timeline_month", (160, 45), h.render());
     let mut h = opened((80, 24));
     h.ch('z');
-    h.ch('z');
+    assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Day);
     snap("timeline_day", (80, 24), h.render());
+    h.ch('z');
+    assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Week);
+    snap("timeline_week", (80, 24), h.render());
     // At 60x16 the table is too small to show, so `3` does nothing; `T` opens the timeline
     // (which fits) on the Projects tab, whose page then loads.
     let mut h = harness((60, 16));
@@ -341,4 +522,18 @@ async fn sandbox_timeline_shows_every_project_of_the_service() {
     assert!(want.len() > 25, "the seed has more projects than a page");
     assert_eq!(ids, want);
     assert!(!e.app.timeline_shown().unwrap().coverage().unwrap().partial);
+}
+
+#[test]
+fn the_timelines_keys_elsewhere_say_where_they_work() {
+    let mut h = harness((80, 24));
+    assert!(h.app.timeline_shown().is_none());
+    for c in ['f', 'z'] {
+        h.ch(c);
+        let note = dashboard_support::note_of(&h.app);
+        assert!(
+            note.starts_with(&format!("{c} (timeline: ")) && note.ends_with("T opens it"),
+            "{c}: {note}"
+        );
+    }
 }

@@ -160,7 +160,7 @@ async fn the_hint_line_follows_the_contact_forms_question() {
     e.settle(QUIET).await;
     let on_confirm = hints(&e);
     assert!(
-        on_confirm.contains("Enter create") && on_confirm.contains("Esc back"),
+        on_confirm.contains("Enter/y create") && on_confirm.contains("Esc back"),
         "the question's keys: {on_confirm}"
     );
     assert!(!on_confirm.contains("Ctrl-S"), "{on_confirm}");

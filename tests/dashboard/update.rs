@@ -356,6 +356,43 @@ fn header_click_sorts_by_that_column() {
 }
 
 #[test]
+fn a_click_on_a_header_that_cannot_sort_says_why() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let mut h = loaded();
+    h.ch('1');
+    h.answer_all();
+    assert_eq!(h.app.active, TabKind::Contacts);
+    let inner = h.app.areas().table_inner();
+    let fitted = crmdash::app::layout::fit_columns(h.app.tab().resource.columns, inner.width);
+    let mut x = None;
+    let mut at = inner.x;
+    for (i, w) in &fitted {
+        if h.app.tab().resource.columns[*i].title == "Accounts" {
+            x = Some(at);
+        }
+        at += w + 1;
+    }
+    let x = x.expect("Accounts is shown at 120 columns");
+    let sort = (h.app.tab().sort_by, h.app.tab().direction);
+    let before = h.fetches().len();
+    let click = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: x + 1,
+        row: inner.y,
+        modifiers: KeyModifiers::NONE,
+    };
+    h.send(crmdash::app::Message::Mouse(click));
+    assert_eq!((h.app.tab().sort_by, h.app.tab().direction), sort);
+    assert_eq!(h.fetches().len(), before);
+    let note = dashboard_support::note_of(&h.app);
+    assert!(
+        note.starts_with("Accounts cannot sort: the API sorts contacts only by "),
+        "{note}"
+    );
+    assert!(note.contains("email"), "{note}");
+}
+
+#[test]
 fn idle_app_wakes_only_for_the_coarse_age_label() {
     let mut h = loaded();
     // Loaded, nothing in flight: the only wakeup is the age label's next step (10 s).

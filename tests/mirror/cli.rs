@@ -89,7 +89,7 @@ fn sync_then_search_print_a_summary_and_grouped_results() {
     let csv = run(env.cmd(&["search", "muller", "--type", "contacts", "--format", "csv"])).code(0);
     assert!(
         csv.stdout
-            .starts_with("type,id,label,detail,near\ncontact,"),
+            .starts_with("type,id,label,detail,near,why\ncontact,"),
         "{}",
         csv.stdout
     );

@@ -95,7 +95,7 @@ impl Dialog for ColumnsPicker {
                 return Outcome::CloseWith(DialogResult::SetColumns(chosen));
             }
             Some(Action::Cancel | Action::Back) => return Outcome::Close,
-            Some(a @ (Action::Down | Action::Up)) => {
+            Some(a @ (Action::Down | Action::Up | Action::First | Action::Last)) => {
                 self.cursor = list_cursor::moved(self.cursor, self.items.len(), a)
             }
             Some(Action::Quit) => return Outcome::Ignored,

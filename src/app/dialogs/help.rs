@@ -8,7 +8,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::app::Said;
 use crate::app::dialogs::{Dialog, DialogCx, Outcome};
-use crate::app::keymap::{Action, KeyMap};
+use crate::app::keymap::{Action, Hint, KeyMap};
 use crate::app::table::record::DisplayZone;
 use crate::app::widgets::scroll::{Entry, ScrollText, Tone};
 
@@ -257,12 +257,21 @@ impl crate::app::App {
 }
 
 impl Dialog for HelpView {
+    fn hints(&self) -> &'static [Hint] {
+        const H: &[Hint] = &[
+            Hint::new(&[Action::Down, Action::Up], "scroll", 1),
+            Hint::new(&[Action::Back, Action::Quit], "close", 0),
+        ];
+        H
+    }
+
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         if self.text.on_key(key, cx.keymap) {
             return Outcome::Handled;
         }
         match cx.keymap.action(key) {
-            Some(Action::Back) | Some(Action::Help) => Outcome::Close,
+            // `q` closes the help as it closes a pager's: reading help never quits the app.
+            Some(Action::Back | Action::Help | Action::Quit) => Outcome::Close,
             _ => Outcome::Ignored,
         }
     }

@@ -381,7 +381,7 @@ impl crate::app::App {
                 vec![Effect::NoClient { reason }]
             }
             TokenLookup::Unusable(reason) => {
-                self.status.set_error(self.wall, reason.clone());
+                self.status.set_error(self.wall, self.now, reason.clone());
                 vec![Effect::NoClient { reason }]
             }
         }

@@ -173,6 +173,8 @@ pub enum DialogResult {
     OpenRecord(crate::app::mirror::RecordRef),
     /// List the records related to this one (from the mirror) above the dialog.
     Related(crate::app::mirror::RecordRef),
+    /// The detail pane steps to the next (`1`) or previous (`-1`) row's record.
+    StepRecord(isize),
 }
 
 /// A contact a dialog points at.

@@ -42,7 +42,7 @@ impl Dialog for ProfilesPicker {
                 }
             }
             Some(Action::Cancel | Action::Back) => return Outcome::Close,
-            Some(a @ (Action::Down | Action::Up)) => {
+            Some(a @ (Action::Down | Action::Up | Action::First | Action::Last)) => {
                 self.cursor = list_cursor::moved(self.cursor, self.profiles.len(), a)
             }
             Some(Action::Quit) => return Outcome::Ignored,

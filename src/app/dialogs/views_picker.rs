@@ -129,7 +129,7 @@ impl Dialog for ViewsPicker {
                 }
             }
             Some(Action::Cancel | Action::Back) => return Outcome::Close,
-            Some(a @ (Action::Down | Action::Up)) => {
+            Some(a @ (Action::Down | Action::Up | Action::First | Action::Last)) => {
                 self.cursor = list_cursor::moved(self.cursor, self.names.len(), a)
             }
             Some(Action::DeleteItem) => {

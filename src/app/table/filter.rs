@@ -30,7 +30,43 @@ pub struct FilterBar {
     pub seen_statuses: BTreeSet<String>,
 }
 
+/// Width of the filter bar's label column.
+pub const LABEL_WIDTH: u16 = 15;
+
+/// Most rows the errors too long for their line take under the fields.
+const MAX_NOTE_ROWS: usize = 3;
+
+/// The filter bar's input and note columns in a bar `inner` columns wide.
+pub fn input_and_note_width(inner: u16) -> (u16, u16) {
+    let rest = inner.saturating_sub(LABEL_WIDTH + 2);
+    let input = (rest / 2).clamp(10.min(rest), 40);
+    (input, rest.saturating_sub(input + 1))
+}
+
 impl FilterBar {
+    /// The errors too long for the note beside their field, each whole (`Created after:
+    /// "last week" is not a time: try …`), wrapped to the bar's `inner` width: the bar
+    /// shows them under its fields, so nothing a user must read is cut.
+    pub fn long_errors(&self, inner: u16) -> Vec<String> {
+        let (_, note) = input_and_note_width(inner);
+        let width = usize::from(inner.saturating_sub(2)).max(10);
+        let mut rows: Vec<String> = self
+            .fields
+            .iter()
+            .filter_map(|f| Some((f.field.label, f.error.as_deref()?)))
+            .filter(|(_, e)| crate::output::display_width(e) > usize::from(note))
+            .flat_map(|(label, e)| {
+                crate::app::widgets::scroll::wrap(&format!("{label}: {e}"), width, width)
+            })
+            .collect();
+        if rows.len() > MAX_NOTE_ROWS {
+            rows.truncate(MAX_NOTE_ROWS);
+            let last = &mut rows[MAX_NOTE_ROWS - 1];
+            *last = crate::output::truncate_to_width(&format!("{last} …"), width);
+        }
+        rows
+    }
+
     pub fn new(fields: &'static [FilterField]) -> Self {
         FilterBar {
             fields: fields

@@ -280,16 +280,9 @@ pub fn build_page<T: TableRecord>(
 /// An amount as the table shows it: exact, grouped by thousands, with its currency when
 /// known (`338,858.30 EUR`); never through a float. Text that is not a number stays as sent.
 pub(crate) fn money_cell(value: Option<&Money>, currency: Option<&str>) -> Cell {
-    let Some(m) = value else {
-        return Cell::missing();
-    };
-    let amount = match m.decimal() {
-        Some(d) => crate::insights::pipeline::format_amount(d, true),
-        None => m.display(),
-    };
-    match currency {
-        Some(c) => Cell::plain(format!("{amount} {c}")),
-        None => Cell::plain(amount),
+    match value {
+        Some(m) => Cell::plain(crate::insights::pipeline::format_money(m, currency)),
+        None => Cell::missing(),
     }
 }
 

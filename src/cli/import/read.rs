@@ -84,6 +84,12 @@ pub struct Layout {
     pub headers: Vec<String>,
     /// Column of first_name, last_name, email, phone.
     pub known: [Option<usize>; 4],
+    /// A full-name column split into first_name and last_name (at the first space), when
+    /// the file has neither of those.
+    pub full_name: Option<usize>,
+    /// Columns whose header is not the field's own name, and the field they fill (`Mobile`
+    /// → `phone`, by a common name or `--map`): said before anything is sent.
+    pub mapped: Vec<(usize, &'static str)>,
     /// Columns sent as further body keys (named by their header).
     pub extra: Vec<usize>,
     /// Columns not sent (`--only-known`, or an empty header).
@@ -92,13 +98,25 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Reads the header row and maps it. Refuses a header naming no known field (saying which
-    /// separator it read the file with), two columns for one field, or a missing key column.
+    /// [`Layout::open_mapped`] without `--map`.
     pub fn open(
         path: &Path,
         delimiter: Option<u8>,
         key_column: Option<&str>,
         only_known: bool,
+    ) -> Result<Layout, CliError> {
+        Layout::open_mapped(path, delimiter, key_column, only_known, &[])
+    }
+
+    /// Reads the header row and maps it (see [`FieldMap`]). Refuses a header naming no known
+    /// field (saying which separator it read the file with), two columns for one field, a
+    /// `--map` naming no column, or a missing key column.
+    pub fn open_mapped(
+        path: &Path,
+        delimiter: Option<u8>,
+        key_column: Option<&str>,
+        only_known: bool,
+        maps: &[(String, String)],
     ) -> Result<Layout, CliError> {
         let shown = path.display();
         let mut file =
@@ -131,23 +149,12 @@ impl Layout {
                 "{shown}: the file is empty (a header row naming first_name, last_name, email or phone comes first)"
             )));
         }
-        let mut known = [None; 4];
-        for (i, h) in headers.iter().enumerate() {
-            let n = normalize_header(h);
-            if let Some(k) = KNOWN_FIELDS.iter().position(|f| normalize_header(f) == n) {
-                if let Some(first) = known[k] {
-                    return Err(CliError::field(
-                        KNOWN_FIELDS[k],
-                        format!(
-                            "{shown}: columns '{}' and '{h}' both name {}; keep one",
-                            headers[first], KNOWN_FIELDS[k]
-                        ),
-                    ));
-                }
-                known[k] = Some(i);
-            }
-        }
-        if known.iter().all(Option::is_none) {
+        let fields = FieldMap::build(&headers, maps).map_err(|m| match m {
+            MapError::Field(field, m) => CliError::field(field, format!("{shown}: {m}")),
+            MapError::Map(m) => CliError::field("map", format!("{shown}: {m}")),
+        })?;
+        let known = fields.known;
+        if known.iter().all(Option::is_none) && fields.full_name.is_none() {
             let how = if detected {
                 format!(
                     "read with the separator {} (detected from the header line; give --delimiter if the file uses another)",
@@ -158,7 +165,8 @@ impl Layout {
             };
             let shown_headers: Vec<&str> = headers.iter().take(12).map(String::as_str).collect();
             return Err(CliError::invalid(format!(
-                "{shown}: the header row names none of {} ({how}; its columns: {})",
+                "{shown}: the header row names none of {} ({how}; its columns: {}); \
+                 --map 'HEADER=FIELD' says which column holds which",
                 KNOWN_FIELDS.join(", "),
                 shown_headers.join(" | ")
             )));
@@ -188,7 +196,7 @@ impl Layout {
         let mut extra = Vec::new();
         let mut ignored = Vec::new();
         for (i, h) in headers.iter().enumerate() {
-            if known.contains(&Some(i)) {
+            if known.contains(&Some(i)) || fields.full_name == Some(i) {
                 continue;
             }
             if only_known || h.is_empty() {
@@ -203,16 +211,18 @@ impl Layout {
             detected,
             headers,
             known,
+            full_name: fields.full_name,
+            mapped: fields.mapped,
             extra,
             ignored,
             key,
         })
     }
 
-    /// Columns whose header is not one of the seed's fields, in file order.
+    /// Columns that fill no contact field, in file order.
     pub fn unknown_headers(&self) -> Vec<&str> {
         (0..self.headers.len())
-            .filter(|i| !self.known.contains(&Some(*i)))
+            .filter(|i| !self.known.contains(&Some(*i)) && self.full_name != Some(*i))
             .map(|i| self.headers[i].as_str())
             .collect()
     }
@@ -226,6 +236,194 @@ impl Layout {
     }
 }
 
+/// The field a full-name column fills (both first_name and last_name).
+pub const FULL_NAME: &str = "full_name";
+
+/// Headers that commonly name a contact field, normalized (see [`normalize_header`]).
+const COMMON_NAMES: [(&str, &[&str]); 5] = [
+    ("first_name", &["first", "givenname", "given", "forename"]),
+    ("last_name", &["last", "surname", "familyname"]),
+    ("email", &["emailaddress", "mail", "mailaddress"]),
+    (
+        "phone",
+        &[
+            "phonenumber",
+            "mobile",
+            "mobilephone",
+            "mobilenumber",
+            "cell",
+            "cellphone",
+            "telephone",
+            "telephonenumber",
+            "tel",
+        ],
+    ),
+    (FULL_NAME, &["fullname", "name", "contactname"]),
+];
+
+/// `--map 'HEADER=FIELD'`: the column and the contact field it fills (first_name, last_name,
+/// email, phone, or full_name, split into both names).
+pub fn parse_map(s: &str) -> Result<(String, String), String> {
+    let (header, field) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("{s:?}: give HEADER=FIELD, e.g. 'Mobile=phone'"))?;
+    let (header, field) = (header.trim(), field.trim());
+    if header.is_empty() {
+        return Err(format!("{s:?}: the header before = is empty"));
+    }
+    let field = target(field).ok_or_else(|| {
+        format!(
+            "{s:?}: {field:?} is not a contact field ({}, {FULL_NAME})",
+            KNOWN_FIELDS.join(", ")
+        )
+    })?;
+    Ok((header.to_string(), field.to_string()))
+}
+
+/// The field `name` spells (`Phone`, `first name`...), as the one static name.
+fn target(name: &str) -> Option<&'static str> {
+    let n = normalize_header(name);
+    KNOWN_FIELDS
+        .iter()
+        .copied()
+        .chain([FULL_NAME])
+        .find(|f| normalize_header(f) == n)
+}
+
+/// Why a header cannot be mapped.
+enum MapError {
+    /// Two columns for one field.
+    Field(&'static str, String),
+    /// A `--map` that names no column, or one already mapped.
+    Map(String),
+}
+
+/// How the header row fills the contact, decided in this order: `--map` first; then each
+/// field's own name (`First Name`, `E-Mail`, `PHONE`: case, spaces, dashes, underscores and
+/// dots do not matter); then, for a field still unfilled, a common name for it (`Given Name`,
+/// `Surname`, `Email Address`, `Mobile`, `Phone Number`, `Full Name`...), the leftmost
+/// column first. A full-name column is used only when the file has no first or last name.
+struct FieldMap {
+    known: [Option<usize>; 4],
+    full_name: Option<usize>,
+    mapped: Vec<(usize, &'static str)>,
+}
+
+impl FieldMap {
+    fn build(headers: &[String], maps: &[(String, String)]) -> Result<FieldMap, MapError> {
+        let mut slots: Vec<(&'static str, usize)> = Vec::new();
+        let mut mapped = Vec::new();
+        let taken = |slots: &[(&'static str, usize)], field: &str| {
+            slots.iter().find(|(f, _)| *f == field).map(|(_, i)| *i)
+        };
+        let both = |first: usize, second: usize, field: &'static str| {
+            MapError::Field(
+                field,
+                format!(
+                    "columns '{}' and '{}' both name {field}; keep one",
+                    headers[first], headers[second]
+                ),
+            )
+        };
+        for (header, field) in maps {
+            let column = headers
+                .iter()
+                .position(|h| h == header.trim())
+                .or_else(|| {
+                    headers
+                        .iter()
+                        .position(|h| normalize_header(h) == normalize_header(header))
+                })
+                .ok_or_else(|| {
+                    MapError::Map(format!(
+                        "--map {header}={field}: there is no column '{header}' (columns: {})",
+                        headers.join(", ")
+                    ))
+                })?;
+            let field = target(field).ok_or_else(|| {
+                MapError::Map(format!("--map {header}={field}: not a contact field"))
+            })?;
+            if slots.iter().any(|(_, i)| *i == column) {
+                return Err(MapError::Map(format!(
+                    "--map names column '{}' twice",
+                    headers[column]
+                )));
+            }
+            if let Some(first) = taken(&slots, field) {
+                return Err(both(first, column, field));
+            }
+            slots.push((field, column));
+            mapped.push((column, field));
+        }
+        let by_map = slots.len();
+        for (i, h) in headers.iter().enumerate() {
+            if slots.iter().any(|(_, c)| *c == i) {
+                continue;
+            }
+            let Some(field) = target(h) else { continue };
+            if let Some(first) = taken(&slots, field) {
+                return Err(both(first, i, field));
+            }
+            slots.push((field, i));
+            if field == FULL_NAME {
+                mapped.push((i, field));
+            }
+        }
+        for (field, names) in COMMON_NAMES {
+            if taken(&slots, field).is_some() {
+                continue;
+            }
+            let found = headers.iter().enumerate().find(|(i, h)| {
+                !slots.iter().any(|(_, c)| c == i) && names.contains(&normalize_header(h).as_str())
+            });
+            if let Some((i, _)) = found {
+                slots.push((field, i));
+                mapped.push((i, field));
+            }
+        }
+        let mut known = [None; 4];
+        for (k, f) in KNOWN_FIELDS.iter().enumerate() {
+            known[k] = taken(&slots, f);
+        }
+        let mut full_name = taken(&slots, FULL_NAME);
+        if let Some(full) = full_name
+            && let Some(name) = known[0].or(known[1])
+        {
+            let asked = slots[..by_map].iter().any(|(_, c)| *c == full);
+            if asked {
+                return Err(MapError::Map(format!(
+                    "--map {}={FULL_NAME} fills first_name and last_name, but column '{}' \
+                     already gives {}",
+                    headers[full],
+                    headers[name],
+                    if known[0] == Some(name) {
+                        "first_name"
+                    } else {
+                        "last_name"
+                    }
+                )));
+            }
+            // The file names its parts: the full name goes as a further key, like any column.
+            full_name = None;
+            mapped.retain(|(c, _)| *c != full);
+        }
+        Ok(FieldMap {
+            known,
+            full_name,
+            mapped,
+        })
+    }
+}
+
+/// A full name as first and last name: split at the first space (`Ada King Lovelace` is
+/// `Ada` and `King Lovelace`); one word is a first name.
+fn split_full_name(full: &str) -> (String, String) {
+    match full.trim().split_once(char::is_whitespace) {
+        Some((first, last)) => (first.to_string(), last.trim().to_string()),
+        None => (full.trim().to_string(), String::new()),
+    }
+}
+
 fn csv_reader<R: Read>(delimiter: u8, r: R) -> csv::Reader<R> {
     csv::ReaderBuilder::new()
         .delimiter(delimiter)
@@ -235,11 +433,13 @@ fn csv_reader<R: Read>(delimiter: u8, r: R) -> csv::Reader<R> {
 }
 
 /// Remembers where the `\r` and `\n` bytes read so far are, so a record's byte position
-/// becomes its line number (the csv crate's own line count drifts with CRLF endings).
+/// becomes its line number (the csv crate's own line count drifts with CRLF endings), and
+/// follows the quoting (see [`Quotes`]).
 struct Tracked<R> {
     inner: R,
     offset: u64,
     marks: Rc<RefCell<VecDeque<(u64, u8)>>>,
+    quotes: Rc<RefCell<Quotes>>,
 }
 
 impl<R: Read> Read for Tracked<R> {
@@ -251,9 +451,84 @@ impl<R: Read> Read for Tracked<R> {
                 marks.push_back((self.offset + i as u64, *b));
             }
         }
+        let mut quotes = self.quotes.borrow_mut();
+        quotes.feed(&buf[..n]);
+        quotes.at_end |= n == 0 && !buf.is_empty();
         self.offset += n as u64;
         Ok(n)
     }
+}
+
+/// Where a byte stands in the CSV grammar, as the csv crate reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum QuoteState {
+    /// At the start of a field: only here does a quote open a quoted field.
+    #[default]
+    FieldStart,
+    /// In an unquoted field (a quote here is a plain character).
+    Unquoted,
+    Quoted,
+    /// A quote inside a quoted field: it closes the field, or doubles as `""`.
+    QuoteInQuoted,
+}
+
+/// Follows the quoting of the whole file as it is read, so that a quote never closed (the
+/// csv crate then reads the rest of the file as one field, silently) is reported with the
+/// line it opened on.
+#[derive(Debug, Default)]
+struct Quotes {
+    delimiter: u8,
+    state: QuoteState,
+    newlines: u64,
+    opened_on: u64,
+    read: u64,
+    at_end: bool,
+}
+
+impl Quotes {
+    fn new(delimiter: u8) -> Quotes {
+        Quotes {
+            delimiter,
+            ..Quotes::default()
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        const BOM: &[u8] = b"\xEF\xBB\xBF";
+        for &b in bytes {
+            self.read += 1;
+            // A byte-order mark is not part of the first field.
+            if self.read <= 3 && BOM.get(self.read as usize - 1) == Some(&b) {
+                continue;
+            }
+            let ends_field = b == self.delimiter || b == b'\n' || b == b'\r';
+            self.state = match (self.state, b) {
+                (QuoteState::FieldStart, b'"') => {
+                    self.opened_on = self.newlines + 1;
+                    QuoteState::Quoted
+                }
+                (QuoteState::Quoted, b'"') => QuoteState::QuoteInQuoted,
+                (QuoteState::Quoted, _) => QuoteState::Quoted,
+                (QuoteState::QuoteInQuoted, b'"') => QuoteState::Quoted,
+                (_, _) if ends_field => QuoteState::FieldStart,
+                _ => QuoteState::Unquoted,
+            };
+            self.newlines += u64::from(b == b'\n');
+        }
+    }
+
+    /// The line of a quote still open at the end of the file.
+    fn unclosed(&self) -> Option<u64> {
+        (self.at_end && self.state == QuoteState::Quoted).then_some(self.opened_on)
+    }
+}
+
+/// What is said of a quote never closed.
+fn unclosed_quote(line: u64) -> String {
+    format!(
+        "a quote (\") opened on line {line} is never closed: the rest of the file would be read \
+         as one field; close it, or write a quote inside a quoted field as \"\""
+    )
 }
 
 struct LineCounter {
@@ -305,6 +580,9 @@ pub struct Rows {
     layout: Layout,
     reader: csv::Reader<Tracked<BufReader<File>>>,
     lines: LineCounter,
+    quotes: Rc<RefCell<Quotes>>,
+    /// The quote never closed was reported.
+    unclosed_told: bool,
     record: csv::StringRecord,
 }
 
@@ -313,10 +591,12 @@ impl Rows {
         let file = File::open(&layout.path)
             .map_err(|e| CliError::other(format!("cannot read {}: {e}", layout.path.display())))?;
         let marks = Rc::new(RefCell::new(VecDeque::new()));
+        let quotes = Rc::new(RefCell::new(Quotes::new(layout.delimiter)));
         let tracked = Tracked {
             inner: BufReader::with_capacity(64 * 1024, file),
             offset: 0,
             marks: marks.clone(),
+            quotes: quotes.clone(),
         };
         let mut reader = csv_reader(layout.delimiter, tracked);
         reader
@@ -326,7 +606,22 @@ impl Rows {
             layout: layout.clone(),
             reader,
             lines: LineCounter { marks, newlines: 0 },
+            quotes,
+            unclosed_told: false,
             record: csv::StringRecord::new(),
+        })
+    }
+
+    /// The row reporting a quote never closed, once (the record that swallowed the rest
+    /// of the file is not parsed: its fields are not what the file meant).
+    fn unclosed(&mut self) -> Option<RawRow> {
+        let line = self.quotes.borrow().unclosed()?;
+        if std::mem::replace(&mut self.unclosed_told, true) {
+            return None;
+        }
+        Some(RawRow {
+            line,
+            parsed: Err(vec![unclosed_quote(line)]),
         })
     }
 
@@ -348,9 +643,13 @@ impl Rows {
                 .map(|i| record[i].to_string())
                 .unwrap_or_default()
         };
+        let (first_name, last_name) = match layout.full_name {
+            Some(i) => split_full_name(&record[i]),
+            None => (cell(0), cell(1)),
+        };
         let input = ContactInput {
-            first_name: cell(0),
-            last_name: cell(1),
+            first_name,
+            last_name,
             email: cell(2),
             phone: cell(3),
             ..ContactInput::default()
@@ -401,10 +700,14 @@ impl Iterator for Rows {
     fn next(&mut self) -> Option<RawRow> {
         loop {
             match self.reader.read_record(&mut self.record) {
-                Ok(false) => return None,
+                // A quote opened in the header row swallows every row: said here.
+                Ok(false) => return self.unclosed(),
                 Ok(true) => {
                     let byte = self.record.position().map_or(0, csv::Position::byte);
                     let line = self.lines.line_at(byte);
+                    if let Some(row) = self.unclosed() {
+                        return Some(row);
+                    }
                     if self.record.iter().all(str::is_empty) {
                         continue;
                     }
@@ -641,6 +944,116 @@ mod tests {
             assert_eq!(l.known, [Some(0), Some(1), Some(2), Some(3)], "{h}");
         }
         assert_eq!(normalize_header("FIRST_NAME"), "firstname");
+    }
+
+    fn fields_of(header: &str, maps: &[(&str, &str)]) -> Result<Layout, CliError> {
+        let f = file(&format!("{header}\nx,y,z,w,v\n"));
+        let maps: Vec<(String, String)> = maps
+            .iter()
+            .map(|(h, f)| (h.to_string(), f.to_string()))
+            .collect();
+        Layout::open_mapped(f.path(), Some(b','), None, false, &maps)
+    }
+
+    /// Issue 27: `Full Name`, `Email Address`, `Mobile`... went as extra attributes.
+    #[test]
+    fn common_header_names_map_by_themselves() {
+        let l = fields_of("Given Name,Surname,Email Address,Mobile", &[]).unwrap();
+        assert_eq!(l.known, [Some(0), Some(1), Some(2), Some(3)]);
+        assert_eq!(
+            l.mapped,
+            [
+                (0, "first_name"),
+                (1, "last_name"),
+                (2, "email"),
+                (3, "phone")
+            ]
+        );
+        let l = fields_of("Full Name,E-mail,Phone Number", &[]).unwrap();
+        assert_eq!(l.full_name, Some(0));
+        assert_eq!(l.known, [None, None, Some(1), Some(2)]);
+        assert!(l.unknown_headers().is_empty());
+        // A field's own name beats a common name for it: `Mobile` stays an extra column.
+        let l = fields_of("email,Phone,Mobile", &[]).unwrap();
+        assert_eq!(l.known[3], Some(1));
+        assert_eq!(l.unknown_headers(), ["Mobile"]);
+        // The file names the parts: the full name is a further key.
+        let l = fields_of("First Name,Last Name,Name", &[]).unwrap();
+        assert_eq!(l.full_name, None);
+        assert_eq!(l.extra_keys(), ["Name"]);
+    }
+
+    #[test]
+    fn map_names_the_rest_and_wins() {
+        let l = fields_of(
+            "email,Handy,Kontakt",
+            &[("Handy", "phone"), ("Kontakt", "full_name")],
+        )
+        .unwrap();
+        assert_eq!(l.known[3], Some(1));
+        assert_eq!(l.full_name, Some(2));
+        let l = fields_of("email,Phone,Mobile", &[("Mobile", "phone")]);
+        let e = l.unwrap_err().to_string();
+        assert!(e.contains("'Mobile' and 'Phone' both name phone"), "{e}");
+        let e = fields_of("email,Handy", &[("Cell", "phone")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no column 'Cell'"), "{e}");
+        assert!(parse_map("Mobile=phone").is_ok());
+        assert_eq!(
+            parse_map(" Mobile = Phone ").unwrap(),
+            ("Mobile".into(), "phone".into())
+        );
+        assert!(
+            parse_map("Mobile=mobile")
+                .unwrap_err()
+                .contains("not a contact field")
+        );
+        assert!(parse_map("Mobile").is_err());
+    }
+
+    #[test]
+    fn a_full_name_is_split_at_the_first_space() {
+        assert_eq!(
+            split_full_name(" Ada King Lovelace "),
+            ("Ada".into(), "King Lovelace".into())
+        );
+        assert_eq!(
+            split_full_name("Madonna"),
+            ("Madonna".into(), String::new())
+        );
+        let rows = planned(
+            "Full Name,Email Address\nAda King Lovelace,ada@example.com\n",
+            None,
+            false,
+        );
+        assert_eq!(rows[0].contact.first_name.as_deref(), Some("Ada"));
+        assert_eq!(rows[0].contact.last_name.as_deref(), Some("King Lovelace"));
+    }
+
+    /// Issue 27: an unclosed quote swallowed the rest of the file without a word.
+    #[test]
+    fn an_unclosed_quote_is_reported_with_its_line() {
+        let f = file(
+            "first_name,last_name,email\nAda,Lovelace,ada@example.com\nBob,\"Smith,bob@example.com\nCy,C,cy@example.com\nDi,D,di@example.com\n",
+        );
+        let layout = Layout::open(f.path(), None, None, false).unwrap();
+        let err = check_file(&layout, false).unwrap_err();
+        let CliError::Invalid { fields, .. } = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(fields.len(), 1, "{fields:?}");
+        assert_eq!(fields[0].0, "line 3");
+        assert!(
+            fields[0].1.contains("opened on line 3 is never closed"),
+            "{fields:?}"
+        );
+        // Quotes closed, doubled, or inside an unquoted field are fine.
+        let ok = file(
+            "first_name,last_name,email\n\"Ada \"\"A\"\"\",Love\"lace,ada@example.com\n\"Bo, b\",B,b@example.com\n",
+        );
+        let layout = Layout::open(ok.path(), None, None, false).unwrap();
+        assert_eq!(check_file(&layout, false).unwrap().rows, 2);
     }
 
     #[test]

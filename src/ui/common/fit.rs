@@ -109,6 +109,30 @@ pub fn draw_lines<'a>(buf: &mut Buffer, area: Rect, lines: impl IntoIterator<Ite
     }
 }
 
+/// Items set in rows of `width` columns with `sep` between two on a row
+/// (`layout::pack`): the rows, each a line to draw (one item wider than a row is cut there).
+pub fn packed<'a>(items: Vec<Line<'a>>, sep: Span<'a>, width: u16) -> Vec<Line<'a>> {
+    let widths: Vec<usize> = items.iter().map(line_width).collect();
+    let rows = crate::app::layout::pack(&widths, width_of(&sep), usize::from(width));
+    let mut items = items.into_iter();
+    rows.into_iter()
+        .map(|r| {
+            let mut spans = Vec::new();
+            for (k, item) in items.by_ref().take(r.len()).enumerate() {
+                if k > 0 {
+                    spans.push(sep.clone());
+                }
+                spans.extend(item.spans);
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+fn width_of(span: &Span) -> usize {
+    width(&span.content)
+}
+
 /// A styled text drawn on one row, cut with `…`.
 pub fn draw_str(buf: &mut Buffer, area: Rect, text: &str, style: Style) -> bool {
     draw_line(buf, area, Line::from(Span::styled(text, style)))
@@ -129,17 +153,32 @@ mod tests {
         // `र्मा` is one cluster three columns wide: it goes whole or not at all.
         assert_eq!(cut("वर्मा & Sons", 4), "व…");
         assert_eq!(cut("वर्मा & Sons", 5), "वर्मा…");
-        // As drawn, it is split into one grapheme per terminal cell (the terminal's view).
-        let safe = crate::output::terminal_safe("वर्मा");
-        assert_eq!(safe, "वर्\u{200b}म\u{200b}ा");
-        assert_eq!(width(&safe), width("वर्मा"));
-        assert_eq!(cut(&safe, 3), "वर्\u{200b}…");
+        // Nothing is added to it (its cells are split when the frame is drawn).
+        assert_eq!(crate::output::terminal_safe("वर्मा"), "वर्मा");
         assert_eq!(cut("👩👩👧 family", 5), "👩👩…");
         let (l, _) = line(Line::from("👩‍👩‍👧 👍🏽 🏳️‍🌈"), 40);
         assert_eq!(text(&l), "👩👩👧 👍 🏳🌈");
         // Lam-alef: two clusters, two cells (the string's own width says one).
         assert_eq!(width("لا"), 2);
         assert_eq!(cut("", 0), "");
+    }
+
+    #[test]
+    fn items_are_packed_into_rows_and_never_split() {
+        let items = vec![
+            Line::from("60 deals"),
+            Line::from("totals per currency"),
+            Line::from("bar: share"),
+        ];
+        let rows = packed(items.clone(), Span::raw(" · "), 40);
+        let rows: Vec<String> = rows.iter().map(text).collect();
+        assert_eq!(rows, ["60 deals · totals per currency", "bar: share"]);
+        let one: Vec<String> = packed(items, Span::raw(" · "), 80)
+            .iter()
+            .map(text)
+            .collect();
+        assert_eq!(one, ["60 deals · totals per currency · bar: share"]);
+        assert!(packed(Vec::new(), Span::raw(" · "), 80).is_empty());
     }
 
     #[test]

@@ -44,6 +44,12 @@ impl<'a> Row<'a> {
 
     /// An error under a field, indented to the inputs, wrapped to `width`.
     pub fn error(msg: &str, width: u16, theme: &Theme) -> Vec<Row<'a>> {
+        Row::under(msg, width, theme.error)
+    }
+
+    /// A note under a field (an error, the duplicate found), indented to the inputs and
+    /// wrapped to `width`, so nothing of it is cut.
+    pub fn under(msg: &str, width: u16, style: Style) -> Vec<Row<'a>> {
         let w = width.saturating_sub(LABEL + 2).max(10) as usize;
         wrap(msg, w)
             .into_iter()
@@ -52,7 +58,7 @@ impl<'a> Row<'a> {
                 let mark = if i == 0 { "↳ " } else { "  " };
                 Row::Text(Line::from(vec![
                     Span::raw(" ".repeat(LABEL as usize)),
-                    Span::styled(format!("{mark}{l}"), theme.error),
+                    Span::styled(format!("{mark}{l}"), style),
                 ]))
             })
             .collect()
@@ -113,9 +119,16 @@ pub fn draw(f: &mut Frame, area: Rect, rows: &[Row], theme: &Theme) {
         .position(|r| matches!(r, Row::Input { focused: true, .. }))
         .unwrap_or(0);
     let h = area.height as usize;
-    // Keep two rows under the focused input (its error) when scrolling.
-    let skip = (focus + 3)
+    // Keep the rows under the focused input that belong to it (its error, the duplicate
+    // found), at least two, in view when scrolling; the input itself always stays.
+    let notes = rows[(focus + 1).min(rows.len())..]
+        .iter()
+        .take_while(|r| !matches!(r, Row::Input { .. }))
+        .count()
+        .max(2);
+    let skip = (focus + 1 + notes)
         .saturating_sub(h)
+        .min(focus)
         .min(rows.len().saturating_sub(h));
     for (n, row) in rows.iter().skip(skip).take(h).enumerate() {
         let r = Rect {

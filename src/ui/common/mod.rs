@@ -1,6 +1,7 @@
 //! Reusable widgets: the paged table, tabs, text input, modal frame, status bar, scroll text.
 
 pub mod cell_text;
+pub mod clusters;
 pub mod fit;
 pub mod form_rows;
 pub mod frame_box;

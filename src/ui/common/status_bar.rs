@@ -57,7 +57,9 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let pos = position(app);
     if !pos.is_empty() {
-        facts.push((2, Span::raw(pos)));
+        // An error older than its few seconds no longer takes the position's room.
+        let stale_error = app.status.error.is_some() && app.status.error_new_until.is_none();
+        facts.push((if stale_error { 0 } else { 2 }, Span::raw(pos)));
     }
     if let Some(age) = app.age_label() {
         // `from mirror · 12:03` says the rows are not the service's: it stays longer than the
@@ -91,7 +93,54 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if let Some((n, _)) = &app.status.note {
         facts.push((0, Span::styled(n.as_str(), theme.note)));
     }
-    let right = profile_and_host(app, area.width * 2 / 5);
+    let joined = |facts: &[(u8, Span<'static>)]| {
+        let mut spans = Vec::with_capacity(facts.len() * 2);
+        for (i, (_, s)) in facts.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(" · ", theme.dim));
+            }
+            spans.push(s.clone());
+        }
+        Line::from(spans)
+    };
+    let all: Vec<(u8, Span<'static>)> = facts
+        .into_iter()
+        .map(|(r, s)| (r, Span::styled(s.content.into_owned(), s.style)))
+        .collect();
+    // The facts that fit in `room` columns, dropping those of rank `from` and up (highest
+    // first); whether they fit.
+    let fitted = |room: usize, from: u8| {
+        let mut facts = all.clone();
+        while fit::line_width(&joined(&facts)) > room {
+            let Some((at, _)) = facts
+                .iter()
+                .enumerate()
+                .filter(|(_, (r, _))| *r >= from)
+                .max_by_key(|(i, (r, _))| (*r, *i))
+            else {
+                return (facts, false);
+            };
+            facts.remove(at);
+        }
+        (facts, true)
+    };
+    // The profile and host give way to the message: first the host goes (the profile
+    // stays), then both. The age and latency go before them, the page position and the
+    // sync's progress after them (a note hides those only for its few seconds).
+    let width = usize::from(area.width);
+    let rights = [
+        profile_and_host(app, area.width * 2 / 5),
+        format!(" {} ", app.config.profile),
+        String::new(),
+    ];
+    let choice = rights
+        .iter()
+        .filter(|r| fit::width(r) <= width * 2 / 5)
+        .find_map(|right| {
+            let (facts, fits) = fitted(width - fit::width(right), 3);
+            fits.then(|| (facts, right.clone()))
+        });
+    let (facts, right) = choice.unwrap_or_else(|| (fitted(width, 1).0, String::new()));
     let rw = fit::width(&right) as u16;
     let left_area = Rect {
         width: area.width.saturating_sub(rw),
@@ -103,31 +152,6 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ..area
     };
     let room = usize::from(left_area.width);
-    let joined = |facts: &[(u8, Span<'static>)]| {
-        let mut spans = Vec::with_capacity(facts.len() * 2);
-        for (i, (_, s)) in facts.iter().enumerate() {
-            if i > 0 {
-                spans.push(Span::styled(" · ", theme.dim));
-            }
-            spans.push(s.clone());
-        }
-        Line::from(spans)
-    };
-    let mut facts: Vec<(u8, Span<'static>)> = facts
-        .into_iter()
-        .map(|(r, s)| (r, Span::styled(s.content.into_owned(), s.style)))
-        .collect();
-    while fit::line_width(&joined(&facts)) > room {
-        let Some((at, _)) = facts
-            .iter()
-            .enumerate()
-            .filter(|(_, (r, _))| *r > 0)
-            .max_by_key(|(i, (r, _))| (*r, *i))
-        else {
-            break;
-        };
-        facts.remove(at);
-    }
     let buf = f.buffer_mut();
     let (line, cut) = fit::line(joined(&facts), room);
     if cut && left_area.width > 12 {

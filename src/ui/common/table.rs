@@ -121,12 +121,21 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 app.keymap.first_key(Action::Filter)
             )
         };
-        let text = Text::from(vec![
+        let mut lines = vec![
             Line::from(Span::styled(msg, theme.heading)),
             Line::from(""),
             Line::from(Span::styled(hint, theme.dim)),
-        ]);
-        draw_message(f, inner, text);
+        ];
+        if shown.spec.filters.iter().any(|(k, _)| *k == "email") {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "email matches whole addresses; {} searches parts in the local mirror",
+                    app.keymap.first_key(Action::Search)
+                ),
+                theme.dim,
+            )));
+        }
+        draw_message(f, inner, Text::from(lines));
         return;
     }
     draw_rows(f, inner, tab, &columns.fitted, theme);

@@ -49,13 +49,12 @@ pub fn draw(
     };
     let inner = modal::frame(f, m, "New contact", &footer, theme);
     let editing = form.stage == Stage::Editing;
-    let mut rows = vec![
-        Row::text(
-            format!("Profile {} at {}", form.target.profile, form.target.host),
-            theme.dim,
-        ),
-        Row::text("", theme.dim),
-    ];
+    let mut rows = Row::wrapped(
+        &format!("Profile {} at {}", form.target.profile, form.target.host),
+        inner.width,
+        theme.dim,
+    );
+    rows.push(Row::text("", theme.dim));
     for (i, field) in FIELDS.iter().enumerate() {
         rows.push(Row::Input {
             label: label(*field),
@@ -63,6 +62,13 @@ pub fn draw(
             focused: editing && form.focus == i,
         });
         if let Some(e) = form.error_for(*field) {
+            rows.extend(Row::error(e, inner.width, theme));
+        }
+        // "give a name or an email" (and the server's `name` errors): between the names and
+        // the email, the fields it is about.
+        if *field == ContactField::LastName
+            && let Some(e) = form.error_for(ContactField::Form)
+        {
             rows.extend(Row::error(e, inner.width, theme));
         }
         if *field == ContactField::Email
@@ -73,14 +79,13 @@ pub fn draw(
                 .as_deref()
                 .map(|c| format!(", created {c}"))
                 .unwrap_or_default();
-            rows.push(Row::text(
-                format!(
-                    "{:w$}already exists: {}{created} · {} open it",
-                    "",
+            rows.extend(Row::under(
+                &format!(
+                    "already exists: {}{created} · {} opens it",
                     d.name,
                     key(Action::OpenDuplicate),
-                    w = form_rows::LABEL as usize
                 ),
+                inner.width,
                 theme.pending,
             ));
         }
@@ -96,9 +101,6 @@ pub fn draw(
         form.focus.checked_sub(FIELDS.len()).filter(|_| editing),
     ));
     if let Some(e) = form.error_for(ContactField::Extra) {
-        rows.extend(Row::error(e, inner.width, theme));
-    }
-    if let Some(e) = form.error_for(ContactField::Form) {
         rows.extend(Row::error(e, inner.width, theme));
     }
     if let Some(p) = &form.progress {
@@ -133,25 +135,30 @@ pub fn draw(
                 ),
                 "Creating a contact may start workflows in the service (emails, assignments, automations).".to_string(),
             ];
-            let footer = if let Some(d) = &form.duplicate {
+            if !contact.extra.is_empty() {
                 lines.push(format!(
-                    "A contact with this email already exists: {}. Press {} to create a second one.",
-                    d.name,
-                    key(Action::Yes)
+                    "Also sent: {}",
+                    contact
+                        .extra
+                        .iter()
+                        .map(|(k, v)| format!("{k} = {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
-                format!(
-                    "{} create anyway · {} back",
-                    key(Action::Yes),
-                    key(Action::Cancel)
-                )
-            } else {
-                format!(
-                    "{} create · {} create and add another · {} back",
-                    key(Action::Confirm),
-                    key(Action::AddAnother),
-                    key(Action::Cancel)
-                )
-            };
+            }
+            if let Some(d) = &form.duplicate {
+                lines.push(format!(
+                    "A contact with this email already exists: {}. Creating makes a second one.",
+                    d.name
+                ));
+            }
+            // The same keys whether or not the email is taken.
+            let footer = format!(
+                "{} create · {} create and add another · {} back",
+                keys.pair(Action::Confirm, Action::Yes),
+                key(Action::AddAnother),
+                key(Action::Cancel)
+            );
             form_rows::ask(f, area, "Create contact?", &lines, &footer, theme);
         }
         Stage::AskDiscard => {

@@ -12,6 +12,9 @@ use crate::app::keymap::{Action, KeyMap};
 use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 
+/// Where the file name starts: after `File (JSON):` and a space.
+const NAME_AT: u16 = 13;
+
 pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &Theme) {
     let key = |a: Action| keys.first_key(a);
     let m = modal::centered(area, 72, 9);
@@ -55,9 +58,11 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
                 )),
                 row(2),
             );
+            // The name starts a space after the longest label (`File (JSON):`), so it
+            // neither runs into the label nor moves when the format changes.
             let input = Rect {
-                x: inner.x + 12,
-                width: inner.width.saturating_sub(12),
+                x: inner.x + NAME_AT,
+                width: inner.width.saturating_sub(NAME_AT),
                 ..row(2)
             };
             text_input::draw(f, input, &d.path, true, theme);

@@ -38,7 +38,8 @@ pub fn draw(
             keys.pair(Action::Confirm, Action::Cancel)
         ),
         _ => format!(
-            "{} next · {} ±15 min · {} ±1 day · {} preview · {} close",
+            // Short enough to be whole in an 80-column dialog.
+            "{} next · {} ±15m · {} ±1d · {} preview · {} close",
             key(Action::NextField),
             keys.pair(Action::Later, Action::Earlier),
             keys.pair(Action::PrevDay, Action::NextDay),
@@ -49,15 +50,17 @@ pub fn draw(
     let inner = modal::frame(f, m, "Reschedule appointment", &footer, theme);
     let editing = form.stage == Stage::Editing;
     let cfg = &form.config;
-    let mut rows = vec![Row::text(
-        format!(
+    // Wrapped, never cut: the zone is what the typed times mean.
+    let mut rows = Row::wrapped(
+        &format!(
             "Profile {} at {} · times in {}",
             cfg.profile,
             cfg.host,
             cfg.zone.describe()
         ),
+        inner.width,
         theme.dim,
-    )];
+    );
     for (i, field) in FIELDS.iter().enumerate() {
         rows.push(Row::Input {
             label: label(*field),

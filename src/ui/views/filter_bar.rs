@@ -12,7 +12,7 @@ use crate::app::table::tab::TabState;
 use crate::ui::common::{fit, text_input};
 use crate::ui::theme::Theme;
 
-const LABEL_WIDTH: u16 = 15;
+use crate::app::table::filter::{LABEL_WIDTH, input_and_note_width};
 
 pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Theme) {
     let key = |a: Action| keys.first_key(a);
@@ -51,18 +51,17 @@ pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Th
             field.field.label,
             label_style,
         );
-        let rest = inner.width.saturating_sub(LABEL_WIDTH + 2);
-        let input_w = (rest / 2).clamp(10.min(rest), 40);
+        let (input_w, note_w) = input_and_note_width(inner.width);
         let input_area = Rect::new(inner.x + 1 + LABEL_WIDTH, y, input_w, 1);
         text_input::draw(f, input_area, &field.input, focused, theme);
-        let note_area = Rect::new(
-            input_area.x + input_w + 1,
-            y,
-            rest.saturating_sub(input_w + 1),
-            1,
-        );
+        let note_area = Rect::new(input_area.x + input_w + 1, y, note_w, 1);
         let note = if let Some(e) = &field.error {
-            Span::styled(e.as_str(), theme.error)
+            if fit::width(e) <= usize::from(note_w) {
+                Span::styled(e.as_str(), theme.error)
+            } else {
+                // Whole under the fields.
+                Span::styled("not used: see below", theme.error)
+            }
         } else if field.field.kind == FilterKind::Status && focused {
             let seen = bar.status_suggestions();
             if seen.is_empty() {
@@ -73,11 +72,25 @@ pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Th
                     theme.dim,
                 )
             }
+        } else if field.field.key == "email" && focused {
+            // The service compares the whole address (`gmail` finds nothing).
+            let long = "matches whole addresses only";
+            let fits = fit::width(long) <= usize::from(note_w);
+            Span::styled(if fits { long } else { "whole addresses only" }, theme.dim)
         } else if field.field.kind == FilterKind::Date && focused {
             Span::styled("e.g. 2026-01-31, yesterday, -7d", theme.dim)
         } else {
             Span::raw("")
         };
         fit::draw_line(f.buffer_mut(), note_area, Line::from(note));
+    }
+    let below = bar.fields.len() as u16;
+    for (i, row) in bar.long_errors(inner.width).into_iter().enumerate() {
+        let y = inner.y + below + i as u16;
+        if y >= inner.bottom() {
+            break;
+        }
+        let area = Rect::new(inner.x + 1, y, inner.width.saturating_sub(2), 1);
+        fit::draw_str(f.buffer_mut(), area, &row, theme.error);
     }
 }

@@ -1,6 +1,8 @@
-//! The pipeline view: one bar per status and currency with its count and exact total beside
-//! it (bars compare amounts within one currency only: currencies are never summed or
-//! scaled against each other), and, for the selected bar's currency, won and lost per month.
+//! The pipeline view: one bar per status and currency with its count, exact total and share
+//! beside it. A bar is the share of its currency's total (every status of that currency
+//! together makes a full width), so bars compare amounts within one currency only and
+//! currencies are never summed or scaled against each other; the header says so. For the
+//! selected bar's currency, won and lost per month.
 //! Won bars are `█`, lost bars `▒`, so the chart reads without colour (`NO_COLOR`).
 
 use ratatui::Frame;
@@ -14,9 +16,8 @@ use unicode_width::UnicodeWidthStr;
 
 use super::{Reading, reading_lines};
 use crate::app::App;
-use crate::app::keymap::Action;
 use crate::app::layout::pipeline_split;
-use crate::app::pipeline::{MAX_PAGES, PipelineData, PipelineView};
+use crate::app::pipeline::{HEADER_SEP, MAX_PAGES, PipelineData, PipelineView, Tone};
 use crate::app::table::record::{CellStyle, StatusTone};
 use crate::insights::pipeline::{Coverage, PipelineSummary, format_amount};
 use crate::ui::common::table::draw_message;
@@ -41,7 +42,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &PipelineView, theme: &T
         theme.border
     };
     let inner = frame_box::draw(f.buffer_mut(), area, border, Line::from(title));
-    let (bars, header, chart) = pipeline_split(inner);
+    let header_rows = app.pipeline_header_rows(inner.width);
+    let (bars, header, chart) = pipeline_split(inner, header_rows);
     match &view.data {
         PipelineData::Loading {
             pages,
@@ -90,35 +92,20 @@ fn draw_header(
     cov: &Coverage,
     theme: &Theme,
 ) {
-    let mut spans = Vec::new();
-    if cov.partial {
-        let of = cov.total.map(|t| format!(" of {t}")).unwrap_or_default();
-        spans.push(Span::styled(
-            format!(
-                "PARTIAL: stopped at the {}-page cap, {}{of} deals",
-                cov.pages, s.deals
-            ),
-            theme.error,
-        ));
-    } else {
-        spans.push(Span::raw(format!("{} deals", s.deals)));
-    }
-    if let Some(at) = cov.synced_at {
-        let when = crate::app::mirror::clock(at, app.wall, &app.config.zone);
-        let retry = app.keymap.first_key(Action::Refresh);
-        spans.push(Span::styled(
-            format!(" · from the local mirror, synced {when} ({retry}: ask the service)"),
-            theme.dim,
-        ));
-    }
-    spans.push(Span::styled(
-        " · totals per currency, never summed across currencies",
-        theme.dim,
-    ));
-    if s.by_status.values().any(|b| b.without_value > 0) {
-        spans.push(Span::styled(" · * some without a value", theme.dim));
-    }
-    crate::ui::common::fit::draw_line(f.buffer_mut(), area, Line::from(spans));
+    let items = app
+        .pipeline_header(s, cov)
+        .into_iter()
+        .map(|(text, tone)| {
+            let style = match tone {
+                Tone::Plain => Style::new(),
+                Tone::Dim => theme.dim,
+                Tone::Alarm => theme.error,
+            };
+            Line::from(Span::styled(text, style))
+        })
+        .collect();
+    let rows = fit::packed(items, Span::styled(HEADER_SEP, theme.dim), area.width);
+    fit::draw_lines(f.buffer_mut(), area, rows);
 }
 
 /// `n * width / max`, at least one cell for a non-zero amount, none for zero or less.
@@ -154,21 +141,26 @@ fn draw_bars(f: &mut Frame, area: Rect, s: &PipelineSummary, view: &PipelineView
         .map(|(_, _, b)| format_amount(b.total, true))
         .collect();
     let total_w = totals.iter().map(|t| t.len()).max().unwrap_or(0);
-    // marker, status, currency, count, total, then the bar.
-    let fixed = 2 + status_w + 1 + cur_w + 1 + count_w + 1 + total_w + 1;
+    // marker, status, currency, count, total, share, then the bar.
+    let fixed = 2 + status_w + 1 + cur_w + 1 + count_w + 1 + total_w + 1 + SHARE_W + 1;
     let bar_w = (area.width as usize).saturating_sub(fixed) as u16;
-    // Each bar is scaled against the largest total of its own currency (once per frame).
-    let mut largest: std::collections::HashMap<&str, Decimal> = std::collections::HashMap::new();
+    // Each bar is its share of its own currency's total (once per frame).
+    let mut whole: std::collections::HashMap<&str, Decimal> = std::collections::HashMap::new();
     for (_, cur, b) in &rows {
-        let m = largest.entry(cur).or_default();
-        *m = (*m).max(b.total);
+        *whole.entry(cur).or_default() += b.total.max(Decimal::ZERO);
     }
-    let max_of = |cur: &str| largest.get(cur).copied().unwrap_or_default();
+    let whole_of = |cur: &str| whole.get(cur).copied().unwrap_or_default();
+    // The selection stays in sight whatever the offset kept from a larger screen.
+    let offset = crate::app::widgets::list_cursor::offset_showing(
+        view.selected,
+        view.offset,
+        area.height as usize,
+    );
     let lines: Vec<Line> = rows
         .iter()
         .zip(&totals)
         .enumerate()
-        .skip(view.offset)
+        .skip(offset)
         .take(area.height as usize)
         .map(|(i, ((status, cur, b), total))| {
             let selected = i == view.selected;
@@ -186,7 +178,8 @@ fn draw_bars(f: &mut Frame, area: Rect, s: &PipelineSummary, view: &PipelineView
             };
             let status_text = fit::cut(status, status_w);
             let cur_text = fit::cut(cur, cur_w);
-            let cells = scaled(b.total, max_of(cur), bar_w);
+            let cells = scaled(b.total, whole_of(cur), bar_w);
+            let share = share_text(b.total, whole_of(cur));
             let bar_symbol = if status.eq_ignore_ascii_case("lost") {
                 LOST
             } else {
@@ -198,11 +191,28 @@ fn draw_bars(f: &mut Frame, area: Rect, s: &PipelineSummary, view: &PipelineView
                 Span::styled(format!("{cur_text:<cur_w$} "), base),
                 Span::styled(format!("{count:>count_w$} "), base),
                 Span::styled(format!("{total:>total_w$} "), base),
+                Span::styled(format!("{share:>SHARE_W$} "), base),
                 Span::styled(bar_symbol.repeat(cells as usize), tone),
             ])
         })
         .collect();
     f.render_widget(Paragraph::new(lines), area);
+}
+
+/// Columns of the share (`100%`, `<1%`).
+const SHARE_W: usize = 4;
+
+/// `part` as a whole percentage of `whole`: `<1%` for a part too small to round to 1, `—`
+/// when there is nothing to share.
+fn share_text(part: Decimal, whole: Decimal) -> String {
+    if whole <= Decimal::ZERO || part < Decimal::ZERO {
+        return "—".into();
+    }
+    let pct = (part * Decimal::from(100) / whole).round();
+    if pct.is_zero() && !part.is_zero() {
+        return "<1%".into();
+    }
+    format!("{pct}%")
 }
 
 /// Won (`█`) and lost (`▒`) value per month of one currency, scaled to its largest month.
@@ -222,17 +232,36 @@ fn draw_months(f: &mut Frame, area: Rect, s: &PipelineSummary, currency: &str, t
         .filter_map(|m| of(*m))
         .map(|w| w.lost.total)
         .sum();
-    let legend = Line::from(vec![
-        Span::styled(
-            format!("Won/lost per month, {currency}, by {}: ", s.month_basis()),
+    let legend = vec![
+        Line::from(Span::styled(
+            format!("Won/lost per month, {currency}, by {}:", s.month_basis()),
             theme.heading,
-        ),
-        Span::styled(WON, theme.good),
-        Span::raw(format!(" won {} ", format_amount(won_total, true))),
-        Span::styled(LOST, theme.bad),
-        Span::raw(format!(" lost {}", format_amount(lost_total, true))),
-    ]);
-    crate::ui::common::fit::draw_line(f.buffer_mut(), Rect { height: 1, ..area }, legend);
+        )),
+        Line::from(vec![
+            Span::styled(WON, theme.good),
+            Span::raw(format!(" won {}", format_amount(won_total, true))),
+        ]),
+        Line::from(vec![
+            Span::styled(LOST, theme.bad),
+            Span::raw(format!(" lost {}", format_amount(lost_total, true))),
+        ]),
+    ];
+    // The legend wraps rather than cut (at most 3 rows: the plot keeps 1 or more).
+    let legend = fit::packed(legend, Span::raw("  "), area.width);
+    let legend_h = (legend.len() as u16).min(3);
+    fit::draw_lines(
+        f.buffer_mut(),
+        Rect {
+            height: legend_h,
+            ..area
+        },
+        legend,
+    );
+    let area = Rect {
+        y: area.y + legend_h - 1,
+        height: area.height - (legend_h - 1),
+        ..area
+    };
     let plot_h = area.height - 2;
     let group_w = (area.width / months.len() as u16).clamp(2, 8);
     let bar_w = ((group_w - 1) / 2).max(1);

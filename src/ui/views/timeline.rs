@@ -1,9 +1,12 @@
 //! The timeline view: one row per project the Projects tab's filter matches, its name, then a bar
 //! from start to end in a window of days, weeks or months, a `│` column for today and a date
-//! header. Bar glyphs differ by status class (`█` running, `░` planned or on hold, `▓`
-//! finished, `▒` cancelled), overdue projects carry `!` in the error style, and open-ended
-//! bars end in `▶`, so nothing relies on colour alone (`NO_COLOR`).
+//! header whose labels carry the year (on the first label and where it changes). Bar glyphs
+//! differ by status class (`█` running, `░` planned or on hold, `▓` finished, `▒`
+//! cancelled), overdue projects carry `!` in the error style, and open-ended bars end in
+//! `▶`, so nothing relies on colour alone (`NO_COLOR`). The legend says today's date and what
+//! a column stands for, and wraps rather than cut.
 
+use chrono::Datelike;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -12,15 +15,14 @@ use ratatui::widgets::Paragraph;
 
 use super::Reading;
 use crate::app::App;
-use crate::app::layout::timeline_split;
+use crate::app::layout::{timeline_chart, timeline_split};
+use crate::app::pipeline::HEADER_SEP;
 use crate::app::table::record::{CellStyle, StatusTone};
-use crate::app::timeline::{MAX_PAGES, TimelineData, TimelineView};
+use crate::app::timeline::{LEGEND_INDENT, MAX_PAGES, TODAY_MARK, TimelineData, TimelineView};
 use crate::insights::pipeline::Coverage;
 use crate::insights::timeline::{Bar, Scale, Window};
-use crate::ui::common::frame_box;
+use crate::ui::common::{fit, frame_box};
 use crate::ui::theme::Theme;
-
-const TODAY: &str = "│";
 
 /// The glyph of a bar by its status class.
 fn glyph(status: Option<&str>) -> &'static str {
@@ -61,15 +63,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         Some(_) => format!("{} projects", bars.len()),
         None => "reading…".to_string(),
     };
+    // The count first: a long filter is what gets cut (the tab's title shows it too).
     let title = Line::from(vec![
         Span::styled(" Timeline ", theme.title),
-        Span::styled(
-            format!(
-                "· {scope} · {count} · {}s · today {today} ",
-                view.scale.name()
-            ),
-            theme.dim,
-        ),
+        Span::styled(format!("· {count} · {scope} "), theme.dim),
     ]);
     let border = if app.overlays.is_empty() && !app.tab().filter_open {
         theme.border_focus
@@ -77,7 +74,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         theme.border
     };
     let inner = frame_box::draw(f.buffer_mut(), area, border, Line::from(title.spans));
-    let (header, rows, legend) = timeline_split(inner);
+    let (header, rows, legend) = timeline_split(inner, app.timeline_legend_rows(inner.width));
     if let Some(text) = reading_state(app, view, theme) {
         crate::ui::common::table::draw_message(f, inner, text);
         return;
@@ -91,15 +88,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         return;
     }
     // Marker, name, gap, then the chart.
-    let name_w = bars
-        .iter()
-        .map(|b| crate::ui::common::fit::width(&b.name) + 1)
-        .max()
-        .unwrap_or(0)
-        .clamp(8, 28)
-        .min(inner.width as usize / 3);
-    let chart_x = inner.x + 2 + name_w as u16 + 1;
-    let cells = (inner.x + inner.width).saturating_sub(chart_x);
+    let longest = bars.iter().map(|b| fit::width(&b.name)).max().unwrap_or(0);
+    let (name_w, chart_x, cells) = timeline_chart(inner, longest);
     if cells == 0 {
         return;
     }
@@ -126,7 +116,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
         let buf = f.buffer_mut();
         buf.set_string(inner.x, y, if is_sel { "› " } else { "  " }, base);
         let flag = if bar.overdue { "!" } else { " " };
-        let name = crate::ui::common::fit::cut(&bar.name, name_w.saturating_sub(1));
+        let name = fit::cut(&bar.name, name_w.saturating_sub(1));
         let name_style = if bar.overdue {
             base.patch(theme.error)
         } else {
@@ -139,12 +129,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, view: &TimelineView, theme: &T
             name_style,
         );
         if let Some(c) = today_col {
-            buf.set_string(chart_x + c, y, TODAY, theme.dim);
+            buf.set_string(chart_x + c, y, TODAY_MARK, theme.dim);
         }
         draw_bar(f, chart_x, y, &window, bar, theme);
     }
     if let Some(l) = legend {
-        draw_legend(f, l, theme);
+        draw_legend(f, l, app, theme);
     }
 }
 
@@ -207,43 +197,58 @@ fn draw_bar(f: &mut Frame, x0: u16, y: u16, window: &Window, bar: &Bar, theme: &
     }
 }
 
-/// Dates above the chart: a label every few columns, at the first day of its column.
+/// Dates above the chart: a label every few columns, at the first day of its column; the
+/// first label and the first of a new year carry the year (a label with its year takes the
+/// room of two).
 fn draw_header(f: &mut Frame, area: Rect, x0: u16, window: &Window, theme: &Theme) {
-    let fmt = match window.scale {
-        Scale::Day | Scale::Week => "%d %b",
-        Scale::Month => "%b %Y",
-    };
-    let label_w = match window.scale {
+    let step: u16 = match window.scale {
         Scale::Month => 9,
         _ => 7,
     };
     let buf = f.buffer_mut();
+    let mut year = None;
     let mut c = 0u16;
-    while c + label_w - 1 <= window.cells {
+    while c < window.cells {
         let days = u64::from(c) * window.scale.days_per_cell();
         let Some(d) = window.start.checked_add_days(chrono::Days::new(days)) else {
             break;
         };
-        buf.set_string(x0 + c, area.y, d.format(fmt).to_string(), theme.header);
-        c += label_w;
+        let label = match window.scale {
+            Scale::Month => d.format("%b %Y").to_string(),
+            _ if year != Some(d.year()) => d.format("%d %b %Y").to_string(),
+            _ => d.format("%d %b").to_string(),
+        };
+        let w = label.chars().count() as u16;
+        if c + w > window.cells {
+            break;
+        }
+        buf.set_string(x0 + c, area.y, label, theme.header);
+        year = Some(d.year());
+        // The next grid column with a gap after this label.
+        c += (w + 1).div_ceil(step) * step;
     }
 }
 
-fn draw_legend(f: &mut Frame, area: Rect, theme: &Theme) {
-    let items = [
-        ("█", "active"),
-        ("░", "planned/on hold"),
-        ("▓", "done"),
-        ("▒", "cancelled"),
-        ("▶", "open end"),
-        ("!", "overdue"),
-        (TODAY, "today"),
-    ];
-    let mut spans = Vec::new();
-    for (sym, what) in items {
-        let style = if sym == "!" { theme.error } else { theme.dim };
-        spans.push(Span::styled(sym, style));
-        spans.push(Span::styled(format!(" {what}  "), theme.dim));
-    }
-    crate::ui::common::fit::draw_line(f.buffer_mut(), area, Line::from(spans));
+fn draw_legend(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let items = app
+        .timeline_legend()
+        .into_iter()
+        .map(|(glyph, words)| {
+            let style = if glyph == "!" { theme.error } else { theme.dim };
+            let mut spans = Vec::new();
+            if !glyph.is_empty() {
+                spans.push(Span::styled(glyph, style));
+                spans.push(Span::raw(" "));
+            }
+            spans.push(Span::styled(words, theme.dim));
+            Line::from(spans)
+        })
+        .collect();
+    let area = Rect {
+        x: area.x + LEGEND_INDENT,
+        width: area.width.saturating_sub(LEGEND_INDENT),
+        ..area
+    };
+    let rows = fit::packed(items, Span::styled(HEADER_SEP, theme.dim), area.width);
+    fit::draw_lines(f.buffer_mut(), area, rows);
 }

@@ -52,7 +52,9 @@ impl ContactForm {
             return Outcome::Handled;
         };
         let contact = contact.clone();
-        let duplicate = self.duplicate.is_some();
+        // One key set whether or not the email is already taken (the question says which):
+        // `confirm` or `yes` creates, `add_another` creates and starts over, `cancel`/`no`
+        // goes back to the draft.
         let asked = [
             Action::Cancel,
             Action::No,
@@ -65,16 +67,11 @@ impl ContactForm {
                 self.stage = Stage::Editing;
                 Outcome::Handled
             }
-            // A duplicate needs the explicit `yes`; `confirm` alone does not create it.
-            Some(Action::Confirm) if !duplicate => {
+            Some(Action::Confirm | Action::Yes) => {
                 self.add_another = false;
                 self.send(contact, cx)
             }
-            Some(Action::Yes) if duplicate => {
-                self.add_another = false;
-                self.send(contact, cx)
-            }
-            Some(Action::AddAnother) if !duplicate => {
+            Some(Action::AddAnother) => {
                 self.add_another = true;
                 self.send(contact, cx)
             }
@@ -106,12 +103,8 @@ impl Dialog for ContactForm {
             Hint::new(&[Action::Cancel], "discard", 0),
         ];
         const CONFIRM: &[Hint] = &[
-            Hint::new(&[Action::Confirm], "create", 0),
+            Hint::new(&[Action::Confirm, Action::Yes], "create", 0),
             Hint::new(&[Action::AddAnother], "create and add another", 1),
-            Hint::new(&[Action::Cancel], "back", 0),
-        ];
-        const CONFIRM_DUPLICATE: &[Hint] = &[
-            Hint::new(&[Action::Yes], "create anyway", 0),
             Hint::new(&[Action::Cancel], "back", 0),
         ];
         const ASK: &[Hint] = &[
@@ -120,7 +113,6 @@ impl Dialog for ContactForm {
         ];
         match self.stage {
             Stage::Editing | Stage::Sending { .. } => EDITING,
-            Stage::Confirm { .. } if self.duplicate.is_some() => CONFIRM_DUPLICATE,
             Stage::Confirm { .. } => CONFIRM,
             Stage::AskDiscard => ASK,
         }

@@ -202,6 +202,8 @@ impl ContactForm {
             self.focus = match FIELDS.iter().position(|f| *f == field) {
                 Some(i) => i,
                 None if field == ContactField::Extra => FIELDS.len(),
+                // A name or an email is missing: the first name is where to type.
+                None if field == ContactField::Form => 0,
                 None => self.focus,
             };
         }

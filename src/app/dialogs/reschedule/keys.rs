@@ -3,7 +3,7 @@
 //! (keeping everything). `later`/`earlier` shift the time by 15 minutes, `next_day`/`prev_day`
 //! by a day (by default on Alt, which never types text).
 
-use chrono::{DateTime, FixedOffset};
+use chrono::{DateTime, FixedOffset, Timelike};
 use crossterm::event::KeyEvent;
 
 use super::{FIELDS, Field, RescheduleForm, Stage};
@@ -44,9 +44,22 @@ impl RescheduleForm {
             Ok(moved) => {
                 let start = self.time_text(&moved.start);
                 self.inputs[1].set(start);
-                if let (Ok(EndSpec::At(_)), Some(end)) = (self.end_spec(), moved.end) {
-                    let end = self.time_text(&end);
-                    self.inputs[2].set(end);
+                match (self.end_spec(), moved.end) {
+                    (Ok(EndSpec::At(_)), Some(end)) => {
+                        let end = self.time_text(&end);
+                        self.inputs[2].set(end);
+                    }
+                    // A clock time stays a clock time: the moved end's, in the zone.
+                    (Ok(EndSpec::Clock(_)), Some(end)) => {
+                        let end = self.config.zone.from_utc(end.to_utc());
+                        let shown = if end.second() == 0 {
+                            "%H:%M"
+                        } else {
+                            "%H:%M:%S"
+                        };
+                        self.inputs[2].set(end.format(shown).to_string());
+                    }
+                    _ => {}
                 }
                 self.banner = None;
             }

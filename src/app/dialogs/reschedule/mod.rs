@@ -152,20 +152,17 @@ impl RescheduleForm {
         crate::timeparse::parse_zoned(self.inputs[1].value(), &self.config.zone, self.now)
     }
 
-    /// The end field: a length (`1h`, `+1h`, `90m`), a time, or empty (no end); the CLI's
-    /// `--end` reads the same grammar.
+    /// The end field: a length (`1h`, `+1h`, `90m`), a clock time on the start's day
+    /// (`10:00`), a time, or empty (no end); the CLI's `--end` reads the same grammar.
     pub fn end_spec(&self) -> Result<EndSpec, String> {
         reschedule::parse_end(self.inputs[2].value(), &self.config.zone, self.now)
     }
 
-    /// The new times and their summary in words.
+    /// The new times and their summary in words (an end on the next day said first).
     pub fn live(&self) -> Live {
         let start = self.start().map_err(|e| e.to_string())?;
         let end = self.end_spec()?;
-        let times =
-            RescheduleTimes::new(start, end, &self.config.zone).map_err(|e| e.to_string())?;
-        let s = reschedule::summary(&times, &self.config.zone, self.now);
-        Ok((times, s))
+        reschedule::describe(start, end, &self.config.zone, self.now).map_err(|e| e.to_string())
     }
 
     /// Re-checks the typed fields (called after each edit); server errors go with it.
