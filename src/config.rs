@@ -64,6 +64,9 @@ pub struct Settings {
     pub keys: BTreeMap<String, Vec<String>>,
     pub network: NetworkSettings,
     pub cache: CacheSettings,
+    /// `[dupes]`: when two contacts count as the same person (`crmdash contacts dupes`,
+    /// the import's near-duplicate check).
+    pub dupes: crate::insights::dupes::DupesSettings,
     /// What loading the file found wrong (bad values, unknown keys), one line each: the CLI
     /// prints them, the dashboard shows them all (`?`). Not part of the file.
     #[serde(skip)]
@@ -143,6 +146,10 @@ pub struct UiSettings {
     pub opener: Option<String>,
     /// Currency shown with amounts whose record names none (`"EUR"`); unset shows none.
     pub currency: Option<String>,
+    /// The country (ISO 3166 code like `"DE"`) of phone numbers written without an
+    /// international prefix, when duplicates are looked for; unset compares only numbers
+    /// with one.
+    pub region: Option<String>,
 }
 
 impl Default for UiSettings {
@@ -155,6 +162,7 @@ impl Default for UiSettings {
             mouse: true,
             opener: None,
             currency: None,
+            region: None,
         }
     }
 }

@@ -84,6 +84,9 @@ pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
             }
             ContactsCommand::Create(args) => contacts::create(ctx, args).await,
             ContactsCommand::Import(args) => import::run(ctx, args).await,
+            ContactsCommand::Dupes(args) => {
+                crate::cli::dupes::run(ctx.globals(), &ctx.settings, args).await
+            }
         },
         ApiCommand::Deals { command } => match command {
             DealsCommand::List(args) => {

@@ -1,4 +1,5 @@
-//! `crmdash contacts list|create|import`: the list filters, and create with its duplicate check.
+//! `crmdash contacts list|create|import|dupes`: the list filters, and create with its duplicate
+//! check (`dupes` itself is `cli::dupes`).
 
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
@@ -25,6 +26,9 @@ pub enum ContactsCommand {
     Create(CreateArgs),
     /// Create contacts from a CSV file; re-running never duplicates.
     Import(ImportArgs),
+    /// Near duplicates in the local mirror: the same person entered twice, written
+    /// differently (no network).
+    Dupes(crate::cli::dupes::DupesArgs),
 }
 
 /// `crmdash contacts list`.

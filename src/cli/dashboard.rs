@@ -117,6 +117,7 @@ async fn run_demo(
         .map(Duration::from_millis);
     let sandbox = Sandbox::start(SandboxConfig {
         latency,
+        near_duplicates: true,
         ..SandboxConfig::default()
     })
     .await

@@ -9,6 +9,7 @@
 mod decide;
 mod govern;
 mod layout;
+mod near;
 mod read;
 mod report;
 mod send;
@@ -27,6 +28,7 @@ use crate::cli::verbose;
 use crate::output::Format;
 
 pub use layout::{Layout, normalize_header};
+pub use near::DupesPolicy;
 pub use report::{Counts, Outcome};
 pub use send::ExistingBy;
 
@@ -80,6 +82,11 @@ pub struct ImportArgs {
     /// every contact once, first), auto (scan when that takes fewer than half the requests).
     #[arg(long, value_enum, value_name = "HOW", default_value_t = ExistingBy::Auto)]
     pub existing: ExistingBy,
+    /// Rows that look like an earlier row or a contact in the local mirror (a typo, another
+    /// phone format, swapped names: see `crmdash contacts dupes`): skip them, warn (create
+    /// and name the look-alike in the report) or create without looking.
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = DupesPolicy::Warn)]
+    pub dupes: DupesPolicy,
     /// The per-row report: table (one line per row, then the summary), json (rows and
     /// summary), csv (rows; the summary on stderr).
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
@@ -92,6 +99,7 @@ Examples:
   crmdash contacts import people.csv --key-column external_id --jobs 16
   crmdash contacts import export.csv --map 'Handy=phone' --map 'Kontakt=full_name'
   crmdash contacts import people.csv --only-known --allow-duplicate --format csv > report.csv
+  crmdash contacts import people.csv --dry-run --dupes skip
 
 The file (RFC 4180, UTF-8, header row; separator ',' ';' or tab):
   external_id,First Name,last_name,EMAIL,phone,source
@@ -170,6 +178,23 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
             .await?
     };
     drop(checked.emails);
+    let near = if args.dupes == DupesPolicy::Create {
+        std::collections::HashMap::new()
+    } else {
+        let mirrored = near::mirror_people(ctx).await.unwrap_or_else(|why| {
+            // Said on a terminal only: a script's stderr keeps to errors and warnings.
+            if ctx.tty.stderr {
+                eprintln!("note: near duplicates are looked for within the file only: {why}");
+            }
+            Vec::new()
+        });
+        let settings = ctx.settings.clone();
+        let rows = checked.people;
+        tokio::task::spawn_blocking(move || near::find(rows, mirrored, &settings))
+            .await
+            .map_err(|e| CliError::other(format!("looking for near duplicates stopped: {e}")))?
+    };
+    let skip_near = args.dupes == DupesPolicy::Skip;
     reporter.start();
 
     let (tx, rx) = tokio::sync::mpsc::channel::<Item>(1024);
@@ -206,10 +231,31 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
     });
     let results = items
         .map(|item| {
-            let (sender, known) = (&sender, &known);
+            let (sender, known, near) = (&sender, &known, &near);
             async move {
                 match item {
-                    Item::Row(p) => sender.row(p, known).await,
+                    Item::Row(p) => {
+                        let look_alike = near.get(&p.line).cloned();
+                        match look_alike {
+                            Some(n) if skip_near && p.duplicate_of.is_none() => {
+                                let mut r = report::RowReport::new(p.line, p.email.clone());
+                                r.outcome = report::Outcome::NearDuplicate;
+                                r.detail = n.text();
+                                r.near = Some(n);
+                                r
+                            }
+                            look_alike => {
+                                let mut r = sender.row(p, known).await;
+                                if matches!(
+                                    r.outcome,
+                                    report::Outcome::Created | report::Outcome::WouldCreate
+                                ) {
+                                    r.near = look_alike;
+                                }
+                                r
+                            }
+                        }
+                    }
                     Item::Bad(r) => r,
                 }
             }

@@ -10,6 +10,7 @@ pub mod completions;
 pub mod contacts;
 pub mod context;
 pub mod dashboard;
+pub mod dupes;
 pub mod exit;
 pub mod format;
 pub mod import;

@@ -140,6 +140,31 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown:
             ));
         }
     }
+    if let Some(r) = s.ui.region.take() {
+        let code = r.trim().to_ascii_uppercase();
+        if crate::insights::dupes::normalise::region(Some(&code)).is_some() {
+            s.ui.region = Some(code);
+        } else {
+            warn(format!(
+                "[ui] region = \"{r}\" is not a country code like \"DE\"; phone numbers without an international prefix are not compared"
+            ));
+        }
+    }
+    let d = &mut s.dupes;
+    if !(0.0..=1.0).contains(&d.threshold) {
+        warn(format!(
+            "[dupes] threshold = {} is not between 0 and 1; using {}",
+            d.threshold, defaults.dupes.threshold
+        ));
+        d.threshold = defaults.dupes.threshold;
+    }
+    if !(0.0..=1.0).contains(&d.name_similarity) {
+        warn(format!(
+            "[dupes] name_similarity = {} is not between 0 and 1; using {}",
+            d.name_similarity, defaults.dupes.name_similarity
+        ));
+        d.name_similarity = defaults.dupes.name_similarity;
+    }
     let tz = s.reschedule.timezone.trim();
     if tz != "local" && tz.parse::<chrono_tz::Tz>().is_err() {
         warn(format!(

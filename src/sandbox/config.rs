@@ -28,6 +28,8 @@ pub struct SandboxConfig {
     pub rate_limit: Option<u32>,
     /// Changes a second made by the change generator (updates and deletions); 0 = none.
     pub churn: u32,
+    /// Append labelled near duplicates (one per 20 contacts) after the seeded contacts.
+    pub near_duplicates: bool,
 }
 
 impl Default for SandboxConfig {
@@ -43,6 +45,7 @@ impl Default for SandboxConfig {
             faults: Vec::new(),
             rate_limit: None,
             churn: 0,
+            near_duplicates: false,
         }
     }
 }
@@ -63,6 +66,7 @@ impl std::fmt::Debug for SandboxConfig {
             .field("faults", &self.faults)
             .field("rate_limit", &self.rate_limit)
             .field("churn", &self.churn)
+            .field("near_duplicates", &self.near_duplicates)
             .finish()
     }
 }
@@ -84,7 +88,7 @@ fn parse_fault(s: &str) -> Result<FaultRule, String> {
 /// `crmdash sandbox`: run the local fake service in the foreground.
 #[derive(Clone, clap::Args)]
 #[command(
-    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --churn 20\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --latency-ms 100 --rate-limit 20\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n  crmdash sandbox --openapi > openapi.json\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs; http://127.0.0.1:PORT/openapi.json describes the API (OpenAPI 3.1)."
+    after_help = "Examples:\n  crmdash sandbox\n  crmdash sandbox --port 8080 --contacts 100000\n  crmdash sandbox --churn 20\n  crmdash sandbox --near-duplicates\n  crmdash sandbox --read-only-token viewer-token --latency-ms 200\n  crmdash sandbox --latency-ms 100 --rate-limit 20\n  crmdash sandbox --fault '{\"kind\":\"rate_limited\",\"path\":\"/deals\",\"times\":3}'\n  crmdash sandbox --openapi > openapi.json\n\nThe control endpoint http://127.0.0.1:PORT/_sandbox sets faults and shows recorded requests while it runs; http://127.0.0.1:PORT/openapi.json describes the API (OpenAPI 3.1)."
 )]
 pub struct SandboxArgs {
     /// Port on 127.0.0.1 (0 picks a free one)
@@ -120,6 +124,10 @@ pub struct SandboxArgs {
     /// Change N records a second (updates and deletions of contacts, deals and projects)
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub churn: u32,
+    /// Add one near duplicate per 20 contacts (typos, swapped names, phone formats, email
+    /// case, Gmail dots) and look-alikes who are other people, for `crmdash contacts dupes`
+    #[arg(long)]
+    pub near_duplicates: bool,
 }
 
 impl std::fmt::Debug for SandboxArgs {
@@ -141,6 +149,7 @@ impl SandboxArgs {
             faults: self.faults.clone(),
             rate_limit: self.rate_limit,
             churn: self.churn,
+            near_duplicates: self.near_duplicates,
         }
     }
 }

@@ -113,8 +113,9 @@ async fn clear_requests(State(shared): State<Arc<Shared>>) -> StatusCode {
 }
 
 async fn reset(State(shared): State<Arc<Shared>>) -> Response {
-    match Dataset::load(shared.settings.seed, shared.settings.contacts) {
-        Ok(data) => {
+    let s = &shared.settings;
+    match Dataset::for_sandbox(s.seed, s.contacts, s.near_duplicates) {
+        Ok((data, _)) => {
             shared.reset(data);
             StatusCode::NO_CONTENT.into_response()
         }

@@ -19,6 +19,7 @@ mod listing;
 mod middleware;
 mod names;
 mod openapi;
+mod plant;
 mod ratelimit;
 mod requestlog;
 mod rng;
@@ -45,6 +46,7 @@ pub use gen_contacts::SynthContact;
 pub use idempotency::KEY_TTL;
 pub use listing::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 pub use openapi::{PATH as OPENAPI_PATH, document as openapi_document};
+pub use plant::{PlantKind, Planted};
 pub use requestlog::{LOG_CAPACITY, RecordedRequest};
 pub use seed::{DEFAULT_SEED, Dataset, Sizes, generate, generate_compact};
 
@@ -70,7 +72,7 @@ impl Sandbox {
         for rule in &cfg.faults {
             rule.check().map_err(SandboxError::Fault)?;
         }
-        let data = Dataset::load(cfg.seed, cfg.contacts)?;
+        let (data, planted) = Dataset::for_sandbox(cfg.seed, cfg.contacts, cfg.near_duplicates)?;
         let churner = Arc::new(Mutex::new(churn::Churner::new(cfg.seed)));
         let churn_stop = tokio_util::sync::CancellationToken::new();
         let shared = Arc::new(Shared::new(
@@ -81,6 +83,7 @@ impl Sandbox {
                 latency: cfg.latency,
                 seed: cfg.seed,
                 contacts: cfg.contacts,
+                near_duplicates: cfg.near_duplicates,
             },
             data,
         ));
@@ -114,6 +117,7 @@ impl Sandbox {
             );
         }
         Ok(SandboxHandle {
+            planted,
             shared,
             server,
             churner,
@@ -147,6 +151,8 @@ fn app(shared: Arc<Shared>, rate_limit: Option<u32>) -> Router {
 
 /// A running sandbox. Dropping it stops the server (open connections are closed).
 pub struct SandboxHandle {
+    /// The labelled near duplicates (`near_duplicates`), the same after a reset.
+    planted: Vec<Planted>,
     shared: Arc<Shared>,
     server: server::Server,
     churner: Arc<Mutex<churn::Churner>>,
@@ -264,9 +270,16 @@ impl SandboxHandle {
             .to_vec()
     }
 
+    /// The planted near duplicates and look-alikes, with what each copies (empty unless the
+    /// sandbox was started with `near_duplicates`).
+    pub fn planted(&self) -> &[Planted] {
+        &self.planted
+    }
+
     /// Seed data back; faults, the request log and idempotency keys forgotten.
     pub fn reset(&self) -> Result<(), SandboxError> {
-        let data = Dataset::load(self.shared.settings.seed, self.shared.settings.contacts)?;
+        let s = &self.shared.settings;
+        let (data, _) = Dataset::for_sandbox(s.seed, s.contacts, s.near_duplicates)?;
         self.shared.reset(data);
         Ok(())
     }

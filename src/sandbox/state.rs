@@ -20,6 +20,7 @@ pub struct Settings {
     /// Where `reset` goes back to.
     pub seed: u64,
     pub contacts: usize,
+    pub near_duplicates: bool,
 }
 
 pub struct Shared {

@@ -115,11 +115,13 @@ impl Decider {
     }
 }
 
-/// What the first pass learnt: how many rows, and the emails the rows to send carry.
+/// What the first pass learnt: how many rows, the emails the rows to send carry, and those
+/// rows as the near-duplicate finder sees them.
 #[derive(Debug)]
 pub struct Checked {
     pub rows: u64,
     pub emails: std::collections::HashSet<u128>,
+    pub people: Vec<crate::insights::dupes::Person>,
 }
 
 /// The first pass: every row read and decided; any bad row fails the whole file (exit 5), with
@@ -130,6 +132,7 @@ pub fn check_file(layout: &Layout, allow_duplicate: bool) -> Result<Checked, Cli
     let mut bad_rows = 0u64;
     let mut rows = 0u64;
     let mut emails = std::collections::HashSet::new();
+    let mut people = Vec::new();
     for raw in Rows::open(layout)? {
         let result = raw
             .parsed
@@ -137,10 +140,11 @@ pub fn check_file(layout: &Layout, allow_duplicate: bool) -> Result<Checked, Cli
         match result {
             Ok(planned) => {
                 rows += 1;
-                if planned.duplicate_of.is_none()
-                    && let Some(e) = &planned.email
-                {
-                    emails.insert(email_id(e));
+                if planned.duplicate_of.is_none() {
+                    if let Some(e) = &planned.email {
+                        emails.insert(email_id(e));
+                    }
+                    people.push(super::near::person_of_row(planned.line, &planned.contact));
                 }
             }
             Err(messages) => {
@@ -169,7 +173,11 @@ pub fn check_file(layout: &Layout, allow_duplicate: bool) -> Result<Checked, Cli
     if rows == 0 {
         return Err(CliError::invalid(format!("{shown}: no rows to import")));
     }
-    Ok(Checked { rows, emails })
+    Ok(Checked {
+        rows,
+        emails,
+        people,
+    })
 }
 
 #[cfg(test)]

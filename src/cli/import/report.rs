@@ -23,6 +23,8 @@ pub enum Outcome {
     Failed,
     /// `--dry-run`: would be created.
     WouldCreate,
+    /// Skipped (`--dupes skip`): it looks like an earlier row or a mirrored contact.
+    NearDuplicate,
 }
 
 impl Outcome {
@@ -35,6 +37,7 @@ impl Outcome {
             Outcome::Duplicate => "duplicate",
             Outcome::Failed => "failed",
             Outcome::WouldCreate => "create",
+            Outcome::NearDuplicate => "near_duplicate",
         }
     }
 }
@@ -49,6 +52,8 @@ pub struct RowReport {
     pub detail: String,
     /// The failure, for the exit code and for stopping on a rejected token.
     pub error: Option<ApiError>,
+    /// What the row looks like, when it is a near duplicate (`--dupes warn` or `skip`).
+    pub near: Option<super::near::Near>,
 }
 
 impl RowReport {
@@ -60,6 +65,7 @@ impl RowReport {
             email,
             detail: String::new(),
             error: None,
+            near: None,
         }
     }
 
@@ -87,18 +93,36 @@ impl RowReport {
             Outcome::Duplicate => format!("{skip}, {} ({email})", self.detail),
             Outcome::Failed => format!("failed: {}", self.detail),
             Outcome::WouldCreate => format!("would create ({email})"),
+            Outcome::NearDuplicate => format!("{skip}, {}", self.detail),
         };
-        format!("line {}: {what}", self.line)
+        match &self.near {
+            Some(n) if self.outcome != Outcome::NearDuplicate => {
+                format!("line {}: {what}; {}", self.line, n.text())
+            }
+            _ => format!("line {}: {what}", self.line),
+        }
     }
 
     fn json(&self) -> serde_json::Value {
-        json!({
+        let mut v = json!({
             "line": self.line,
             "outcome": self.outcome.name(),
             "id": self.id,
             "email": self.email,
             "detail": (!self.detail.is_empty()).then_some(&self.detail),
-        })
+        });
+        if let Some(n) = &self.near {
+            v["near_duplicate"] = json!({"of": n.of, "score": (n.score * 1000.0).round() / 1000.0, "reasons": n.reasons});
+        }
+        v
+    }
+
+    /// The CSV report's detail: the row's own, or its near duplicate.
+    fn csv_detail(&self) -> String {
+        match (&self.near, self.outcome) {
+            (Some(n), o) if o != Outcome::NearDuplicate && self.detail.is_empty() => n.text(),
+            _ => self.detail.clone(),
+        }
     }
 }
 
@@ -112,6 +136,10 @@ pub struct Counts {
     pub duplicates: u64,
     pub failed: u64,
     pub would_create: u64,
+    /// Skipped as near duplicates (`--dupes skip`).
+    pub near_skipped: u64,
+    /// Created (or to be created) though a near duplicate was found (`--dupes warn`).
+    pub near_warned: u64,
     /// Rows never tried because the import stopped.
     pub not_sent: u64,
     /// Failed rows the service rejected (4xx): they need a fix, not a re-run.
@@ -120,12 +148,16 @@ pub struct Counts {
 
 impl Counts {
     pub fn add(&mut self, r: &RowReport) {
+        if r.near.is_some() && r.outcome != Outcome::NearDuplicate {
+            self.near_warned += 1;
+        }
         match r.outcome {
             Outcome::Created => self.created += 1,
             Outcome::Replayed => self.replayed += 1,
             Outcome::Exists => self.exists += 1,
             Outcome::Duplicate => self.duplicates += 1,
             Outcome::WouldCreate => self.would_create += 1,
+            Outcome::NearDuplicate => self.near_skipped += 1,
             Outcome::Failed => {
                 self.failed += 1;
                 let rejected = r.error.as_ref().is_some_and(|e| {
@@ -140,7 +172,7 @@ impl Counts {
     }
 
     pub fn skipped(&self) -> u64 {
-        self.exists + self.duplicates
+        self.exists + self.duplicates + self.near_skipped
     }
 
     /// `600 rows: 550 created, 47 skipped (40 already on the service, 7 duplicates in the
@@ -168,6 +200,12 @@ impl Counts {
                 plural(self.duplicates, "duplicate", "duplicates")
             ));
         }
+        if self.near_skipped > 0 {
+            why.push(format!(
+                "{} of rows or mirrored contacts",
+                plural(self.near_skipped, "near duplicate", "near duplicates")
+            ));
+        }
         let skipped = if dry_run {
             "would be skipped"
         } else {
@@ -183,6 +221,17 @@ impl Counts {
         }
         if self.not_sent > 0 {
             parts.push(format!("{} not sent", self.not_sent));
+        }
+        if self.near_warned > 0 {
+            let verb = if dry_run {
+                "would be created"
+            } else {
+                "created"
+            };
+            parts.push(format!(
+                "{} {verb} though near duplicates (listed above)",
+                self.near_warned
+            ));
         }
         let tail = if dry_run {
             "; nothing sent (--dry-run)"
@@ -203,6 +252,8 @@ impl Counts {
             "duplicates": self.duplicates,
             "skipped": self.skipped(),
             "not_sent": self.not_sent,
+            "near_duplicates_skipped": self.near_skipped,
+            "near_duplicates_warned": self.near_warned,
         });
         if dry_run {
             v["would_create"] = json!(self.would_create);
@@ -329,7 +380,7 @@ impl Reporter {
                     r.outcome.name(),
                     r.id.as_deref().unwrap_or(""),
                     r.email.as_deref().unwrap_or(""),
-                    r.detail.as_str(),
+                    r.csv_detail().as_str(),
                 ]);
                 String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
             }
