@@ -176,7 +176,7 @@ pub struct MirrorFiles {
 /// The suffixes a mirror's files carry after `PROFILE@KEY.sqlite3`: its journals, its sync
 /// lock, a note of damage found, a damaged copy moved aside, a dashboard's hold on it, one
 /// being created.
-const SUFFIXES: [&str; 5] = ["-wal", "-shm", ".lock", DAMAGED_NOTE, ""];
+const SUFFIXES: [&str; 6] = ["-wal", "-shm", "-journal", ".lock", DAMAGED_NOTE, ""];
 /// `PROFILE@KEY.sqlite3.damaged`: a read found the mirror damaged (the next sync checks it).
 pub const DAMAGED_NOTE: &str = ".damaged";
 const STAMPED: [&str; 3] = [".corrupt-", OPEN_MARK, CREATING_MARK];
@@ -210,9 +210,10 @@ pub fn parse_name(name: &str) -> Option<(&str, &str)> {
     (suffix_ok && key_ok && !profile.is_empty()).then_some((profile, db))
 }
 
-/// Whether the SQLite database at `path` was written by another program: its header names
-/// another application id. An empty, unreadable or non-SQLite file says nothing against us.
-pub fn foreign_database(path: &Path) -> bool {
+/// Whether the file at `path` proves to be a crmdash mirror: an SQLite header whose
+/// application id (bytes 68..72) is crmdash's. Read from the header, never opened as a
+/// database; an empty, unreadable, non-SQLite or unmarked file proves nothing.
+pub fn own_database(path: &Path) -> bool {
     use std::io::Read;
     let mut header = [0u8; 72];
     let Ok(mut f) = fs::File::open(path) else {
@@ -224,11 +225,12 @@ pub fn foreign_database(path: &Path) -> bool {
     let app_id = i64::from(u32::from_be_bytes([
         header[68], header[69], header[70], header[71],
     ]));
-    app_id != 0 && app_id != super::schema::APPLICATION_ID
+    app_id == super::schema::APPLICATION_ID
 }
 
 /// Every file of `profile`'s mirrors (all base URLs), or of every profile when `None`: only
-/// names of crmdash's scheme, and of those never a database another program wrote.
+/// names of crmdash's scheme; a database only when its header proves it crmdash's, its
+/// journals, lock and notes only beside such a database (or with none left beside them).
 pub fn files(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorError> {
     let mut out = MirrorFiles::default();
     let entries = match fs::read_dir(root) {
@@ -245,7 +247,7 @@ pub fn files(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorEr
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let Some((owner, _)) = parse_name(name) else {
+        let Some((owner, db)) = parse_name(name) else {
             continue;
         };
         if profile.is_some_and(|p| p != owner) {
@@ -253,9 +255,15 @@ pub fn files(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorEr
         }
         let Ok(meta) = entry.metadata() else { continue };
         // Files moved aside may be a foreign database found at the mirror's place: the name
-        // is ours (we gave it), so they go too.
-        let db_file = name.ends_with(".sqlite3");
-        if !meta.is_file() || (db_file && foreign_database(&entry.path())) {
+        // (with its stamp) is ours, we gave it, so they go too.
+        let main = entry.path().with_file_name(db);
+        let stamped = STAMPED.iter().any(|m| name[db.len()..].starts_with(m));
+        let proven = if name == db {
+            own_database(&main)
+        } else {
+            stamped || !main.exists() || own_database(&main)
+        };
+        if !meta.is_file() || !proven {
             continue;
         }
         out.bytes += meta.len();
