@@ -209,6 +209,22 @@ fn search_help_says_what_is_printed_and_each_hit_says_why_it_matched() {
     ] {
         assert!(help.contains(said), "{said}: {help}");
     }
+    // The format's possible values are search's own, not the record lists' (a JSON array,
+    // nested values as JSON text).
+    let values = &help[help.find("Possible values").expect(&help)..];
+    for wrong in [
+        "as one JSON array",
+        "exactly as the server sent them",
+        "nested values",
+    ] {
+        assert!(!values.contains(wrong), "{wrong}: {values}");
+    }
+    for said in [
+        "json:  One object {query, synced_at, groups}",
+        "csv:   The header type,id,label,detail,near,why",
+    ] {
+        assert!(values.contains(said), "{said}: {values}");
+    }
     run(env.cmd(&["sync"])).code(0);
     let json = run(env.cmd(&["search", "muller", "--format", "json"]))
         .code(0)
