@@ -147,6 +147,7 @@ fn a_damaged_mirror_is_said_by_search_and_rebuilt_by_sync() {
         let dir = path.parent().unwrap().to_path_buf();
         damage(&path, how);
         let damaged = std::fs::read(&path).unwrap();
+        let listing = names(&dir);
 
         // A read says so, with the way out and its own exit code, and touches nothing.
         for args in [
@@ -162,6 +163,7 @@ fn a_damaged_mirror_is_said_by_search_and_rebuilt_by_sync() {
             );
         }
         assert_eq!(std::fs::read(&path).unwrap(), damaged, "{how:?}: not moved");
+        assert_eq!(names(&dir), listing, "{how:?}: a read writes no file");
         assert!(
             corrupt_copies(&dir).is_empty(),
             "{how:?}: {:?}",
