@@ -271,7 +271,7 @@ fn write_log(
         Format::Table => {
             let names: Vec<String> = LOG_TABLE_COLUMNS.iter().map(|s| s.to_string()).collect();
             let mut t = TableWriter::new(
-                TableShape::named(&names).keep_whole(&[0, 1, 2, 3]),
+                TableShape::named(&names).keep_whole(&[0, 1, 2, 3, 4]),
                 format::table_width(),
             );
             t.rows(entries.iter().map(|e| shown.row(e)).collect(), w)?;

@@ -121,6 +121,15 @@ fn the_log_writes_the_host_with_its_port_and_the_table_shows_start_and_end() {
         "the new start and end in the zone: {row}"
     );
     assert!(!row.contains('{'), "no body in the table: {row}");
+    // Narrow: the host keeps its port (OTHER and PROFILE give way first).
+    let host = crmdash::config::host_label(&env.sb.base_url());
+    for cols in ["80", "72"] {
+        let mut cmd = env.cmd(&["appointments", "log", "--format", "table"]);
+        cmd.env("COLUMNS", cols);
+        let table = run(cmd).code(0);
+        let row = table.stdout.lines().nth(1).unwrap().to_string();
+        assert!(row.contains(&host), "{cols} columns: {}", table.stdout);
+    }
 }
 
 #[test]
