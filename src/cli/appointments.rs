@@ -301,30 +301,9 @@ impl LogShown<'_> {
     /// One table row: times as `2026-12-24 10:00` in the zone (a time the body holds in
     /// another shape shown as sent), the end as `10:30` on the start's day.
     fn row(&self, e: &RescheduleLogEntry) -> Vec<String> {
+        let (start_text, end_text) = e.times_in(self.settings, &self.zone);
         let start_key = log_key(&self.settings.start_field);
         let end_key = log_key(&self.settings.end_field);
-        let raw = |k: Option<&str>| k.and_then(|k| e.body.get(k));
-        let instant = |v: Option<&Value>| {
-            v.and_then(Value::as_str)
-                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                .map(|t| self.zone.from_utc(t.to_utc()))
-        };
-        let as_sent = |v: Option<&Value>| match v {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        };
-        let start = instant(raw(start_key));
-        let end = instant(raw(end_key));
-        let start_text = match start {
-            Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
-            None => as_sent(raw(start_key)),
-        };
-        let end_text = match (start, end) {
-            (Some(s), Some(t)) if s.date_naive() == t.date_naive() => t.format("%H:%M").to_string(),
-            (_, Some(t)) => t.format("%Y-%m-%d %H:%M").to_string(),
-            (_, None) => as_sent(raw(end_key)),
-        };
         let mut other = e.body.clone();
         for k in [start_key, end_key].into_iter().flatten() {
             other.remove(k);

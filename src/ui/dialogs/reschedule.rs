@@ -127,18 +127,21 @@ pub fn draw(
                 theme.dim,
             ));
             for e in form.log.iter().rev() {
-                let start = e
-                    .body
-                    .get(s.start_field.trim())
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("?");
+                // Like the CLI's `appointments log` table: the new start and end in the
+                // configured zone, then where it went (host with its port), whole at 80x24.
+                let (start, end) = e.times_in(s, &cfg.zone);
+                let span = if end.is_empty() {
+                    start
+                } else {
+                    format!("{start}-{end}")
+                };
                 rows.push(Row::text(
                     format!(
-                        "{} · {} · id {} → {start} · updated_at {}",
-                        e.at.format("%Y-%m-%d %H:%M"),
-                        e.profile,
+                        "{} → {span} · {} · {} · sent {}",
                         e.id,
-                        e.updated_at.as_deref().unwrap_or("-")
+                        e.host,
+                        e.profile,
+                        cfg.zone.from_utc(e.at).format("%Y-%m-%d %H:%M"),
                     ),
                     theme.dim,
                 ));
