@@ -106,7 +106,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
 /// The reschedule log the dashboard writes and lists: the one log of real profiles, or a
 /// `--demo` run's own in its folder (thrown away with it; a demo never sees nor adds to
 /// a real profile's reschedules).
-fn reschedule_log_path(demo: bool) -> Option<PathBuf> {
+pub(crate) fn reschedule_log_path(demo: bool) -> Option<PathBuf> {
     if demo {
         crate::mirror::paths::demo_root()
             .ok()

@@ -128,7 +128,7 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
         updated_at: appointment.updated_at.as_ref().map(|t| t.raw().to_string()),
         at: Utc::now(),
     };
-    match log_path() {
+    match log_path(ctx.demo()) {
         Some(path) => {
             if let Err(e) = reschedule::append_log(&path, &entry) {
                 eprintln!(
@@ -196,9 +196,9 @@ fn body_error(e: RescheduleError) -> CliError {
 }
 
 /// The reschedule log: one JSON Lines file in crmdash's data directory, shared with the
-/// dashboard.
-pub fn log_path() -> Option<PathBuf> {
-    reschedule::log::default_path()
+/// dashboard (a `--demo` run's own in its folder).
+pub fn log_path(demo: bool) -> Option<PathBuf> {
+    crate::runtime::reschedule_log_path(demo)
 }
 
 /// `crmdash appointments log`: the shared log in a format. Table: when it was sent, the
@@ -207,8 +207,8 @@ pub fn log_path() -> Option<PathBuf> {
 /// profile and any other keys sent; CSV: `at,id,profile,host,updated_at,body` (the body as
 /// compact JSON); JSON: an array of the log's entries; JSON Lines: one per line.
 pub fn show_log(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
-    let path =
-        log_path().ok_or_else(|| CliError::other("no data directory for the reschedule log"))?;
+    let path = log_path(ctx.demo())
+        .ok_or_else(|| CliError::other("no data directory for the reschedule log"))?;
     let entries = reschedule::read_log(&path, args.last.unwrap_or(usize::MAX)).map_err(|e| {
         CliError::other(format!(
             "cannot read the reschedule log {}: {e}",

@@ -337,3 +337,28 @@ fn an_unclosed_quote_is_reported_as_such_with_its_line_and_nothing_is_sent() {
     );
     assert!(env.requests_to("POST", "contacts").is_empty());
 }
+
+/// Issue 27.5: a reschedule sent in `--demo` stays in the demo's folder: the real log (and
+/// so `appointments log` and the dashboard's dialog of real profiles) never shows it.
+#[test]
+fn a_demo_reschedule_never_reaches_the_real_log() {
+    let env = Env::new();
+    berlin(&env);
+    let out = run(env.cmd(&[
+        "--demo",
+        "appointments",
+        "reschedule",
+        "apt_000001",
+        "--start",
+        "2030-06-03 09:30",
+        "--end",
+        "10:00",
+        "--yes",
+    ]));
+    let out = out.code(0);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    let log = run(env.cmd(&["appointments", "log", "--format", "json"]))
+        .code(0)
+        .json();
+    assert_eq!(log, serde_json::json!([]), "{log}");
+}
