@@ -102,9 +102,52 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
     let forms = FormsConfig {
         reschedule: opts.settings.reschedule.clone(),
         zone,
-        log_path: crate::reschedule::log::default_path(),
+        log_path: reschedule_log_path(opts.demo),
     };
     (app, forms)
+}
+
+/// The reschedule log the dashboard writes and lists: the one log of real profiles, or a
+/// `--demo` run's own in its folder (thrown away with it; a demo never sees nor adds to
+/// a real profile's reschedules).
+pub(crate) fn reschedule_log_path(demo: bool) -> Option<PathBuf> {
+    if demo {
+        crate::mirror::paths::demo_root()
+            .ok()
+            .map(|d| d.join(crate::reschedule::log::FILE_NAME))
+    } else {
+        crate::reschedule::log::default_path()
+    }
+}
+
+#[cfg(test)]
+mod demo_tests {
+    use super::*;
+
+    fn options(demo: bool) -> DashboardOptions {
+        DashboardOptions {
+            profile: if demo { "demo" } else { "default" }.into(),
+            base_url: "http://127.0.0.1:1".into(),
+            client: None,
+            settings: crate::config::Settings::default(),
+            state_file: None,
+            log_path: None,
+            demo,
+        }
+    }
+
+    #[test]
+    fn a_demo_reschedules_into_its_own_folder_never_the_real_log() {
+        let real = crate::reschedule::log::default_path();
+        let (_, forms) = dashboard_config(&options(false));
+        assert_eq!(forms.log_path, real);
+        let (_, forms) = dashboard_config(&options(true));
+        let demo_log = forms.log_path.expect("a demo has its log");
+        let demo_root = crate::mirror::paths::demo_root().unwrap();
+        assert!(demo_log.starts_with(&demo_root), "{demo_log:?}");
+        assert_ne!(Some(demo_log), real);
+        crate::mirror::paths::discard_demo();
+    }
 }
 
 /// Builds the engine (app + effect runner) for these options, without touching the terminal.

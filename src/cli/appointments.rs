@@ -128,7 +128,7 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
         updated_at: appointment.updated_at.as_ref().map(|t| t.raw().to_string()),
         at: Utc::now(),
     };
-    match log_path() {
+    match log_path(ctx.demo()) {
         Some(path) => {
             if let Err(e) = reschedule::append_log(&path, &entry) {
                 eprintln!(
@@ -196,9 +196,9 @@ fn body_error(e: RescheduleError) -> CliError {
 }
 
 /// The reschedule log: one JSON Lines file in crmdash's data directory, shared with the
-/// dashboard.
-pub fn log_path() -> Option<PathBuf> {
-    reschedule::log::default_path()
+/// dashboard (a `--demo` run's own in its folder).
+pub fn log_path(demo: bool) -> Option<PathBuf> {
+    crate::runtime::reschedule_log_path(demo)
 }
 
 /// `crmdash appointments log`: the shared log in a format. Table: when it was sent, the
@@ -207,8 +207,8 @@ pub fn log_path() -> Option<PathBuf> {
 /// profile and any other keys sent; CSV: `at,id,profile,host,updated_at,body` (the body as
 /// compact JSON); JSON: an array of the log's entries; JSON Lines: one per line.
 pub fn show_log(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
-    let path =
-        log_path().ok_or_else(|| CliError::other("no data directory for the reschedule log"))?;
+    let path = log_path(ctx.demo())
+        .ok_or_else(|| CliError::other("no data directory for the reschedule log"))?;
     let entries = reschedule::read_log(&path, args.last.unwrap_or(usize::MAX)).map_err(|e| {
         CliError::other(format!(
             "cannot read the reschedule log {}: {e}",
@@ -271,7 +271,7 @@ fn write_log(
         Format::Table => {
             let names: Vec<String> = LOG_TABLE_COLUMNS.iter().map(|s| s.to_string()).collect();
             let mut t = TableWriter::new(
-                TableShape::named(&names).keep_whole(&[0, 1, 2, 3]),
+                TableShape::named(&names).keep_whole(&[0, 1, 2, 3, 4]),
                 format::table_width(),
             );
             t.rows(entries.iter().map(|e| shown.row(e)).collect(), w)?;
@@ -301,30 +301,9 @@ impl LogShown<'_> {
     /// One table row: times as `2026-12-24 10:00` in the zone (a time the body holds in
     /// another shape shown as sent), the end as `10:30` on the start's day.
     fn row(&self, e: &RescheduleLogEntry) -> Vec<String> {
+        let (start_text, end_text) = e.times_in(self.settings, &self.zone);
         let start_key = log_key(&self.settings.start_field);
         let end_key = log_key(&self.settings.end_field);
-        let raw = |k: Option<&str>| k.and_then(|k| e.body.get(k));
-        let instant = |v: Option<&Value>| {
-            v.and_then(Value::as_str)
-                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                .map(|t| self.zone.from_utc(t.to_utc()))
-        };
-        let as_sent = |v: Option<&Value>| match v {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        };
-        let start = instant(raw(start_key));
-        let end = instant(raw(end_key));
-        let start_text = match start {
-            Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
-            None => as_sent(raw(start_key)),
-        };
-        let end_text = match (start, end) {
-            (Some(s), Some(t)) if s.date_naive() == t.date_naive() => t.format("%H:%M").to_string(),
-            (_, Some(t)) => t.format("%Y-%m-%d %H:%M").to_string(),
-            (_, None) => as_sent(raw(end_key)),
-        };
         let mut other = e.body.clone();
         for k in [start_key, end_key].into_iter().flatten() {
             other.remove(k);

@@ -119,18 +119,12 @@ pub fn clear(g: &Globals, settings: &Settings, args: &ClearArgs) -> Result<(), C
             }
         }
     }
-    // Whatever else the folder holds is not crmdash's: say it was left alone.
+    // Whatever else the folder holds is not proven crmdash's: say it was left alone.
+    let ours = paths::files(&root, None)
+        .map(|f| f.files)
+        .unwrap_or_default();
     let others = std::fs::read_dir(&root)
-        .map(|d| {
-            d.flatten()
-                .filter(|e| {
-                    e.file_name()
-                        .to_str()
-                        .is_none_or(|n| paths::parse_name(n).is_none())
-                        || paths::foreign_database(&e.path())
-                })
-                .count()
-        })
+        .map(|d| d.flatten().filter(|e| !ours.contains(&e.path())).count())
         .unwrap_or(0);
     if others > 0 {
         eprintln!("Left alone: {others} other file(s) in that folder (not crmdash's).");

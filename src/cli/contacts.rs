@@ -189,7 +189,14 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
         None => IdempotencyKey::random(),
     };
     let client = ctx.client().await?;
-    let journal = Journal::in_data_dir();
+    // A `--demo` run's journal lives (and goes) with its folder.
+    let journal = if ctx.demo() {
+        crate::mirror::paths::demo_root()
+            .ok()
+            .map(|d| Journal::at(d.join(idempotency_journal::FILE_NAME)))
+    } else {
+        Journal::in_data_dir()
+    };
     let scope = idempotency_journal::scope_of(client.base_url());
     // A key crmdash already sent is a retry: it must replay, never be refused as a duplicate
     // of the contact its first attempt made.

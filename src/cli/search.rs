@@ -28,10 +28,34 @@ pub struct SearchArgs {
     /// table, json, jsonl or csv (default: table on a terminal, JSON otherwise); what each
     /// prints is below.
     #[arg(long, value_enum)]
-    pub format: Option<Format>,
+    pub format: Option<SearchFormat>,
     /// At most this many results per resource.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub limit: u32,
+}
+
+/// What `search` prints in each format (its own: search prints hits, not records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchFormat {
+    /// Per resource a heading line, then one hit a line: id, label, why, detail
+    Table,
+    /// One object {query, synced_at, groups}: each group its resource's hits, each hit with its record
+    Json,
+    /// One hit a line: {type, id, label, detail, near, why, record}
+    Jsonl,
+    /// The header type,id,label,detail,near,why, then one hit a row
+    Csv,
+}
+
+impl From<SearchFormat> for Format {
+    fn from(f: SearchFormat) -> Format {
+        match f {
+            SearchFormat::Table => Format::Table,
+            SearchFormat::Json => Format::Json,
+            SearchFormat::Jsonl => Format::Jsonl,
+            SearchFormat::Csv => Format::Csv,
+        }
+    }
 }
 
 pub const EXAMPLES: &str = "Examples:
@@ -82,7 +106,7 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
         .map_err(read_error)?;
     let status = mirror.status().map_err(read_error)?;
     let synced = status.resources.iter().filter_map(|r| r.last_sync_at).min();
-    let fmt = resolve(args.format, Ttys::detect());
+    let fmt = resolve(args.format.map(Format::from), Ttys::detect());
     let mut out = BufWriter::new(std::io::stdout().lock());
     let written = match fmt {
         Format::Table => {

@@ -69,21 +69,18 @@ impl MirrorError {
     }
 
     /// A read's error as the policy has it: corruption found by a read is [`Damaged`],
-    /// said and noted for the next sync to check, never repaired by the read.
+    /// said, never repaired nor noted by the read (a read writes nothing into the cache
+    /// folder; the next sync's own check finds the damage).
     ///
     /// [`Damaged`]: MirrorError::Damaged
     pub fn for_read(self) -> MirrorError {
-        let e = match self {
+        match self {
             MirrorError::Sqlite { path, source } if is_corrupt(&source) => MirrorError::Damaged {
                 path,
                 reason: source.to_string(),
             },
             other => other,
-        };
-        if let MirrorError::Damaged { path, .. } = &e {
-            super::open::note_damage(path, &e);
         }
-        e
     }
 }
 

@@ -85,7 +85,7 @@ impl Mirror {
 
     /// Opens an existing mirror for reading, or `None` when there is none. A read never
     /// creates, moves or rebuilds anything: a damaged or foreign file is
-    /// [`MirrorError::Damaged`], and the damage is noted for the next sync to check.
+    /// [`MirrorError::Damaged`]; nothing is written beside it (the next sync checks it).
     pub fn open_existing(path: &Path) -> Result<Option<Opened>, MirrorError> {
         match std::fs::metadata(path) {
             Ok(m) if m.len() > 0 => {}
@@ -167,7 +167,7 @@ impl Mirror {
     }
 
     /// Whether a sync should check the file: never checked, checked longer than
-    /// [`CHECK_EVERY`] ago, or a read found it damaged since.
+    /// [`CHECK_EVERY`] ago, or a damage note of an earlier version lies beside it.
     pub fn check_due(&self, now: DateTime<Utc>) -> bool {
         if damage_noted(&self.path) {
             return true;
@@ -294,19 +294,12 @@ fn remove_with_journals(path: &Path) {
     }
 }
 
-/// `PROFILE@KEY.sqlite3.damaged`: a read found the mirror damaged; the next sync checks it.
+/// `PROFILE@KEY.sqlite3.damaged`: earlier versions noted there that a read found the mirror
+/// damaged; a sync still honours (and clears) such a note, nothing writes one any more.
 fn damage_note(path: &Path) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(paths::DAMAGED_NOTE);
     PathBuf::from(p)
-}
-
-/// Notes that a read found `path` damaged (best effort: the note only hastens the check).
-pub(crate) fn note_damage(path: &Path, e: &MirrorError) {
-    let note = damage_note(path);
-    if paths::ensure_private_file(&note).is_ok() {
-        let _ = std::fs::write(&note, e.to_string());
-    }
 }
 
 fn damage_noted(path: &Path) -> bool {

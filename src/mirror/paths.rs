@@ -16,32 +16,84 @@ pub const DEMO_PROFILE: &str = "demo";
 /// (0700) for the run, deleted when it ends ([`discard_demo`]). A later demo, whose sandbox
 /// gives ids to other people, never finds an earlier demo's records, and a real profile's
 /// mirror never sees a demo's.
-static DEMO_DIR: std::sync::Mutex<Option<tempfile::TempDir>> = std::sync::Mutex::new(None);
+static DEMO_DIR: std::sync::Mutex<Option<(tempfile::TempDir, fs::File)>> =
+    std::sync::Mutex::new(None);
+
+/// The prefix of every demo folder in the temp dir.
+pub const DEMO_PREFIX: &str = "crmdash-demo-";
+/// The file in a demo folder its run holds locked (flock) while it lives: when the run is
+/// gone (killed, its terminal closed) the kernel releases the lock, whatever its pid became.
+pub const DEMO_OWNER_LOCK: &str = "owner.lock";
+
+/// Deletes the demo folders in `tmp` whose run is gone: their owner lock can be taken. A
+/// folder without one is left for a minute (its run may be making it right now).
+pub fn sweep_stale_demos(tmp: &Path) -> Vec<PathBuf> {
+    let mut swept = Vec::new();
+    let Ok(entries) = fs::read_dir(tmp) else {
+        return swept;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(|n| n.starts_with(DEMO_PREFIX)) {
+            continue;
+        }
+        // Never follow a link another user planted in a shared temp dir.
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let dir = entry.path();
+        let gone = match fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join(DEMO_OWNER_LOCK))
+        {
+            Ok(f) => f.try_lock().is_ok(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(60)),
+            Err(_) => false,
+        };
+        if gone && fs::remove_dir_all(&dir).is_ok() {
+            swept.push(dir);
+        }
+    }
+    swept
+}
 
 /// This run's demo folder (made on first use).
 pub fn demo_root() -> Result<PathBuf, MirrorError> {
     let mut dir = DEMO_DIR.lock().unwrap_or_else(|e| e.into_inner());
     if dir.is_none() {
+        let tmp = std::env::temp_dir();
+        let io = |e| MirrorError::Io {
+            action: "cannot create",
+            path: tmp.join(format!("{DEMO_PREFIX}*")),
+            source: e,
+        };
+        // Earlier demos killed or hung up before they could clean up.
+        sweep_stale_demos(&tmp);
         let made = tempfile::Builder::new()
-            .prefix("crmdash-demo-")
-            .tempdir()
-            .map_err(|e| MirrorError::Io {
-                action: "cannot create",
-                path: std::env::temp_dir().join("crmdash-demo-*"),
-                source: e,
-            })?;
-        *dir = Some(made);
+            .prefix(DEMO_PREFIX)
+            .tempdir_in(&tmp)
+            .map_err(io)?;
+        let owner = fs::File::create(made.path().join(DEMO_OWNER_LOCK)).map_err(io)?;
+        owner.try_lock().map_err(|e| io(e.into()))?;
+        *dir = Some((made, owner));
     }
     Ok(dir
         .as_ref()
-        .map(|d| d.path().to_path_buf())
+        .map(|(d, _)| d.path().to_path_buf())
         .unwrap_or_default())
 }
 
 /// Deletes this run's demo folder, if one was made (at the end of every `--demo` run).
 pub fn discard_demo() {
-    let dir = DEMO_DIR.lock().unwrap_or_else(|e| e.into_inner()).take();
-    drop(dir);
+    if let Some((dir, owner)) = DEMO_DIR.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        drop(owner);
+        drop(dir);
+    }
 }
 
 /// One mirror's place: the directory of all mirrors and this one's file name.
@@ -176,7 +228,7 @@ pub struct MirrorFiles {
 /// The suffixes a mirror's files carry after `PROFILE@KEY.sqlite3`: its journals, its sync
 /// lock, a note of damage found, a damaged copy moved aside, a dashboard's hold on it, one
 /// being created.
-const SUFFIXES: [&str; 5] = ["-wal", "-shm", ".lock", DAMAGED_NOTE, ""];
+const SUFFIXES: [&str; 6] = ["-wal", "-shm", "-journal", ".lock", DAMAGED_NOTE, ""];
 /// `PROFILE@KEY.sqlite3.damaged`: a read found the mirror damaged (the next sync checks it).
 pub const DAMAGED_NOTE: &str = ".damaged";
 const STAMPED: [&str; 3] = [".corrupt-", OPEN_MARK, CREATING_MARK];
@@ -210,9 +262,10 @@ pub fn parse_name(name: &str) -> Option<(&str, &str)> {
     (suffix_ok && key_ok && !profile.is_empty()).then_some((profile, db))
 }
 
-/// Whether the SQLite database at `path` was written by another program: its header names
-/// another application id. An empty, unreadable or non-SQLite file says nothing against us.
-pub fn foreign_database(path: &Path) -> bool {
+/// Whether the file at `path` proves to be a crmdash mirror: an SQLite header whose
+/// application id (bytes 68..72) is crmdash's. Read from the header, never opened as a
+/// database; an empty, unreadable, non-SQLite or unmarked file proves nothing.
+pub fn own_database(path: &Path) -> bool {
     use std::io::Read;
     let mut header = [0u8; 72];
     let Ok(mut f) = fs::File::open(path) else {
@@ -224,11 +277,12 @@ pub fn foreign_database(path: &Path) -> bool {
     let app_id = i64::from(u32::from_be_bytes([
         header[68], header[69], header[70], header[71],
     ]));
-    app_id != 0 && app_id != super::schema::APPLICATION_ID
+    app_id == super::schema::APPLICATION_ID
 }
 
 /// Every file of `profile`'s mirrors (all base URLs), or of every profile when `None`: only
-/// names of crmdash's scheme, and of those never a database another program wrote.
+/// names of crmdash's scheme; a database only when its header proves it crmdash's, its
+/// journals, lock and notes only beside such a database (or with none left beside them).
 pub fn files(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorError> {
     let mut out = MirrorFiles::default();
     let entries = match fs::read_dir(root) {
@@ -245,7 +299,7 @@ pub fn files(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorEr
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let Some((owner, _)) = parse_name(name) else {
+        let Some((owner, db)) = parse_name(name) else {
             continue;
         };
         if profile.is_some_and(|p| p != owner) {
@@ -253,9 +307,15 @@ pub fn files(root: &Path, profile: Option<&str>) -> Result<MirrorFiles, MirrorEr
         }
         let Ok(meta) = entry.metadata() else { continue };
         // Files moved aside may be a foreign database found at the mirror's place: the name
-        // is ours (we gave it), so they go too.
-        let db_file = name.ends_with(".sqlite3");
-        if !meta.is_file() || (db_file && foreign_database(&entry.path())) {
+        // (with its stamp) is ours, we gave it, so they go too.
+        let main = entry.path().with_file_name(db);
+        let stamped = STAMPED.iter().any(|m| name[db.len()..].starts_with(m));
+        let proven = if name == db {
+            own_database(&main)
+        } else {
+            stamped || !main.exists() || own_database(&main)
+        };
+        if !meta.is_file() || !proven {
             continue;
         }
         out.bytes += meta.len();
@@ -301,5 +361,42 @@ pub fn human_size(bytes: u64) -> String {
         format!("{bytes} B")
     } else {
         format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod demo_sweep_tests {
+    use super::*;
+
+    #[test]
+    fn a_demo_folder_whose_run_is_gone_is_swept_one_still_running_is_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let make = |name: &str, lock: bool| {
+            let d = tmp.path().join(name);
+            fs::create_dir(&d).unwrap();
+            fs::write(d.join("reschedule-history.jsonl"), b"{}\n").unwrap();
+            if lock {
+                fs::write(d.join(DEMO_OWNER_LOCK), b"").unwrap();
+            }
+            d
+        };
+        let gone = make("crmdash-demo-gone", true);
+        let running = make("crmdash-demo-running", true);
+        let being_made = make("crmdash-demo-new", false);
+        let other = make("other-program", true);
+        // The running demo's hold (an flock per open file, so it excludes this process too).
+        let held = fs::OpenOptions::new()
+            .write(true)
+            .open(running.join(DEMO_OWNER_LOCK))
+            .unwrap();
+        held.try_lock().unwrap();
+
+        assert_eq!(sweep_stale_demos(tmp.path()), vec![gone.clone()]);
+        assert!(!gone.exists());
+        assert!(running.exists() && being_made.exists() && other.exists());
+
+        drop(held);
+        assert_eq!(sweep_stale_demos(tmp.path()), vec![running.clone()]);
+        assert!(being_made.exists() && other.exists());
     }
 }

@@ -34,6 +34,45 @@ pub struct RescheduleLogEntry {
     pub at: DateTime<Utc>,
 }
 
+impl RescheduleLogEntry {
+    /// The new start and end as the CLI's table and the dashboard's dialog show them: times
+    /// as `2026-12-24 10:00` in `zone`, the end as `10:30` on the start's day (a time the body
+    /// holds in another shape shown as sent).
+    pub fn times_in(
+        &self,
+        settings: &crate::config::RescheduleSettings,
+        zone: &crate::timeparse::Zone,
+    ) -> (String, String) {
+        fn key(k: &str) -> Option<&str> {
+            Some(k.trim()).filter(|k| !k.is_empty())
+        }
+        let raw = |k: Option<&str>| k.and_then(|k| self.body.get(k));
+        let instant = |v: Option<&Value>| {
+            v.and_then(Value::as_str)
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| zone.from_utc(t.to_utc()))
+        };
+        let as_sent = |v: Option<&Value>| match v {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let (start_key, end_key) = (key(&settings.start_field), key(&settings.end_field));
+        let start = instant(raw(start_key));
+        let end = instant(raw(end_key));
+        let start_text = match start {
+            Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
+            None => as_sent(raw(start_key)),
+        };
+        let end_text = match (start, end) {
+            (Some(s), Some(t)) if s.date_naive() == t.date_naive() => t.format("%H:%M").to_string(),
+            (_, Some(t)) => t.format("%Y-%m-%d %H:%M").to_string(),
+            (_, None) => as_sent(raw(end_key)),
+        };
+        (start_text, end_text)
+    }
+}
+
 /// The log's file name in the data directory.
 pub const FILE_NAME: &str = "reschedule-history.jsonl";
 

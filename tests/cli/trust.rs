@@ -121,6 +121,15 @@ fn the_log_writes_the_host_with_its_port_and_the_table_shows_start_and_end() {
         "the new start and end in the zone: {row}"
     );
     assert!(!row.contains('{'), "no body in the table: {row}");
+    // Narrow: the host keeps its port (OTHER and PROFILE give way first).
+    let host = crmdash::config::host_label(&env.sb.base_url());
+    for cols in ["80", "72"] {
+        let mut cmd = env.cmd(&["appointments", "log", "--format", "table"]);
+        cmd.env("COLUMNS", cols);
+        let table = run(cmd).code(0);
+        let row = table.stdout.lines().nth(1).unwrap().to_string();
+        assert!(row.contains(&host), "{cols} columns: {}", table.stdout);
+    }
 }
 
 #[test]
@@ -208,6 +217,22 @@ fn search_help_says_what_is_printed_and_each_hit_says_why_it_matched() {
         "\"why\"",
     ] {
         assert!(help.contains(said), "{said}: {help}");
+    }
+    // The format's possible values are search's own, not the record lists' (a JSON array,
+    // nested values as JSON text).
+    let values = &help[help.find("Possible values").expect(&help)..];
+    for wrong in [
+        "as one JSON array",
+        "exactly as the server sent them",
+        "nested values",
+    ] {
+        assert!(!values.contains(wrong), "{wrong}: {values}");
+    }
+    for said in [
+        "json:  One object {query, synced_at, groups}",
+        "csv:   The header type,id,label,detail,near,why",
+    ] {
+        assert!(values.contains(said), "{said}: {values}");
     }
     run(env.cmd(&["sync"])).code(0);
     let json = run(env.cmd(&["search", "muller", "--format", "json"]))
@@ -311,4 +336,29 @@ fn an_unclosed_quote_is_reported_as_such_with_its_line_and_nothing_is_sent() {
         out.stderr
     );
     assert!(env.requests_to("POST", "contacts").is_empty());
+}
+
+/// Issue 27.5: a reschedule sent in `--demo` stays in the demo's folder: the real log (and
+/// so `appointments log` and the dashboard's dialog of real profiles) never shows it.
+#[test]
+fn a_demo_reschedule_never_reaches_the_real_log() {
+    let env = Env::new();
+    berlin(&env);
+    let out = run(env.cmd(&[
+        "--demo",
+        "appointments",
+        "reschedule",
+        "apt_000001",
+        "--start",
+        "2030-06-03 09:30",
+        "--end",
+        "10:00",
+        "--yes",
+    ]));
+    let out = out.code(0);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    let log = run(env.cmd(&["appointments", "log", "--format", "json"]))
+        .code(0)
+        .json();
+    assert_eq!(log, serde_json::json!([]), "{log}");
 }

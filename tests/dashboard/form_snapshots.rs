@@ -136,8 +136,11 @@ fn reschedule(size: (u16, u16)) -> Harness {
         result: Ok(vec![RescheduleLogEntry {
             id: "apt-7".into(),
             profile: "default".into(),
-            host: "crm.example.com".into(),
-            body: serde_json::from_str(r#"{"start_time":"2026-11-20T09:00:00+01:00"}"#).unwrap(),
+            host: "127.0.0.1:47391".into(),
+            body: serde_json::from_str(
+                r#"{"start_time":"2026-11-20T08:00:00Z","end_time":"2026-11-20T09:30:00Z"}"#,
+            )
+            .unwrap(),
             updated_at: Some("2026-11-19T16:02:11Z".into()),
             at: chrono::Utc
                 .with_ymd_and_hms(2026, 11, 19, 16, 2, 10)
@@ -172,6 +175,19 @@ fn sent_reschedule(h: &mut Harness) -> RequestId {
 #[test]
 fn reschedule_dialog_empty() {
     snap("reschedule_empty", reschedule);
+}
+
+/// Issue 27.15: a past reschedule is listed with its new start and end in the configured
+/// zone (as `appointments log` shows them) and the host with its port, whole at 80x24.
+#[test]
+fn the_dialogs_history_shows_the_new_times_in_the_zone_and_the_whole_host() {
+    for size in SIZES {
+        let screen = reschedule(size).render();
+        assert!(
+            screen.contains("apt-7 → 2026-11-20 09:00-10:30 · 127.0.0.1:47391 · default"),
+            "{size:?}:\n{screen}"
+        );
+    }
 }
 
 #[test]

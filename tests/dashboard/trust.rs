@@ -529,3 +529,48 @@ fn q_in_help_closes_help_and_does_not_quit() {
     h.ch('q');
     assert!(h.app.quitting);
 }
+
+/// A refused filter value does not outlive clearing: `Esc` ("Filters cleared") empties the
+/// refused drafts too, and the next `/` shows none of them.
+#[test]
+fn clearing_filters_clears_a_refused_value_too() {
+    // Refused after the debounce, on Enter (the bar stays open on it), or closed at once.
+    for how in ["debounce", "enter", "esc"] {
+        let mut h = loaded((80, 24), FakeData::new(40));
+        h.ch('1');
+        h.answer_all();
+        h.ch('/');
+        h.type_str("ada");
+        h.key(KeyCode::Tab);
+        h.key(KeyCode::Tab);
+        h.type_str("last week");
+        match how {
+            "debounce" => drop(h.advance(std::time::Duration::from_secs(1))),
+            "enter" => drop(h.key(KeyCode::Enter)),
+            _ => {}
+        }
+        h.key(KeyCode::Esc);
+        h.answer_all();
+        assert!(
+            h.app.tab().filter_bar.fields[2].error.is_some(),
+            "{how}: refused"
+        );
+        h.key(KeyCode::Esc);
+        h.answer_all();
+        let screen = h.render();
+        assert!(screen.contains("Filters cleared"), "{how}: {screen}");
+        for f in &h.app.tab().filter_bar.fields {
+            assert!(
+                f.input.is_empty() && f.error.is_none(),
+                "{how}: {}",
+                f.field.label
+            );
+        }
+        h.ch('/');
+        let screen = h.render();
+        assert!(
+            !screen.contains("last week") && !screen.contains("not used"),
+            "{how}: {screen}"
+        );
+    }
+}

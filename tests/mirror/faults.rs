@@ -55,6 +55,14 @@ fn a_cache_folder_shared_with_other_programs_keeps_their_files_and_its_mode() {
         c.execute_batch("PRAGMA application_id = 4242; CREATE TABLE t (x);")
             .unwrap();
     }
+    // ...and one with no application id at all, with its journal and a lock beside it.
+    let unmarked = shared.join("work@0123456789ab.sqlite3");
+    {
+        let c = rusqlite::Connection::open(&unmarked).unwrap();
+        c.execute_batch("CREATE TABLE t (x);").unwrap();
+    }
+    std::fs::write(shared.join("work@0123456789ab.sqlite3-journal"), b"j").unwrap();
+    std::fs::write(shared.join("work@0123456789ab.sqlite3.lock"), b"").unwrap();
     env.write_config(&format!("[cache]\ndir = \"{}\"\n", shared.display()));
 
     run(env.cmd(&["sync", "projects"])).code(0);
@@ -71,7 +79,7 @@ fn a_cache_folder_shared_with_other_programs_keeps_their_files_and_its_mode() {
         out.stderr
             .contains("Deleted the local mirror of every profile")
             && out.stderr.contains("default@")
-            && out.stderr.contains("Left alone: 3 other file(s)"),
+            && out.stderr.contains("Left alone: 6 other file(s)"),
         "{}",
         out.stderr
     );
@@ -80,7 +88,10 @@ fn a_cache_folder_shared_with_other_programs_keeps_their_files_and_its_mode() {
         [
             "budget.sqlite3",
             "notes@0123456789ab.sqlite3",
-            "photos.sqlite3.bak"
+            "photos.sqlite3.bak",
+            "work@0123456789ab.sqlite3",
+            "work@0123456789ab.sqlite3-journal",
+            "work@0123456789ab.sqlite3.lock",
         ]
     );
     assert_eq!(file_mode(&shared), 0o755);
@@ -136,6 +147,7 @@ fn a_damaged_mirror_is_said_by_search_and_rebuilt_by_sync() {
         let dir = path.parent().unwrap().to_path_buf();
         damage(&path, how);
         let damaged = std::fs::read(&path).unwrap();
+        let listing = names(&dir);
 
         // A read says so, with the way out and its own exit code, and touches nothing.
         for args in [
@@ -151,6 +163,7 @@ fn a_damaged_mirror_is_said_by_search_and_rebuilt_by_sync() {
             );
         }
         assert_eq!(std::fs::read(&path).unwrap(), damaged, "{how:?}: not moved");
+        assert_eq!(names(&dir), listing, "{how:?}: a read writes no file");
         assert!(
             corrupt_copies(&dir).is_empty(),
             "{how:?}: {:?}",

@@ -152,7 +152,8 @@ fn outcome_rows<'a>(
 
 /// The reschedules of this and earlier sessions, newest first, after a blank row.
 fn log_rows<'a>(form: &RescheduleForm, theme: &Theme) -> Vec<Row<'a>> {
-    let start_field = form.config.settings.start_field.trim();
+    let cfg = &form.config;
+    let s = &cfg.settings;
     let mut rows = vec![Row::text("", theme.dim)];
     match (&form.log_error, form.log.is_empty()) {
         (Some(e), _) => rows.push(Row::text(format!("Log: {e}"), theme.dim)),
@@ -163,18 +164,21 @@ fn log_rows<'a>(form: &RescheduleForm, theme: &Theme) -> Vec<Row<'a>> {
                 theme.dim,
             ));
             for e in form.log.iter().rev() {
-                let start = e
-                    .body
-                    .get(start_field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("?");
+                // Like the CLI's `appointments log` table: the new start and end in the
+                // configured zone, then where it went (host with its port), whole at 80x24.
+                let (start, end) = e.times_in(s, &cfg.zone);
+                let span = if end.is_empty() {
+                    start
+                } else {
+                    format!("{start}-{end}")
+                };
                 rows.push(Row::text(
                     format!(
-                        "{} · {} · id {} → {start} · updated_at {}",
-                        e.at.format("%Y-%m-%d %H:%M"),
-                        e.profile,
+                        "{} → {span} · {} · {} · sent {}",
                         e.id,
-                        e.updated_at.as_deref().unwrap_or("-")
+                        e.host,
+                        e.profile,
+                        cfg.zone.from_utc(e.at).format("%Y-%m-%d %H:%M"),
                     ),
                     theme.dim,
                 ));
