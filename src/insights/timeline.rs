@@ -139,18 +139,18 @@ impl Window {
     /// A window whose first column holds `today` a quarter of the way in, so some of the past
     /// shows too.
     pub fn around(today: NaiveDate, scale: Scale, cells: u16) -> Self {
-        let back = u64::from(cells / 4) * scale.days_per_cell();
-        Window {
-            start: today.checked_sub_days(Days::new(back)).unwrap_or(today),
-            scale,
-            cells,
-        }
+        Self::with_in_column(today, cells / 4, scale, cells)
     }
 
     /// A window whose first column is an eighth of the way before `date` (so what comes
     /// before it shows too).
     pub fn showing(date: NaiveDate, scale: Scale, cells: u16) -> Self {
-        let back = u64::from(cells / 8) * scale.days_per_cell();
+        Self::with_in_column(date, cells / 8, scale, cells)
+    }
+
+    /// A window that puts `date` in column `column`.
+    fn with_in_column(date: NaiveDate, column: u16, scale: Scale, cells: u16) -> Self {
+        let back = u64::from(column) * scale.days_per_cell();
         Window {
             start: date.checked_sub_days(Days::new(back)).unwrap_or(date),
             scale,
@@ -177,12 +177,8 @@ impl Window {
             let room = u64::from(cells) * scale.days_per_cell();
             if days <= room {
                 // Half the spare room before the first day, in whole columns.
-                let back = (room - days) / 2 / scale.days_per_cell() * scale.days_per_cell();
-                return Window {
-                    start: first.checked_sub_days(Days::new(back)).unwrap_or(first),
-                    scale,
-                    cells,
-                };
+                let column = (room - days) / 2 / scale.days_per_cell();
+                return Window::with_in_column(first, column as u16, scale, cells);
             }
         }
         match selected.and_then(|b| b.start) {
@@ -205,12 +201,7 @@ impl Window {
                 (middle, half)
             }
         };
-        let back = u64::from(col) * scale.days_per_cell();
-        Window {
-            start: day.checked_sub_days(Days::new(back)).unwrap_or(day),
-            scale,
-            cells: self.cells,
-        }
+        Window::with_in_column(day, col, scale, self.cells)
     }
 
     /// The last day shown.
