@@ -131,7 +131,7 @@ impl App {
             }
             DialogResult::LoggedIn { note, client, host } => {
                 self.note(note);
-                self.status.error = None;
+                self.status.clear_error();
                 self.status.behind_login = None;
                 if let Some(host) = host {
                     self.config.host = host;

@@ -224,7 +224,7 @@ impl App {
                 self.overlays.push(Overlay::Help(v));
             }
             Action::Back => {
-                let had_error = self.status.error.take().is_some();
+                let had_error = self.status.clear_error();
                 // Filters active: `Esc` clears them (as k9s does); a second press finds none.
                 if self.tab().has_filters() {
                     return self.clear_filters();

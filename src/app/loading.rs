@@ -97,7 +97,7 @@ impl App {
                 }
                 if current {
                     self.tabs[i].pending = None;
-                    self.status.error = None;
+                    self.status.clear_error();
                     let beyond_end = page.records.is_empty() && f.spec.page > 1;
                     self.tabs[i].show(f.spec.clone(), page, self.now);
                     self.select_created(f.spec.kind);

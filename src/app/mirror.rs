@@ -469,7 +469,7 @@ impl App {
             self.mirror.offline = Some((self.wall, why));
             self.mirror.probe_due = Some(self.now + PROBE_EVERY);
             // The tab's error says no more than the status bar does.
-            self.status.error = None;
+            self.status.clear_error();
         }
     }
 

@@ -180,6 +180,13 @@ impl StatusInfo {
         self.error = Some(text);
         self.error_new_until = Some(now + MESSAGE_TIME);
     }
+
+    /// Clears the error and its "new" deadline together (a deadline left behind would wake
+    /// the loop for a redraw with nothing changed). Whether there was one.
+    pub fn clear_error(&mut self) -> bool {
+        self.error_new_until = None;
+        self.error.take().is_some()
+    }
 }
 
 pub struct App {

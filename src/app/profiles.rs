@@ -119,7 +119,7 @@ impl App {
             profile.clone()
         };
         self.config.host = host;
-        self.status.error = None;
+        self.status.clear_error();
         self.note(format!("Profile {profile} @ {}", self.config.host));
         // The client first: the page requests below go out with its token.
         fx.push(Effect::UseClient(client));
