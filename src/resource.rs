@@ -35,6 +35,9 @@ pub enum Resource {
 pub enum FilterKind {
     /// Sent as typed.
     Text,
+    /// Sent as typed; the service matches whole values only (`email`: `gmail` finds
+    /// nothing), which the filter bar and an empty result say.
+    WholeText,
     /// An instant: the CLI's time grammar (an inline error on bad input in the dashboard).
     Date,
     /// Free text, with the values seen so far offered.
@@ -129,7 +132,7 @@ const CONTACTS: Facts = Facts {
     ],
     filters: &[
         filter("full_name", "Full name", FilterKind::Text),
-        filter("email", "Email", FilterKind::Text),
+        filter("email", "Email", FilterKind::WholeText),
         filter("created_after", "Created after", FilterKind::Date),
         filter("updated_after", "Updated after", FilterKind::Date),
     ],

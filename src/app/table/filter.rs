@@ -157,7 +157,7 @@ impl FilterBar {
                 continue;
             }
             match f.field.kind {
-                FilterKind::Text | FilterKind::Status => {
+                FilterKind::Text | FilterKind::WholeText | FilterKind::Status => {
                     out.push((f.field.key, FilterValue::Text(text.to_string())));
                 }
                 FilterKind::Date => match parse_date(text, now) {

@@ -126,7 +126,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Line::from(""),
             Line::from(Span::styled(hint, theme.dim)),
         ];
-        if shown.spec.filters.iter().any(|(k, _)| *k == "email") {
+        let whole = |key: &str| {
+            shown
+                .spec
+                .kind
+                .filters()
+                .iter()
+                .any(|f| f.key == key && f.kind == crate::resource::FilterKind::WholeText)
+        };
+        if shown.spec.filters.iter().any(|(k, _)| whole(k)) {
             lines.push(Line::from(Span::styled(
                 format!(
                     "email matches whole addresses; {} searches parts in the local mirror",

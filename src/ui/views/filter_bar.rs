@@ -72,8 +72,7 @@ pub fn draw(f: &mut Frame, area: Rect, tab: &TabState, keys: &KeyMap, theme: &Th
                     theme.dim,
                 )
             }
-        } else if field.field.key == "email" && focused {
-            // The service compares the whole address (`gmail` finds nothing).
+        } else if field.field.kind == FilterKind::WholeText && focused {
             let long = "matches whole addresses only";
             let fits = fit::width(long) <= usize::from(note_w);
             Span::styled(if fits { long } else { "whole addresses only" }, theme.dim)
