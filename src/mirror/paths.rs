@@ -78,8 +78,12 @@ pub fn demo_root() -> Result<PathBuf, MirrorError> {
             .prefix(DEMO_PREFIX)
             .tempdir_in(&tmp)
             .map_err(io)?;
-        let owner = fs::File::create(made.path().join(DEMO_OWNER_LOCK)).map_err(io)?;
+        // Locked under another name, then renamed: a sweep by a demo starting beside this
+        // one never finds `owner.lock` unlocked (a missing one counts as 60 s of grace).
+        let fresh = made.path().join(format!("{DEMO_OWNER_LOCK}.new"));
+        let owner = fs::File::create(&fresh).map_err(io)?;
         owner.try_lock().map_err(|e| io(e.into()))?;
+        fs::rename(&fresh, made.path().join(DEMO_OWNER_LOCK)).map_err(io)?;
         *dir = Some((made, owner));
     }
     Ok(dir
