@@ -321,26 +321,33 @@ fn y_copies_the_record_json() {
     assert_eq!(v["id"], "1000");
 }
 
-#[test]
-fn header_click_sorts_by_that_column() {
+/// A left click on the header of the column titled `title` (the table's first inner row);
+/// the column must be shown at the harness's size.
+fn header_click(h: &Harness, title: &str) -> crossterm::event::MouseEvent {
     use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-    let mut h = loaded();
-    // The header row is the table's first inner row (y = 2); "Value" sits right of Status.
     let inner = h.app.areas().table_inner();
-    let fitted = crmdash::app::layout::fit_columns(h.app.tab().resource.columns, inner.width);
+    let columns = h.app.tab().resource.columns;
     let mut x = inner.x;
-    for (i, w) in &fitted {
-        if h.app.tab().resource.columns[*i].title == "Value" {
-            break;
+    for (i, w) in crmdash::app::layout::fit_columns(columns, inner.width) {
+        if columns[i].title == title {
+            return MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column: x + 1,
+                row: inner.y,
+                modifiers: KeyModifiers::NONE,
+            };
         }
         x += w + 1;
     }
-    let click = MouseEvent {
-        kind: MouseEventKind::Down(MouseButton::Left),
-        column: x + 1,
-        row: inner.y,
-        modifiers: KeyModifiers::NONE,
-    };
+    panic!("{title} is not shown at {} columns", inner.width)
+}
+
+#[test]
+fn header_click_sorts_by_that_column() {
+    use crossterm::event::MouseEvent;
+    let mut h = loaded();
+    // "Value" sits right of Status.
+    let click = header_click(&h, "Value");
     h.send(crmdash::app::Message::Mouse(click));
     assert_eq!(h.app.tab().sort_by, "value");
     h.send(crmdash::app::Message::Mouse(click));
@@ -357,30 +364,13 @@ fn header_click_sorts_by_that_column() {
 
 #[test]
 fn a_click_on_a_header_that_cannot_sort_says_why() {
-    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
     let mut h = loaded();
     h.ch('1');
     h.answer_all();
     assert_eq!(h.app.active, Resource::Contacts);
-    let inner = h.app.areas().table_inner();
-    let fitted = crmdash::app::layout::fit_columns(h.app.tab().resource.columns, inner.width);
-    let mut x = None;
-    let mut at = inner.x;
-    for (i, w) in &fitted {
-        if h.app.tab().resource.columns[*i].title == "Accounts" {
-            x = Some(at);
-        }
-        at += w + 1;
-    }
-    let x = x.expect("Accounts is shown at 120 columns");
     let sort = (h.app.tab().sort_by, h.app.tab().direction);
     let before = h.fetches().len();
-    let click = MouseEvent {
-        kind: MouseEventKind::Down(MouseButton::Left),
-        column: x + 1,
-        row: inner.y,
-        modifiers: KeyModifiers::NONE,
-    };
+    let click = header_click(&h, "Accounts");
     h.send(crmdash::app::Message::Mouse(click));
     assert_eq!((h.app.tab().sort_by, h.app.tab().direction), sort);
     assert_eq!(h.fetches().len(), before);
