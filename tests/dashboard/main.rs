@@ -2,6 +2,8 @@
 //! and the engine against the sandbox.
 
 mod contact_form;
+#[path = "../mirror/damage.rs"]
+mod damage;
 mod dashboard_support;
 mod dialog_harness;
 mod dialog_support;

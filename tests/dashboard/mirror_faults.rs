@@ -11,36 +11,11 @@ use crmdash::mirror::{MirrorError, MirrorLocation, SyncLock};
 use crmdash::sandbox::SandboxHandle;
 use crossterm::event::{KeyCode, KeyModifiers};
 
+use crate::damage::{Damage, damage};
 use crate::mirror::{QUIET, engine, key, press, search_dialog, settings, synced_sandbox, typed};
 
 fn location(dir: &Path, sb: &SandboxHandle) -> MirrorLocation {
     MirrorLocation::for_settings(&settings(dir, 0).cache, "test", &sb.base_url()).unwrap()
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Damage {
-    Truncated,
-    Text,
-    BitFlipped,
-}
-
-fn damage(path: &Path, how: Damage) {
-    let bytes = std::fs::read(path).unwrap();
-    let out = match how {
-        Damage::Truncated => bytes[..bytes.len() / 3].to_vec(),
-        Damage::Text => b"not a database: a note someone saved over the mirror\n".repeat(50),
-        Damage::BitFlipped => {
-            let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
-            let mut b = bytes.clone();
-            let mut at = page;
-            while at < b.len() {
-                b[at] ^= 0xff;
-                at += page;
-            }
-            b
-        }
-    };
-    std::fs::write(path, out).unwrap();
 }
 
 fn said(e: &crmdash::runtime::Engine, part: &str) -> usize {

@@ -4,6 +4,7 @@
 //! private masked logs, and contacts created by the CLI found at once.
 
 use crate::cli_support;
+use crate::damage::{Damage, damage};
 use crate::mirror_support;
 
 use std::path::{Path, PathBuf};
@@ -99,36 +100,6 @@ fn a_cache_folder_shared_with_other_programs_keeps_their_files_and_its_mode() {
 
 fn location_in(env: &Env, root: &Path) -> MirrorLocation {
     MirrorLocation::new(root.to_path_buf(), "default", &env.sb.base_url())
-}
-
-/// The three ways a mirror file is found damaged.
-#[derive(Debug, Clone, Copy)]
-enum Damage {
-    Truncated,
-    Text,
-    BitFlipped,
-}
-
-/// Damages the database at `path` (closed, its journal checkpointed).
-fn damage(path: &Path, how: Damage) {
-    let bytes = std::fs::read(path).unwrap();
-    let out = match how {
-        Damage::Truncated => bytes[..bytes.len() / 3].to_vec(),
-        Damage::Text => b"not a database: a note someone saved over the mirror\n".repeat(50),
-        Damage::BitFlipped => {
-            // The page-type byte of every page but the first flipped: the header still
-            // opens, every table read finds a malformed page.
-            let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
-            let mut b = bytes.clone();
-            let mut at = page;
-            while at < b.len() {
-                b[at] ^= 0xff;
-                at += page;
-            }
-            b
-        }
-    };
-    std::fs::write(path, out).unwrap();
 }
 
 fn corrupt_copies(dir: &Path) -> Vec<String> {
@@ -227,11 +198,19 @@ fn a_sync_checks_a_file_damaged_where_it_does_not_read() {
 #[test]
 fn search_while_the_first_sync_creates_the_mirror_waits_or_sees_none() {
     let env = Env::with(SandboxConfig {
+        contacts: 3000,
         latency: Some(Duration::from_millis(20)),
         ..SandboxConfig::default()
     });
     let mut sync = cli_support_spawn(&env, &["sync"]);
     let started = Instant::now();
+    // Searching starts once the sync has asked for its first page (the mirror is being made
+    // then), so the loop below always runs while the sync is under way.
+    while env.requests_to("GET", "contacts").is_empty() {
+        assert!(sync.try_wait().unwrap().is_none(), "ended before a page");
+        assert!(started.elapsed() < Duration::from_secs(120), "got going");
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let mut searches = 0;
     while sync.try_wait().unwrap().is_none() {
         let out = run(env.cmd(&["search", "muller"]));

@@ -6,6 +6,7 @@ mod cli;
 #[path = "../cli/cli_support.rs"]
 mod cli_support;
 mod counts;
+mod damage;
 mod dupes;
 mod faults;
 mod mirror_support;
