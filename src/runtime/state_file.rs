@@ -64,13 +64,9 @@ pub fn read_state(path: &Path) -> PersistedState {
     }
 }
 
-/// Writes atomically (temporary file, then rename).
+/// Writes atomically, as the config file is written (a temporary file of its own beside it,
+/// synced, renamed over it): two dashboards saving at once never share a temporary name.
 pub fn write_state(path: &Path, state: &PersistedState) -> std::io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension("json.tmp");
     let json = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
-    std::fs::write(&tmp, json)?;
-    std::fs::rename(&tmp, path)
+    crate::config::write_atomically(path, &json)
 }
