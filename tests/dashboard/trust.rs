@@ -531,7 +531,9 @@ fn q_in_help_closes_help_and_does_not_quit() {
 }
 
 /// A refused filter value does not outlive clearing: `Esc` ("Filters cleared") empties the
-/// refused drafts too, and the next `/` shows none of them.
+/// refused drafts too, and the next `/` shows none of them. A guard, not a regression test:
+/// a tester saw the value survive once, but these three paths did not reproduce it, and the
+/// test passes on the code before the fix round too (`clear_filters` already emptied both).
 #[test]
 fn clearing_filters_clears_a_refused_value_too() {
     // Refused after the debounce, on Enter (the bar stays open on it), or closed at once.
