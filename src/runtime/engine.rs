@@ -39,6 +39,7 @@ pub struct Engine {
     workspace: Workspace,
     state: StateFile,
     login: Login,
+    jobs: super::jobs::Jobs,
 }
 
 impl Engine {
@@ -58,6 +59,7 @@ impl Engine {
             workspace: Workspace::default(),
             state: StateFile::new(state_file),
             login: Login::default(),
+            jobs: super::jobs::Jobs::default(),
         }
     }
 
@@ -170,6 +172,7 @@ impl Engine {
     /// show) is the app's to decide, and comes back as effects.
     pub fn handle(&mut self, msg: Message) -> Vec<TermAction> {
         self.requests.finished(&msg);
+        self.jobs.finished(&msg);
         self.profiles
             .before_update(&msg, &self.app.workspace.profile);
         let fx = self.app.update(msg, Now::current());
@@ -225,6 +228,7 @@ impl Engine {
             let idle = self.app.requests_in_flight() == 0
                 && !self.requests.reading_log()
                 && !self.profiles.busy()
+                && !self.jobs.busy()
                 && !self.app.busy()
                 && self.app.next_deadline().is_none_or(|d| d > horizon)
                 && self.rx.is_empty();
@@ -266,6 +270,11 @@ impl Engine {
                     };
                     self.requests.run(e, cx);
                 }
+                Effect::StartJob { id, job } => {
+                    let pages = self.requests.job_pages(self.profiles.reader());
+                    self.jobs.start(id, job, pages, &self.tx);
+                }
+                Effect::CancelJob(id) => self.jobs.cancel(id),
                 Effect::Login {
                     id,
                     token,
@@ -306,6 +315,7 @@ impl Engine {
                 Effect::Quit => {
                     self.profiles.stop();
                     self.requests.stop_all();
+                    self.jobs.stop_all();
                     out.push(TermAction::Quit);
                 }
             }

@@ -309,6 +309,11 @@ impl Requests {
         }
     }
 
+    /// Where a job's pages come from: the mirror's complete copy, else the service.
+    pub fn job_pages(&self, mirror: Option<MirrorReader>) -> super::pipeline::Pages {
+        self.pages(mirror)
+    }
+
     /// Runs a write a dialog asked for; its answer comes back as the message `run` makes.
     /// Without a source, the answer is the not-logged-in error.
     fn write<F, Fut>(&mut self, id: RequestId, cx: RequestCx<'_>, run: F)
@@ -428,6 +433,7 @@ pub(super) fn needs_source(e: &Effect) -> bool {
             | Effect::Summarize { .. }
             | Effect::Collect { .. }
             | Effect::Export { .. }
+            | Effect::StartJob { .. }
             | Effect::CreateContact { .. }
             | Effect::Reschedule { .. }
     )
