@@ -413,3 +413,28 @@ async fn a_stopped_job_stops_and_says_so() {
     assert_eq!(j.state, JobState::Cancelled);
     assert!(e.app.tab().selection.is_empty(), "nothing marked by a stopped job");
 }
+
+#[tokio::test]
+async fn star_reads_the_ids_from_a_complete_mirror_without_a_request() {
+    use crate::mirror::{press, started};
+    let (_dir, sb, mut e) = started(true).await;
+    press(&mut e, KeyCode::Char('1'));
+    e.settle(Duration::from_millis(300)).await;
+    let before = sb.requests().len();
+    press(&mut e, KeyCode::Char('*'));
+    e.settle(Duration::from_millis(300)).await;
+    let mut got = e.app.selected_ids(Resource::Contacts);
+    got.sort();
+    let mut want = sb.ids("contacts");
+    want.sort();
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got, want);
+    let lists = sb.requests()[before..]
+        .iter()
+        .filter(|r| r.path == "/public/v1/contacts")
+        .count();
+    assert_eq!(lists, 0, "read from the mirror");
+    // The same on a filter: only its matches.
+    press(&mut e, KeyCode::Esc);
+    assert!(e.app.tab().selection.is_empty());
+}
