@@ -256,7 +256,11 @@ impl App {
             return Some(Vec::new());
         }
         self.note(format!("Opening {} {}", urls.len(), kind.noun()));
-        Some(urls.into_iter().map(|url| Effect::OpenUrl { url }).collect())
+        Some(
+            urls.into_iter()
+                .map(|url| Effect::OpenUrl { url })
+                .collect(),
+        )
     }
 
     /// `y` with marks: the marked records as one JSON array.
@@ -292,7 +296,10 @@ impl App {
             }
             SelectionUse::CopyEmails => {
                 let v: Option<serde_json::Value> = serde_json::from_str(&text).ok();
-                match v.as_ref().and_then(|v| v.get("email")?.as_str().map(str::to_string)) {
+                match v
+                    .as_ref()
+                    .and_then(|v| v.get("email")?.as_str().map(str::to_string))
+                {
                     Some(e) if !e.trim().is_empty() => {
                         self.note(format!("Copied the e-mail of {label}"));
                         vec![Effect::Copy(e)]

@@ -194,11 +194,16 @@ impl Jobs {
     /// A job started now.
     pub fn add(&mut self, entry: JobEntry) {
         self.list.push(entry);
+        self.trim();
+    }
+
+    /// Forgets the oldest finished jobs past [`FINISHED_KEPT`].
+    fn trim(&mut self) {
         let finished = self.list.iter().filter(|j| !j.running()).count();
-        if finished > FINISHED_KEPT
-            && let Some(i) = self.list.iter().position(|j| !j.running())
-        {
-            self.list.remove(i);
+        for _ in FINISHED_KEPT..finished {
+            if let Some(i) = self.list.iter().position(|j| !j.running()) {
+                self.list.remove(i);
+            }
         }
     }
 
@@ -221,6 +226,7 @@ impl Jobs {
         match self.get_mut(id).filter(|j| j.running()) {
             Some(j) => {
                 j.state = state;
+                self.trim();
                 true
             }
             None => false,
@@ -261,14 +267,20 @@ mod tests {
                 assert!(jobs.finish(RequestId(i), JobState::Done("ok".into())));
             }
         }
-        assert!(!jobs.finish(RequestId(1), JobState::Cancelled), "not running");
+        assert!(
+            !jobs.finish(RequestId(1), JobState::Cancelled),
+            "not running"
+        );
         assert_eq!(jobs.running(), 1);
         let order = jobs.in_order();
         assert_eq!(order[0].id, RequestId(5));
         assert_eq!(order[1].id, RequestId(39));
         assert_eq!(order.len(), FINISHED_KEPT + 1);
         assert!(jobs.progress(RequestId(5), 3, Some(10), "pages"));
-        assert!(!jobs.progress(RequestId(5), 3, Some(10), "pages"), "same words");
+        assert!(
+            !jobs.progress(RequestId(5), 3, Some(10), "pages"),
+            "same words"
+        );
         assert_eq!(jobs.get(RequestId(5)).unwrap().outcome(), "3/10 pages");
     }
 }

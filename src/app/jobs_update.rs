@@ -7,8 +7,8 @@ use super::App;
 use crate::app::dialogs::Overlay;
 use crate::app::dialogs::jobs::JobsView;
 use crate::app::effects::{Effect, RequestId};
-use crate::app::jobs::{JobEntry, JobEvent, JobKind, JobOutput, JobSpec, JobState, JobThen};
 use crate::app::jobs::SelectionUse;
+use crate::app::jobs::{JobEntry, JobEvent, JobKind, JobOutput, JobSpec, JobState, JobThen};
 use crate::app::message::{CollectEvent, ExportEvent, Message, SummaryEvent};
 use crate::app::mirror::{MirrorEffect, MirrorMessage};
 use crate::app::table::record::Record;
@@ -38,7 +38,10 @@ impl App {
             return Vec::new();
         }
         if !j.cancellable {
-            self.note(format!("A {} cannot be stopped; it ends by itself", j.kind.name()));
+            self.note(format!(
+                "A {} cannot be stopped; it ends by itself",
+                j.kind.name()
+            ));
             return Vec::new();
         }
         match j.kind {
@@ -58,69 +61,69 @@ impl App {
     /// Registers the long work the effects start and notes the cancels that end some.
     pub(super) fn jobs_track(&mut self, fx: &[Effect]) {
         for e in fx {
-            let (id, kind, title, runner) = match e {
-                Effect::StartJob { id, job } => {
-                    if self.jobs.get(*id).is_some() {
-                        self.jobs.runner.insert(*id);
-                        continue;
-                    }
-                    let (kind, title) = match job {
-                        JobSpec::SelectionRecords {
-                            ids,
-                            export: Some(to),
-                            spec,
-                        } => (
-                            JobKind::Export,
-                            format!(
-                                "{} marked {} to {}",
-                                ids.len(),
-                                spec.kind.noun(),
-                                to.path.display()
-                            ),
-                        ),
-                        JobSpec::SelectionRecords { ids, spec, .. } => (
-                            JobKind::Selection,
-                            format!("{} marked {}", ids.len(), spec.kind.noun()),
-                        ),
-                        JobSpec::MatchingIds { spec } => {
-                            (JobKind::Select, format!("{} {}", spec.kind.noun(), spec.filter_summary()))
+            let (id, kind, title, runner) =
+                match e {
+                    Effect::StartJob { id, job } => {
+                        if self.jobs.get(*id).is_some() {
+                            self.jobs.runner.insert(*id);
+                            continue;
                         }
-                    };
-                    (*id, kind, title, true)
-                }
-                Effect::Export { id, spec, path, .. } => (
-                    *id,
-                    JobKind::Export,
-                    format!("{} to {}", view_words(spec), path.display()),
-                    false,
-                ),
-                Effect::Summarize { id, spec, .. } => {
-                    (*id, JobKind::Pipeline, view_words(spec), false)
-                }
-                Effect::Collect { id, spec, .. } => {
-                    (*id, JobKind::Timeline, view_words(spec), false)
-                }
-                Effect::Mirror(MirrorEffect::Sync) => {
-                    if self.jobs.sync.is_some() {
+                        let (kind, title) = match job {
+                            JobSpec::SelectionRecords {
+                                ids,
+                                export: Some(to),
+                                spec,
+                            } => (
+                                JobKind::Export,
+                                format!(
+                                    "{} marked {} to {}",
+                                    ids.len(),
+                                    spec.kind.noun(),
+                                    to.path.display()
+                                ),
+                            ),
+                            JobSpec::SelectionRecords { ids, spec, .. } => (
+                                JobKind::Selection,
+                                format!("{} marked {}", ids.len(), spec.kind.noun()),
+                            ),
+                            JobSpec::MatchingIds { spec } => (
+                                JobKind::Select,
+                                format!("{} {}", spec.kind.noun(), spec.filter_summary()),
+                            ),
+                        };
+                        (*id, kind, title, true)
+                    }
+                    Effect::Export { id, spec, path, .. } => (
+                        *id,
+                        JobKind::Export,
+                        format!("{} to {}", view_words(spec), path.display()),
+                        false,
+                    ),
+                    Effect::Summarize { id, spec, .. } => {
+                        (*id, JobKind::Pipeline, view_words(spec), false)
+                    }
+                    Effect::Collect { id, spec, .. } => {
+                        (*id, JobKind::Timeline, view_words(spec), false)
+                    }
+                    Effect::Mirror(MirrorEffect::Sync) => {
+                        if self.jobs.sync.is_some() {
+                            continue;
+                        }
+                        let id = self.new_id();
+                        self.jobs.sync = Some(id);
+                        (id, JobKind::Sync, "the local mirror".to_string(), false)
+                    }
+                    Effect::Cancel(id) => {
+                        // An aborted reading sends nothing more: it ends here.
+                        if self.jobs.get(*id).is_some_and(|j| {
+                            matches!(j.kind, JobKind::Pipeline | JobKind::Timeline)
+                        }) {
+                            self.jobs.finish(*id, JobState::Cancelled);
+                        }
                         continue;
                     }
-                    let id = self.new_id();
-                    self.jobs.sync = Some(id);
-                    (id, JobKind::Sync, "the local mirror".to_string(), false)
-                }
-                Effect::Cancel(id) => {
-                    // An aborted reading sends nothing more: it ends here.
-                    if self
-                        .jobs
-                        .get(*id)
-                        .is_some_and(|j| matches!(j.kind, JobKind::Pipeline | JobKind::Timeline))
-                    {
-                        self.jobs.finish(*id, JobState::Cancelled);
-                    }
-                    continue;
-                }
-                _ => continue,
-            };
+                    _ => continue,
+                };
             if runner {
                 self.jobs.runner.insert(id);
             }
@@ -157,7 +160,9 @@ impl App {
             Message::Summary { id, event } => match event {
                 SummaryEvent::Progress {
                     pages, last_page, ..
-                } => self.jobs.progress(*id, u64::from(*pages), *last_page, "pages"),
+                } => self
+                    .jobs
+                    .progress(*id, u64::from(*pages), *last_page, "pages"),
                 SummaryEvent::Done(s) => self
                     .jobs
                     .finish(*id, JobState::Done(format!("{} deals", s.0.deals))),
@@ -166,14 +171,18 @@ impl App {
             Message::Collected { id, event } => match event {
                 CollectEvent::Progress {
                     pages, last_page, ..
-                } => self.jobs.progress(*id, u64::from(*pages), *last_page, "pages"),
+                } => self
+                    .jobs
+                    .progress(*id, u64::from(*pages), *last_page, "pages"),
                 CollectEvent::Done(rows) => self
                     .jobs
                     .finish(*id, JobState::Done(format!("{} projects", rows.0.len()))),
                 CollectEvent::Failed(e) => self.jobs.finish(*id, JobState::Failed(e.clone())),
             },
             Message::Mirror(MirrorMessage::SyncProgress(p)) => match self.jobs.sync {
-                Some(id) => self.jobs.progress(id, p.fetched, p.total, p.resource.noun()),
+                Some(id) => self
+                    .jobs
+                    .progress(id, p.fetched, p.total, p.resource.noun()),
                 None => false,
             },
             Message::Mirror(MirrorMessage::Synced(r)) => match self.jobs.sync.take() {

@@ -106,7 +106,11 @@ fn marks_survive_paging_sorting_and_refresh_per_tab() {
     // Esc clears the marks before anything else.
     h.key(KeyCode::Esc);
     assert!(h.app.tab().selection.is_empty());
-    assert!(note_of(&h.app).contains("Selection cleared (3"), "{}", note_of(&h.app));
+    assert!(
+        note_of(&h.app).contains("Selection cleared (3"),
+        "{}",
+        note_of(&h.app)
+    );
 }
 
 #[test]
@@ -211,7 +215,7 @@ fn copy_ids_of_the_marks_needs_no_reading() {
     h.key(KeyCode::Char(' '));
     h.key(KeyCode::Char(' '));
     let fx = run(&mut h, "copy ids");
-    let mut want = vec![ids[0].clone(), ids[1].clone()];
+    let mut want = [ids[0].clone(), ids[1].clone()];
     want.sort();
     assert!(fx.contains(&Effect::Copy(want.join("\n"))), "{fx:?}");
     // JSON and e-mails read the records (a job), then copy.
@@ -220,14 +224,7 @@ fn copy_ids_of_the_marks_needs_no_reading() {
         panic!("a job reading the records: {fx:?}")
     };
     assert_eq!(asked.len(), 2);
-    let records: Vec<_> = h
-        .app
-        .tab()
-        .records()
-        .iter()
-        .take(2)
-        .cloned()
-        .collect();
+    let records: Vec<_> = h.app.tab().records().iter().take(2).cloned().collect();
     let fx = h.send(Message::Job {
         id: *id,
         event: JobEvent::Done(JobOutput::Records {
@@ -249,7 +246,10 @@ fn o_on_many_marks_asks_first() {
     }
     let fx = h.ch('o');
     assert!(fx.is_empty());
-    assert!(matches!(h.app.overlays.last(), Some(Overlay::ConfirmOpen(_))));
+    assert!(matches!(
+        h.app.overlays.last(),
+        Some(Overlay::ConfirmOpen(_))
+    ));
     let fx = h.ch('y');
     let opened = fx
         .iter()
@@ -393,14 +393,16 @@ async fn an_export_of_the_marks_equals_those_rows_of_the_view() {
         .map(|j| j.outcome())
         .collect();
     assert_eq!(exports.len(), 2, "{exports:?}");
-    assert!(exports.iter().all(|o| o.starts_with("wrote ")), "{exports:?}");
+    assert!(
+        exports.iter().all(|o| o.starts_with("wrote ")),
+        "{exports:?}"
+    );
 }
 
 #[tokio::test]
 async fn a_stopped_job_stops_and_says_so() {
     let (_sb, mut e) =
-        dashboard_support::sandbox_engine(Some(Duration::from_millis(150)), (120, 40), None)
-            .await;
+        dashboard_support::sandbox_engine(Some(Duration::from_millis(150)), (120, 40), None).await;
     e.handle(key('1'));
     e.settle(Duration::from_millis(300)).await;
     // Every contact, page by page from the service (no mirror): slow enough to stop.
@@ -411,7 +413,10 @@ async fn a_stopped_job_stops_and_says_so() {
     e.settle(Duration::from_millis(300)).await;
     let j = e.app.jobs.in_order()[0].clone();
     assert_eq!(j.state, JobState::Cancelled);
-    assert!(e.app.tab().selection.is_empty(), "nothing marked by a stopped job");
+    assert!(
+        e.app.tab().selection.is_empty(),
+        "nothing marked by a stopped job"
+    );
 }
 
 #[tokio::test]

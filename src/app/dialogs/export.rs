@@ -10,9 +10,9 @@ use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::{Effect, ExportFormat, RequestId};
+use crate::app::jobs::{ExportTo, JobEvent, JobOutput, JobSpec};
 use crate::app::keymap::{Action, Hint};
 use crate::app::message::{ExportEvent, Message};
-use crate::app::jobs::{ExportTo, JobEvent, JobOutput, JobSpec};
 use crate::app::table::spec::QuerySpec;
 use crate::app::widgets::text_input::{InputOutcome, TextInput};
 use crate::resource::Resource;

@@ -57,8 +57,7 @@ impl Work for SelectionRecords {
                     let page_no = walk.next_page();
                     let page = reader.page(pass.at_page(page_no)).await?;
                     let first = page.records.first().map(|r| r.id.as_str());
-                    let PageStep::Take { more } =
-                        walk.page(first, page.records.len(), page.meta)
+                    let PageStep::Take { more } = walk.page(first, page.records.len(), page.meta)
                     else {
                         break;
                     };
@@ -97,7 +96,11 @@ impl Work for SelectionRecords {
 
 /// Writes the records beside the target, then puts the file in place (never replacing a
 /// file unless asked, as `e` does).
-fn write_and_place(spec: &QuerySpec, records: Vec<Record>, to: &ExportTo) -> Result<PathBuf, String> {
+fn write_and_place(
+    spec: &QuerySpec,
+    records: Vec<Record>,
+    to: &ExportTo,
+) -> Result<PathBuf, String> {
     let target = crate::runtime::export::Target {
         path: to.path.clone(),
         overwrite: to.overwrite,

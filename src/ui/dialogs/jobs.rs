@@ -56,11 +56,7 @@ pub fn draw(f: &mut Frame, area: Rect, v: &JobsView, app: &App, theme: &Theme) {
         );
         let y = list.y + row as u16;
         let line_area = Rect::new(list.x, y, list.width, 1);
-        let style = if i == cursor {
-            theme.selected
-        } else {
-            style
-        };
+        let style = if i == cursor { theme.selected } else { style };
         fit::draw_str(f.buffer_mut(), line_area, &text, style);
     }
 }

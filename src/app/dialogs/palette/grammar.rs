@@ -84,10 +84,19 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "select",
         "[KEY=VALUE...]: mark every match (status=open); bare: the tab's",
     ),
-    ("unselect", "[KEY=VALUE...]: unmark the matches; bare: every mark"),
-    ("copy", "ids|emails|json: copy the marked records (or the row)"),
+    (
+        "unselect",
+        "[KEY=VALUE...]: unmark the matches; bare: every mark",
+    ),
+    (
+        "copy",
+        "ids|emails|json: copy the marked records (or the row)",
+    ),
     ("open", "the marked records (or the row) in the browser"),
-    ("jobs", "exports, readings, syncs and selections, with outcome"),
+    (
+        "jobs",
+        "exports, readings, syncs and selections, with outcome",
+    ),
     ("q", "quit"),
 ];
 
@@ -258,7 +267,10 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
         }
         "copy" => {
             use crate::app::jobs::SelectionUse;
-            match one("what to copy: ids, emails or json")?.to_ascii_lowercase().as_str() {
+            match one("what to copy: ids, emails or json")?
+                .to_ascii_lowercase()
+                .as_str()
+            {
                 "ids" | "id" => Ok(Command::Copy(SelectionUse::CopyIds)),
                 "emails" | "email" | "e-mails" => Ok(Command::Copy(SelectionUse::CopyEmails)),
                 "json" => Ok(Command::Copy(SelectionUse::CopyJson)),
