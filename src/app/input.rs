@@ -208,7 +208,7 @@ impl App {
                 } else {
                     let noun = self.active.noun();
                     let sort = format!("sorted by {} {}", t.sort_by, t.direction);
-                    let scope = format!("the {} marked {noun}; {sort}", marked.len());
+                    let scope = format!("the {} selected {noun}; {sort}", marked.len());
                     ExportDialog::new(t.spec(), scope, local).only(marked.clone())
                 };
                 self.overlays.push(Overlay::Export(d));

@@ -51,7 +51,7 @@ impl App {
             SelectionUse::CopyIds => "copy ids of",
             SelectionUse::Export => "export",
         };
-        let title = format!("{what} {n} marked {}", kind.noun());
+        let title = format!("{what} {n} selected {}", kind.noun());
         self.start_job(JobKind::Selection, job, title, JobThen::Use(with))
     }
 

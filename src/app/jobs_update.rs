@@ -76,7 +76,7 @@ impl App {
                             } => (
                                 JobKind::Export,
                                 format!(
-                                    "{} marked {} to {}",
+                                    "{} selected {} to {}",
                                     ids.len(),
                                     spec.kind.noun(),
                                     to.path.display()
@@ -84,7 +84,7 @@ impl App {
                             ),
                             JobSpec::SelectionRecords { ids, spec, .. } => (
                                 JobKind::Selection,
-                                format!("{} marked {}", ids.len(), spec.kind.noun()),
+                                format!("{} selected {}", ids.len(), spec.kind.noun()),
                             ),
                             JobSpec::MatchingIds { spec } => (
                                 JobKind::Select,
@@ -264,13 +264,18 @@ impl App {
             SelectionUse::CopyEmails => {
                 let emails: Vec<String> = records.iter().filter_map(email_of).collect();
                 let none = n - emails.len();
-                let text = emails.join("\n");
-                let what = if none > 0 {
-                    format!("e-mails ({none} have none)")
+                let without = if none > 0 {
+                    format!(", {none} without one")
                 } else {
-                    "e-mails".into()
+                    String::new()
                 };
-                return self.copied(text, n, &what, missing);
+                let noun = self.active.noun();
+                let gone = gone(missing);
+                self.note(format!(
+                    "Copied {} e-mails of {n} {noun}{without}{gone}",
+                    emails.len()
+                ));
+                return vec![Effect::Copy(emails.join("\n"))];
             }
             SelectionUse::CopyJson => {
                 let mut s = String::from("[");
@@ -289,13 +294,18 @@ impl App {
 
     fn copied(&mut self, text: String, n: usize, what: &str, missing: usize) -> Vec<Effect> {
         let noun = self.active.noun();
-        let gone = if missing > 0 {
-            format!("; {missing} marked no longer found")
-        } else {
-            String::new()
-        };
+        let gone = gone(missing);
         self.note(format!("Copied {n} {noun} as {what}{gone}"));
         vec![Effect::Copy(text)]
+    }
+}
+
+/// `; 2 selected no longer found`, when some were not.
+fn gone(missing: usize) -> String {
+    if missing > 0 {
+        format!("; {missing} selected no longer found")
+    } else {
+        String::new()
     }
 }
 

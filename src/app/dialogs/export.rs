@@ -450,13 +450,13 @@ impl ExportDialog {
                 path,
             }) => {
                 let mut msg = format!(
-                    "Wrote {records} marked {} to {}",
+                    "Wrote {records} selected {} to {}",
                     self.kind.noun(),
                     path.display()
                 );
                 if *missing > 0 {
                     msg.push_str(&format!(
-                        " ({missing} marked were not found: gone from the service)"
+                        " ({missing} selected were not found: gone from the service)"
                     ));
                 }
                 if let Some(asked) = self.target.as_ref().filter(|t| *t != path) {
