@@ -226,6 +226,7 @@ impl Jobs {
         match self.get_mut(id).filter(|j| j.running()) {
             Some(j) => {
                 j.state = state;
+                self.runner.remove(&id);
                 self.trim();
                 true
             }
