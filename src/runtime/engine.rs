@@ -254,12 +254,44 @@ impl Engine {
                 continue;
             }
             match e {
+                Effect::Summarize {
+                    id,
+                    spec,
+                    opts,
+                    max_pages,
+                    from_service,
+                } => {
+                    let mirror = self.profiles.reader().filter(|_| !from_service);
+                    let pages = self.requests.job_pages(mirror);
+                    let tx = self.tx.clone();
+                    let task = super::pipeline::summarize(pages, id, spec, opts, max_pages, tx);
+                    self.jobs.spawn(id, task);
+                }
+                Effect::Collect {
+                    id,
+                    spec,
+                    max_pages,
+                    from_service,
+                } => {
+                    let mirror = self.profiles.reader().filter(|_| !from_service);
+                    let pages = self.requests.job_pages(mirror);
+                    let task =
+                        super::pipeline::collect(pages, id, spec, max_pages, self.tx.clone());
+                    self.jobs.spawn(id, task);
+                }
+                Effect::Cancel(id) => {
+                    // A request, or a reading run as a job: whichever it is stops.
+                    self.jobs.cancel(id);
+                    let cx = RequestCx {
+                        tx: &self.tx,
+                        mirror: self.profiles.reader(),
+                        offline: self.app.offline_refusal(),
+                    };
+                    self.requests.run(Effect::Cancel(id), cx);
+                }
                 Effect::Fetch { .. }
-                | Effect::Cancel(_)
                 | Effect::Export { .. }
                 | Effect::CancelExport(_)
-                | Effect::Summarize { .. }
-                | Effect::Collect { .. }
                 | Effect::CreateContact { .. }
                 | Effect::Reschedule { .. }
                 | Effect::RescheduleLog { .. } => {

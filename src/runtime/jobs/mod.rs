@@ -3,6 +3,9 @@
 //! `Message::Job { id, event }` (progress as it goes, then exactly one of done, failed or
 //! cancelled) and is stopped by `Effect::CancelJob(id)` or at quit.
 //!
+//! The pipeline's and timeline's readings run here too (`Jobs::spawn`), reporting through
+//! their own messages; the export still runs in `requests` (its dialog owns its messages).
+//!
 //! Adding a kind of long work:
 //! 1. a `JobSpec` variant in `app::jobs` (what to do, as data) and its `JobKind`;
 //! 2. one file here with a type implementing [`Work`] (how: pages from `cx.pages`, progress
@@ -21,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::pipeline::Pages;
 use crate::app::jobs::{JobEvent, JobOutput, JobSpec};
+use crate::app::message::{CollectEvent, SummaryEvent};
 use crate::app::{Message, RequestId};
 
 /// How a job says how far it got: `done` of `total` `unit`s (`pages`, `contacts`).
@@ -65,7 +69,9 @@ fn work_of(spec: JobSpec) -> Box<dyn Work> {
 /// The running jobs, by id.
 #[derive(Default)]
 pub(super) struct Jobs {
-    running: HashMap<RequestId, CancellationToken>,
+    /// Each running job's cancel, and whether it reports its end when stopped (the
+    /// runner's jobs do; a stopped reading sends nothing more).
+    running: HashMap<RequestId, (CancellationToken, bool)>,
 }
 
 impl Jobs {
@@ -77,7 +83,7 @@ impl Jobs {
         tx: &UnboundedSender<Message>,
     ) {
         let cancel = CancellationToken::new();
-        self.running.insert(id, cancel.clone());
+        self.running.insert(id, (cancel.clone(), true));
         let tx = tx.clone();
         let cx = JobCx {
             pages,
@@ -97,17 +103,48 @@ impl Jobs {
         });
     }
 
+    /// Long work that reports through messages of its own (the pipeline's and the
+    /// timeline's readings: `Message::Summary`, `Message::Collected`): run and stopped here
+    /// like the others. A stopped one sends nothing more (the app marks it cancelled).
+    pub fn spawn(&mut self, id: RequestId, task: impl Future<Output = ()> + Send + 'static) {
+        let cancel = CancellationToken::new();
+        self.running.insert(id, (cancel.clone(), false));
+        tokio::spawn(async move {
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => {}
+                _ = task => {}
+            }
+        });
+    }
+
     pub fn cancel(&mut self, id: RequestId) {
-        if let Some(c) = self.running.get(&id) {
-            c.cancel();
+        match self.running.get(&id) {
+            // Forgotten when its `Cancelled` arrives (`settle` waits for it).
+            Some((c, true)) => c.cancel(),
+            Some((c, false)) => {
+                c.cancel();
+                self.running.remove(&id);
+            }
+            None => {}
         }
     }
 
     /// Forgets a job whose last message this is.
     pub fn finished(&mut self, msg: &Message) {
-        if let Message::Job { id, event } = msg
-            && !matches!(event, JobEvent::Progress { .. })
-        {
+        let ended = match msg {
+            Message::Job { id, event } => {
+                (!matches!(event, JobEvent::Progress { .. })).then_some(id)
+            }
+            Message::Summary { id, event } => {
+                (!matches!(event, SummaryEvent::Progress { .. })).then_some(id)
+            }
+            Message::Collected { id, event } => {
+                (!matches!(event, CollectEvent::Progress { .. })).then_some(id)
+            }
+            _ => None,
+        };
+        if let Some(id) = ended {
             self.running.remove(id);
         }
     }
@@ -117,7 +154,7 @@ impl Jobs {
     }
 
     pub fn stop_all(&mut self) {
-        for (_, c) in self.running.drain() {
+        for (_, (c, _)) in self.running.drain() {
             c.cancel();
         }
     }
