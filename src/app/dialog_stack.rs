@@ -147,6 +147,8 @@ impl App {
             DialogResult::SetColumns(ids) => self.set_columns(self.active, &ids),
             DialogResult::SwitchProfile(name) => self.switch_profile(&name),
             DialogResult::StepRecord(delta) => self.step_detail(delta),
+            DialogResult::ProfileNameTyped(ok) => self.profile_name_typed(ok),
+            DialogResult::QuitWithWrites { send } => self.quit_with_writes(send),
         }
     }
 

@@ -258,7 +258,9 @@ impl Engine {
                 | Effect::Collect { .. }
                 | Effect::CreateContact { .. }
                 | Effect::Reschedule { .. }
-                | Effect::RescheduleLog { .. } => {
+                | Effect::RescheduleLog { .. }
+                | Effect::RecordWrite { .. }
+                | Effect::ReadJournal { .. } => {
                     let cx = RequestCx {
                         tx: &self.tx,
                         mirror: self.profiles.reader(),

@@ -34,6 +34,8 @@ pub mod related;
 pub mod reschedule;
 pub mod search;
 pub mod views_picker;
+pub mod write_guard;
+pub mod write_log;
 
 use std::path::PathBuf;
 
@@ -175,6 +177,12 @@ pub enum DialogResult {
     Related(crate::app::mirror::RecordRef),
     /// The detail pane steps to the next (`1`) or previous (`-1`) row's record.
     StepRecord(isize),
+    /// The protected profile's name was typed (`true`) or the write declined.
+    ProfileNameTyped(bool),
+    /// Quit while writes wait: send them now (quit once answered), or drop them.
+    QuitWithWrites {
+        send: bool,
+    },
 }
 
 /// A contact a dialog points at.
@@ -284,6 +292,12 @@ pub enum Overlay {
     Notice(Notice),
     Search(Box<search::SearchDialog>),
     Related(related::RelatedView),
+    /// A protected profile's name, typed before a write goes out.
+    TypeName(write_guard::TypeProfileName),
+    /// Quitting while a write waits in its undo window.
+    PendingQuit(write_guard::PendingWriteQuit),
+    /// `:log`: the write journal.
+    WriteLog(Box<write_log::WriteLogView>),
 }
 
 impl Overlay {
@@ -304,6 +318,9 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_mut(),
             Overlay::Related(d) => d,
+            Overlay::TypeName(d) => d,
+            Overlay::PendingQuit(d) => d,
+            Overlay::WriteLog(d) => d.as_mut(),
         }
     }
 
@@ -324,6 +341,9 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_ref(),
             Overlay::Related(d) => d,
+            Overlay::TypeName(d) => d,
+            Overlay::PendingQuit(d) => d,
+            Overlay::WriteLog(d) => d.as_ref(),
         }
     }
 }

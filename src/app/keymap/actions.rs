@@ -88,6 +88,8 @@ actions! {
         OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];
         Search => "search", "search everything in the local mirror", ["ctrl-f"];
         Related => "related", "related records of the selected one (local mirror)", ["R"];
+        Undo => "undo", "take back the write waiting to be sent (its countdown is on the status line)", ["u"];
+        WriteLog => "write_log", "the write journal: every write sent from this machine (:log)", ["L"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];

@@ -3,12 +3,13 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::app::App;
 use crate::app::keymap::Action;
-use crate::ui::common::fit;
+use crate::ui::common::{fit, profile_mark};
 use crate::ui::theme::Theme;
 
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
@@ -93,6 +94,16 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if let Some((n, _)) = &app.status.note {
         facts.push((0, Span::styled(n.as_str(), theme.note)));
     }
+    // A write in its undo window: the countdown comes first and is never dropped.
+    if let Some(c) = app.undo_countdown() {
+        facts.insert(
+            0,
+            (
+                0,
+                Span::styled(c, theme.pending.add_modifier(Modifier::BOLD)),
+            ),
+        );
+    }
     let joined = |facts: &[(u8, Span<'static>)]| {
         let mut spans = Vec::with_capacity(facts.len() * 2);
         for (i, (_, s)) in facts.iter().enumerate() {
@@ -128,11 +139,20 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // stays), then both. The age and latency go before them, the page position and the
     // sync's progress after them (a note hides those only for its few seconds).
     let width = usize::from(area.width);
-    let rights = [
-        profile_and_host(app, area.width * 2 / 5),
-        format!(" {} ", app.config.profile),
-        String::new(),
-    ];
+    let marked = profile_mark::label(app);
+    let rights = match &marked {
+        // A flagged profile's name never gives way: the host goes first, then the words.
+        Some(label) => [
+            format!(" {label} @ {} ", app.config.host),
+            format!(" {label} "),
+            format!(" {} ", app.workspace.profile),
+        ],
+        None => [
+            profile_and_host(app, area.width * 2 / 5),
+            format!(" {} ", app.config.profile),
+            String::new(),
+        ],
+    };
     let choice = rights
         .iter()
         .filter(|r| fit::width(r) <= width * 2 / 5)
@@ -177,7 +197,14 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         line.render(left_area, buf);
     }
-    fit::draw_str(buf, right_area, &right, theme.dim);
+    let right_style = if profile_mark::protected(app) {
+        profile_mark::warning(app.config.colors)
+    } else if marked.is_some() {
+        theme.note
+    } else {
+        theme.dim
+    };
+    fit::draw_str(buf, right_area, &right, right_style);
 }
 
 /// ` default @ crm.example.com `, or shorter when `room` is short: the host alone, then the

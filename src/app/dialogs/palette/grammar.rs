@@ -39,6 +39,8 @@ pub enum Command {
     /// `:columns` opens the picker; `:columns name,value` sets them.
     Columns(Option<Vec<&'static str>>),
     Sync,
+    /// `:log`: the write journal.
+    Log,
     Help,
     Quit,
 }
@@ -68,6 +70,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("profile", "[NAME]: switch profile (without NAME: pick one)"),
     ("help", "keys and commands"),
     ("sync", "refresh the local mirror"),
+    (
+        "log",
+        "the write journal: every write sent from this machine",
+    ),
     ("q", "quit"),
 ];
 
@@ -220,6 +226,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             views::check_columns(active, &list).map(|c| Command::Columns(Some(c)))
         }
         "sync" => none().map(|()| Command::Sync),
+        "log" => none().map(|()| Command::Log),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

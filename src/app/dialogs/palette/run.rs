@@ -123,6 +123,7 @@ impl App {
                 self.set_columns(self.active, &ids)
             }
             Command::Sync => self.sync_now(),
+            Command::Log => self.open_write_log(),
             Command::Help => self.on_action(Action::Help),
             Command::Quit => self.request_quit(),
         }
