@@ -330,10 +330,10 @@ impl App {
 
     /// Requests (not prefetches) or an export are running: the spinner turns.
     pub fn busy(&self) -> bool {
-        // A form whose write waits in its undo window is not sending: the countdown (once a
-        // second) is on the status line, no spinner turns.
+        // A form whose write waits (its undo window, the protected profile's name) is not
+        // sending: the countdown (once a second) is on the status line, no spinner turns.
         self.in_flight.values().any(|f| !f.prefetch)
-            || (self.safety.held.is_empty() && self.overlays.iter().any(|o| o.dialog().busy()))
+            || (!self.write_waiting() && self.overlays.iter().any(|o| o.dialog().busy()))
             || self.pipeline.as_ref().is_some_and(|p| p.loading())
             || self.timeline.as_ref().is_some_and(|t| t.loading())
     }

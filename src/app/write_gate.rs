@@ -122,6 +122,11 @@ impl App {
             .unwrap_or_default()
     }
 
+    /// A confirmed write waits: in its undo window, or for the protected profile's name.
+    pub fn write_waiting(&self) -> bool {
+        !self.safety.held.is_empty() || self.safety.awaiting_name.is_some()
+    }
+
     /// Writes waiting in their undo window (tests, the quit question).
     pub fn writes_held(&self) -> usize {
         self.safety.held.len()

@@ -141,11 +141,16 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
     let marked = profile_mark::label(app);
     let rights = match &marked {
-        // A flagged profile's name never gives way: the host goes first, then the words.
+        // A flagged profile's name never gives way: the host goes first, then the words (the
+        // `!` stays, so the marker holds under NO_COLOR at any width).
         Some(label) => [
             format!(" {label} @ {} ", app.config.host),
             format!(" {label} "),
-            format!(" {} ", app.workspace.profile),
+            if profile_mark::protected(app) {
+                format!(" ! {} ", app.workspace.profile)
+            } else {
+                format!(" {} ", app.workspace.profile)
+            },
         ],
         None => [
             profile_and_host(app, area.width * 2 / 5),

@@ -53,6 +53,17 @@ pub fn draw_type_name(
             height: 1,
             ..inner
         };
+        let label = "Name: ";
+        let w = label.len() as u16;
+        f.render_widget(
+            Paragraph::new(Span::styled(label, theme.key)),
+            Rect { width: w, ..field },
+        );
+        let field = Rect {
+            x: field.x + w,
+            width: field.width.saturating_sub(w),
+            ..field
+        };
         text_input::draw(f, field, &d.input, true, theme);
     }
 }
