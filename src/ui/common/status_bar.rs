@@ -165,7 +165,16 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let (facts, fits) = fitted(width - fit::width(right), 3);
             fits.then(|| (facts, right.clone()))
         });
-    let (facts, right) = choice.unwrap_or_else(|| (fitted(width, 1).0, String::new()));
+    let (facts, right) = choice.unwrap_or_else(|| {
+        // A protected profile's marker stays even here: the other facts give way to it.
+        if profile_mark::protected(app) {
+            let mark = format!(" ! {} ", app.workspace.profile);
+            let room = width.saturating_sub(fit::width(&mark));
+            (fitted(room, 1).0, mark)
+        } else {
+            (fitted(width, 1).0, String::new())
+        }
+    });
     let rw = fit::width(&right) as u16;
     let left_area = Rect {
         width: area.width.saturating_sub(rw),
