@@ -68,6 +68,8 @@ pub struct Settings {
     /// `[dupes]`: when two contacts count as the same person (`crmdash contacts dupes`,
     /// the import's near-duplicate check).
     pub dupes: crate::insights::dupes::DupesSettings,
+    /// `[safety]`: the dashboard's undo window (see `crate::safety`).
+    pub safety: SafetySettings,
     /// What loading the file found wrong (bad values, unknown keys), one line each: the CLI
     /// prints them, the dashboard shows them all (`?`). Not part of the file.
     #[serde(skip)]
@@ -94,6 +96,12 @@ pub struct Profile {
     /// `https://crm.example.com/{resource}/{id}` (`{resource}` is `contacts`, `deals` or
     /// `projects`; `{id}` the record's id). Never given the token.
     pub web_url: Option<String>,
+    /// Refuses every write of this profile (create, reschedule, import, bulk): a profile
+    /// to look with, not to change (see `crate::safety`).
+    pub read_only: bool,
+    /// A live profile: the dashboard shows its name in a warning colour and a write asks for
+    /// the name typed; the CLI writes only with `--yes` and an explicit `--profile NAME`.
+    pub protected: bool,
 }
 
 /// `[reschedule]`: which body keys carry an appointment's new time (the seed does not say).
@@ -164,6 +172,28 @@ impl Default for UiSettings {
             opener: None,
             currency: None,
             region: None,
+        }
+    }
+}
+
+/// `[safety]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SafetySettings {
+    /// How long a write confirmed in the dashboard waits, taken back with `u` or Esc, before
+    /// it is sent; 0 sends at once. At most [`MAX_UNDO_SECONDS`].
+    pub undo_seconds: u64,
+}
+
+/// The default undo window.
+pub const DEFAULT_UNDO_SECONDS: u64 = 5;
+/// The longest undo window the config file may ask for.
+pub const MAX_UNDO_SECONDS: u64 = 60;
+
+impl Default for SafetySettings {
+    fn default() -> Self {
+        SafetySettings {
+            undo_seconds: DEFAULT_UNDO_SECONDS,
         }
     }
 }

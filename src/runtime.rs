@@ -151,6 +151,25 @@ mod demo_tests {
     }
 }
 
+/// The write gate's settings: each profile's flags (none for a `--demo` run, whose sandbox
+/// is no one's live service), the undo window, and the write journal.
+pub fn safety_config(opts: &DashboardOptions) -> crate::app::SafetyConfig {
+    let s = &opts.settings;
+    let flags = if opts.demo {
+        Default::default()
+    } else {
+        s.profiles
+            .keys()
+            .map(|name| (name.clone(), crate::safety::ProfileSafety::of(s, name)))
+            .collect()
+    };
+    crate::app::SafetyConfig {
+        flags,
+        undo: Duration::from_secs(s.safety.undo_seconds),
+        journal: crate::journal::path(opts.demo),
+    }
+}
+
 /// Builds the engine (app + effect runner) for these options, without touching the terminal.
 pub fn build_engine(opts: &DashboardOptions, size: (u16, u16)) -> Engine {
     build_engine_with(opts, size, None)
@@ -176,6 +195,7 @@ pub fn build_engine_with(
     let config_per_page = ui.per_page_set.then_some(ui.per_page);
     crate::app::persist::settle_page_sizes(&mut app.tabs, &remembered, config_per_page);
     app.set_forms_config(forms);
+    app.set_safety(safety_config(opts));
     let views_path = crate::config::views::views_path();
     app.set_workspace(workspace_of(opts, views_path.as_deref()));
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();

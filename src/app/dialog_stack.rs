@@ -156,6 +156,8 @@ impl App {
                 .into_iter()
                 .map(|url| Effect::OpenUrl { url })
                 .collect(),
+            DialogResult::ProfileNameTyped(ok) => self.profile_name_typed(ok),
+            DialogResult::QuitWithWrites { send } => self.quit_with_writes(send),
         }
     }
 

@@ -123,6 +123,16 @@ pub enum Effect {
         append: Option<crate::reschedule::RescheduleLogEntry>,
         last: usize,
     },
+    /// Append one write to the write journal at `path` (`crate::journal::record`), off the
+    /// loop; a failure comes back as a `Message::Notice`.
+    RecordWrite {
+        path: PathBuf,
+        entry: Box<crate::journal::WriteRecord>,
+    },
+    /// Read the write journal's latest entries; answer with `Message::JournalRead`.
+    ReadJournal {
+        path: PathBuf,
+    },
     /// From now on requests go out with this client (a login, the token lookup). Effects held
     /// while the token was looked up go out right after it.
     UseClient(NewClient),

@@ -271,6 +271,9 @@ impl App {
                     None => self.open_web(),
                 };
             }
+            Action::WriteLog => return self.open_write_log(),
+            // With a write in its window `u` took it back before reaching here.
+            Action::Undo => self.note("Nothing waits to be sent: there is nothing to take back"),
             // The timeline's own keys, pressed elsewhere, say where they work.
             Action::Scale | Action::ShowSelected => {
                 let key = self.keymap.first_key(action);

@@ -110,6 +110,14 @@ pub enum Message {
     RescheduleLog {
         result: Result<Vec<crate::reschedule::RescheduleLogEntry>, String>,
     },
+    /// The write journal's latest entries, oldest first (`Effect::ReadJournal`).
+    JournalRead {
+        result: Result<Vec<crate::journal::WriteRecord>, String>,
+    },
+    /// A write's journal entry was appended (`Effect::RecordWrite`), or why not.
+    WriteRecorded {
+        error: Option<String>,
+    },
     /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
     Terminate,
     /// What the runtime did with an effect that has no answer of its own (a views file

@@ -26,6 +26,7 @@ pub mod views;
 mod web;
 pub mod widgets;
 pub mod workspace;
+mod write_gate;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -41,6 +42,7 @@ pub use message::{ExportEvent, Message};
 pub use resources::Resource;
 pub use table::record::{DisplayZone, FetchedPage};
 pub use table::spec::QuerySpec;
+pub use write_gate::SafetyConfig;
 
 use dialogs::Overlay;
 use keymap::KeyMap;
@@ -237,6 +239,8 @@ pub struct App {
     pub mirror: mirror::MirrorState,
     /// Long work of this session, running and finished (`:jobs`).
     pub jobs: jobs::Jobs,
+    /// Writes on their way: the profile's flags, the undo window, the journal.
+    pub safety: write_gate::WriteGate,
 }
 
 impl App {
@@ -299,6 +303,7 @@ impl App {
             parked: HashMap::new(),
             mirror: mirror::MirrorState::default(),
             jobs: jobs::Jobs::default(),
+            safety: write_gate::WriteGate::default(),
         }
     }
 
@@ -332,8 +337,10 @@ impl App {
 
     /// Requests (not prefetches) or an export are running: the spinner turns.
     pub fn busy(&self) -> bool {
+        // A form whose write waits (its undo window, the protected profile's name) is not
+        // sending: the countdown (once a second) is on the status line, no spinner turns.
         self.in_flight.values().any(|f| !f.prefetch)
-            || self.overlays.iter().any(|o| o.dialog().busy())
+            || (!self.write_waiting() && self.overlays.iter().any(|o| o.dialog().busy()))
             || self.pipeline.as_ref().is_some_and(|p| p.loading())
             || self.timeline.as_ref().is_some_and(|t| t.loading())
     }
@@ -392,6 +399,14 @@ impl App {
     pub fn update(&mut self, msg: Message, now: Now) -> Vec<Effect> {
         self.set_now(now);
         self.jobs_heard(&msg);
+        if let Message::Key(key) = &msg
+            && !matches!(self.overlays.last(), Some(Overlay::PendingQuit(_)))
+            && let Some(mut fx) = self.held_key(key)
+        {
+            self.after_update(&mut fx);
+            return fx;
+        }
+        let answered = self.write_answered(&msg);
         let mut fx = match msg {
             Message::Key(key) => self.on_key(key),
             Message::Mouse(m) => self.on_mouse(m),
@@ -486,13 +501,26 @@ impl App {
             }
             Message::Mirror(m) => self.on_mirror(m),
             Message::Job { id, event } => self.on_job(id, event),
+            Message::JournalRead { result } => self.journal_read(result),
+            Message::WriteRecorded { error } => {
+                if let Some(e) = error {
+                    self.show_error(e);
+                }
+                Vec::new()
+            }
         };
+        self.gate_writes(&mut fx);
+        fx.extend(self.release_due());
+        fx.extend(answered);
         self.after_update(&mut fx);
         fx
     }
 
     /// Quits, unless a dialog guards a draft or a write: then asks once.
     pub fn request_quit(&mut self) -> Vec<Effect> {
+        if let Some(fx) = self.quit_with_held() {
+            return fx;
+        }
         let guarded = self.overlays.iter().any(|o| o.dialog().guards_quit());
         if guarded && !self.quit_asked {
             self.quit_asked = true;

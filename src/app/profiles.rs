@@ -45,6 +45,15 @@ impl App {
     }
 
     pub(crate) fn switch_profile(&mut self, name: &str) -> Vec<Effect> {
+        if !self.safety.held.is_empty() {
+            // The write is the current profile's: it must not go out under another.
+            self.note(format!(
+                "A write waits to be sent to profile {}: let it go, or take it back with {}, first",
+                self.workspace.profile,
+                self.keymap.first_key(crate::app::keymap::Action::Undo)
+            ));
+            return Vec::new();
+        }
         if name == self.workspace.profile {
             self.note(format!("Already on profile {name}"));
             return Vec::new();
@@ -88,6 +97,9 @@ impl App {
             .drain()
             .map(|(id, _)| Effect::Cancel(id))
             .collect();
+        // A write confirmed while the switch was under way belongs to the old profile: it
+        // never goes out with the new client (its dialog keeps the draft).
+        fx.extend(self.take_back());
         let next = self.parked.remove(&profile).unwrap_or_else(|| Parked {
             tabs: Resource::ALL
                 .iter()
@@ -120,7 +132,13 @@ impl App {
         };
         self.config.host = host;
         self.status.clear_error();
-        self.note(format!("Profile {profile} @ {}", self.config.host));
+        let flags = self.profile_safety();
+        let flags = if flags.read_only || flags.protected {
+            format!(" · {}", flags.describe())
+        } else {
+            String::new()
+        };
+        self.note(format!("Profile {profile} @ {}{flags}", self.config.host));
         // The client first: the page requests below go out with its token.
         fx.push(Effect::UseClient(client));
         // The runtime swapped in this profile's own mirror: its rows, its sync schedule.

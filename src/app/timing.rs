@@ -64,6 +64,7 @@ impl App {
         add(self.status.note.as_ref().map(|n| n.1));
         add(self.status.error_new_until);
         add(self.mirror_deadline());
+        add(self.write_deadline());
         if let Some(shown) = &self.tab().shown {
             let age = self.now.saturating_duration_since(shown.loaded_at);
             add(Some(self.now + age_step_left(age)));

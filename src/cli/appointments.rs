@@ -13,6 +13,7 @@ use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format;
 use crate::cli::times;
+use crate::journal::{self, Answer, WriteKind};
 use crate::output::{Format, TableShape, TableWriter};
 use crate::reschedule::{self, EndSpec, RescheduleError, RescheduleLogEntry, RescheduleTimes};
 use crate::timeparse;
@@ -66,7 +67,8 @@ pub struct RescheduleArgs {
     /// A JSON object merged into the body last (its keys win).
     #[arg(long, value_name = "JSON")]
     pub body: Option<String>,
-    /// Send without asking (needed when stdin is not a terminal).
+    /// Send without asking (needed when stdin is not a terminal, and for a protected profile,
+    /// with --profile NAME on the command line).
     #[arg(long, short = 'y')]
     pub yes: bool,
     /// Output format [default: table on a terminal, json otherwise].
@@ -91,6 +93,7 @@ fn reschedule_help() -> String {
 
 /// `crmdash appointments reschedule`.
 pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError> {
+    ctx.check_write(args.yes)?;
     let id = reschedule::extract_appointment_id(&args.id).ok_or_else(|| {
         CliError::field(
             "id",
@@ -106,18 +109,32 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
     if !args.yes {
         confirm(ctx, &id, &body)?;
     }
-    let appointment = client
-        .reschedule_appointment(&id, &body)
-        .await
-        .map_err(|mut e| {
-            if e.outcome_unknown {
-                e.message = format!(
-                    "{}; the appointment may have been moved: check it before sending again",
-                    e.message
-                );
-            }
-            e
-        })?;
+    let sent = client.reschedule_appointment(&id, &body).await;
+    let answer = match &sent {
+        Ok(a) => Some(Answer {
+            updated_at: a.updated_at.as_ref().map(|t| t.raw().to_string()),
+            ..Answer::accepted(200)
+        }),
+        // Journalled when the request reached the service (or may have).
+        Err(e) if e.status.is_some() || e.outcome_unknown => Some(Answer::failed(e)),
+        Err(_) => None,
+    };
+    if let Some(answer) = answer {
+        let mut entry = ctx
+            .write_record(WriteKind::Reschedule, Value::Object(body.clone()), answer)
+            .await?;
+        entry.target = Some(id.clone());
+        journal::record_or_warn(ctx.journal_path().as_deref(), &entry);
+    }
+    let appointment = sent.map_err(|mut e| {
+        if e.outcome_unknown {
+            e.message = format!(
+                "{}; the appointment may have been moved: check it before sending again",
+                e.message
+            );
+        }
+        e
+    })?;
     let entry = RescheduleLogEntry {
         id: id.clone(),
         profile: ctx.profile().await?.to_string(),

@@ -224,6 +224,11 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
     let (profile, profile_src) =
         config::resolve_profile(&settings, g.flag_profile.as_deref(), &g.env)?;
     println!("profile:   {profile} ({})", source_name(profile_src));
+    let safety = crate::safety::ProfileSafety::of(&settings, &profile);
+    println!(
+        "safety:    read_only = {}, protected = {}",
+        safety.read_only, safety.protected
+    );
     if let Some(p) = config::config_path() {
         println!("config:    {}", p.display());
     }

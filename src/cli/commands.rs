@@ -37,6 +37,10 @@ pub enum ApiCommand {
         #[command(subcommand)]
         command: AppointmentsCommand,
     },
+    /// The write journal: every create, reschedule, import row and bulk write sent from this
+    /// machine (CLI and dashboard), oldest first, with the answer (times in UTC).
+    #[command(after_help = crate::cli::write_log::EXAMPLES)]
+    Log(crate::cli::write_log::LogArgs),
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -107,5 +111,6 @@ pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
         ApiCommand::Appointments {
             command: AppointmentsCommand::Log(args),
         } => appointments::show_log(ctx, args),
+        ApiCommand::Log(args) => crate::cli::write_log::run(ctx, args),
     }
 }

@@ -15,6 +15,7 @@ use crate::cli::import::ImportArgs;
 use crate::cli::list::PageArgs;
 use crate::cli::times;
 use crate::idempotency_journal::{self, Journal, KeyState};
+use crate::journal::{self, Answer, WriteKind};
 use crate::output::Format;
 use crate::validate::{self, ContactField, ContactInput, KNOWN_FIELDS};
 
@@ -158,6 +159,9 @@ pub struct CreateArgs {
     /// Create even when a contact with this email exists (checked only for a key never sent).
     #[arg(long)]
     pub allow_duplicate: bool,
+    /// Confirm a write to a protected profile (needs --profile NAME on the command line too).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
@@ -171,6 +175,7 @@ Examples:
 
 /// `crmdash contacts create`.
 pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
+    ctx.check_write(args.yes)?;
     let extra: Map<String, Value> = args.set.iter().cloned().collect();
     let contact = checked_contact(
         ContactInput {
@@ -221,10 +226,28 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
     {
         warn_journal(j, &e);
     }
-    let created = client
-        .create_contact(&contact, &key)
-        .await
-        .map_err(|mut e| {
+    let sent = client.create_contact(&contact, &key).await;
+    let answer = match &sent {
+        Ok(c) => Some(Answer {
+            replayed: c.replayed,
+            ..Answer::accepted(c.status)
+        }),
+        // Journalled when the request reached the service (or may have).
+        Err(e) if e.status.is_some() || e.outcome_unknown => Some(Answer::failed(e)),
+        Err(_) => None,
+    };
+    if let Some(answer) = answer {
+        let body = serde_json::to_value(&contact).unwrap_or_default();
+        let mut entry = ctx.write_record(WriteKind::Create, body, answer).await?;
+        entry.key = Some(key.to_string());
+        entry.target = sent
+            .as_ref()
+            .ok()
+            .and_then(|c| c.record.as_ref())
+            .map(|c| c.id.clone());
+        journal::record_or_warn(ctx.journal_path().as_deref(), &entry);
+    }
+    let created = sent.map_err(|mut e| {
             if e.outcome_unknown {
                 e.message = format!(
                     "{}; it may have been created: re-run with --idempotency-key {key} to finish it without a duplicate",

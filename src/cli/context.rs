@@ -79,6 +79,46 @@ impl Ctx {
         self.globals.verbose
     }
 
+    /// The profile's safety flags allow this run to write (`crate::safety`): checked before a
+    /// write command reads its input, asks, or sends. `yes`: the command's `--yes`.
+    pub fn check_write(&self, yes: bool) -> Result<(), CliError> {
+        if self.globals.demo {
+            return Ok(());
+        }
+        let flag = self.globals.flag_profile.as_deref();
+        let (profile, _) = crate::config::resolve_profile(&self.settings, flag, &self.globals.env)?;
+        let flags = crate::safety::ProfileSafety::of(&self.settings, &profile);
+        let asker = crate::safety::Asker::Cli {
+            flag_profile: flag,
+            yes,
+        };
+        crate::safety::check_write(&profile, flags, asker)?;
+        Ok(())
+    }
+
+    /// The write journal of this run (`crate::journal`): a `--demo` run's own.
+    pub fn journal_path(&self) -> Option<std::path::PathBuf> {
+        crate::journal::path(self.globals.demo)
+    }
+
+    /// A journal entry of a write of this run's profile and service, sent now by the CLI.
+    pub async fn write_record(
+        &self,
+        kind: crate::journal::WriteKind,
+        sent: serde_json::Value,
+        answer: crate::journal::Answer,
+    ) -> Result<crate::journal::WriteRecord, CliError> {
+        let conn = self.connection().await?;
+        Ok(crate::journal::WriteRecord::new(
+            kind,
+            crate::journal::Who::Cli,
+            &conn.profile,
+            conn.client.base_url().as_str(),
+            sent,
+            answer,
+        ))
+    }
+
     /// The profile the client belongs to (`demo` for `--demo`).
     pub async fn profile(&self) -> Result<&str, CliError> {
         Ok(&self.connection().await?.profile)

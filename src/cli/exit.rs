@@ -18,6 +18,7 @@ pub const NOT_FOUND: u8 = 4;
 pub const REJECTED: u8 = 5;
 pub const NETWORK: u8 = 6;
 pub const MIRROR_DAMAGED: u8 = 7;
+pub const REFUSED_BY_PROFILE: u8 = 8;
 
 /// Shown at the end of the top-level `--help` (and in docs/command-line.md).
 pub const EXIT_CODES_HELP: &str = "\
@@ -34,6 +35,8 @@ Exit codes:
   6  network, server or rate-limit error after retries, or an undecodable response
   7  the local mirror is damaged (search, deals summary): `crmdash sync` moves it
      aside and rebuilds it
+  8  refused by the profile's safety: a write to a read_only profile, or to a
+     protected one without --yes and --profile NAME; nothing was sent
   128+N  ended by signal N (the dashboard restores the terminal first)";
 
 /// The documented exit codes.
@@ -47,6 +50,8 @@ pub enum Exit {
     Rejected = 5,
     Unavailable = 6,
     MirrorDamaged = 7,
+    /// A write refused by the profile's `read_only` or `protected` flag.
+    RefusedByProfile = 8,
     /// Ended by SIGINT (128 + 2).
     Interrupted = 130,
     /// Ended by SIGTERM (128 + 15).
@@ -83,6 +88,9 @@ pub enum CliError {
     /// A failure that already knows its exit code (profiles, credentials).
     #[error("{}", .0.message)]
     Coded(Failure),
+    /// A write the profile's safety flags refused before anything was read or sent (exit 8).
+    #[error(transparent)]
+    Refused(#[from] crate::safety::Refusal),
 }
 
 /// A failed command: the one line to print and the exit code.
@@ -183,6 +191,7 @@ impl CliError {
             CliError::Usage(_) => Exit::Usage,
             CliError::Api(e) => exit_for_api(e),
             CliError::Other(_) => Exit::Other,
+            CliError::Refused(_) => Exit::RefusedByProfile,
             CliError::Coded(f) => match f.code {
                 0 => Exit::Ok,
                 2 => Exit::Usage,
@@ -191,6 +200,7 @@ impl CliError {
                 5 => Exit::Rejected,
                 6 => Exit::Unavailable,
                 7 => Exit::MirrorDamaged,
+                8 => Exit::RefusedByProfile,
                 130 => Exit::Interrupted,
                 143 => Exit::Terminated,
                 _ => Exit::Other,

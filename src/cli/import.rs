@@ -66,6 +66,10 @@ pub struct ImportArgs {
     /// service included); create nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Confirm an import into a protected profile (needs --profile NAME on the command line
+    /// too).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
     /// Create rows whose email already exists, on the service or earlier in the file
     /// (by default they are skipped).
     #[arg(long)]
@@ -124,6 +128,11 @@ enum Item {
 
 /// `crmdash contacts import`.
 pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
+    // Before the file is read: a read-only or protected profile refuses the whole import (a
+    // dry run writes nothing and may look).
+    if !args.dry_run {
+        ctx.check_write(args.yes)?;
+    }
     let layout = Layout::open_mapped(
         &args.file,
         args.delimiter,
@@ -153,6 +162,26 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
             None
         } else {
             crate::cli::cache::CreatedSink::open(ctx).await
+        },
+        journal: if args.dry_run {
+            None
+        } else {
+            let template = ctx
+                .write_record(
+                    crate::journal::WriteKind::Import,
+                    serde_json::Value::Null,
+                    crate::journal::Answer::default(),
+                )
+                .await?;
+            ctx.journal_path().map(|path| send::RowJournal {
+                path,
+                template,
+                file: args
+                    .file
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            })
         },
     };
     let mut reporter = Reporter::new(

@@ -24,6 +24,7 @@ pub mod sync;
 pub mod times;
 pub mod verbose;
 pub mod view;
+pub mod write_log;
 
 use std::process::ExitCode;
 

@@ -165,6 +165,15 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown:
         ));
         d.name_similarity = defaults.dupes.name_similarity;
     }
+    if s.safety.undo_seconds > super::MAX_UNDO_SECONDS {
+        warn(format!(
+            "[safety] undo_seconds = {} is more than {}; using {}",
+            s.safety.undo_seconds,
+            super::MAX_UNDO_SECONDS,
+            super::MAX_UNDO_SECONDS
+        ));
+        s.safety.undo_seconds = super::MAX_UNDO_SECONDS;
+    }
     let tz = s.reschedule.timezone.trim();
     if tz != "local" && tz.parse::<chrono_tz::Tz>().is_err() {
         warn(format!(

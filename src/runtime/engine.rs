@@ -294,7 +294,9 @@ impl Engine {
                 | Effect::CancelExport(_)
                 | Effect::CreateContact { .. }
                 | Effect::Reschedule { .. }
-                | Effect::RescheduleLog { .. } => {
+                | Effect::RescheduleLog { .. }
+                | Effect::RecordWrite { .. }
+                | Effect::ReadJournal { .. } => {
                     let cx = RequestCx {
                         tx: &self.tx,
                         mirror: self.profiles.reader(),

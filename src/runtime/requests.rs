@@ -96,7 +96,9 @@ impl Requests {
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
                 self.exports.remove(id);
             }
-            Message::RescheduleLog { .. } => {
+            Message::RescheduleLog { .. }
+            | Message::JournalRead { .. }
+            | Message::WriteRecorded { .. } => {
                 self.log_reads = self.log_reads.saturating_sub(1);
             }
             _ => {}
@@ -163,6 +165,30 @@ impl Requests {
                     let result =
                         super::reschedule_log::reschedule_log(&path, append.as_ref(), last);
                     let _ = tx.send(Message::RescheduleLog { result });
+                });
+            }
+            Effect::RecordWrite { path, entry } => {
+                self.log_reads += 1;
+                let tx = cx.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let error = crate::journal::record(&path, &entry).err().map(|e| {
+                        format!("The write journal {} was not written: {e}", path.display())
+                    });
+                    let _ = tx.send(Message::WriteRecorded { error });
+                });
+            }
+            Effect::ReadJournal { path } => {
+                self.log_reads += 1;
+                let tx = cx.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let filter = crate::journal::Filter {
+                        last: Some(crate::app::dialogs::write_log::SHOWN),
+                        ..Default::default()
+                    };
+                    let result = crate::journal::read(&path, &filter).map_err(|e| {
+                        format!("Cannot read the write journal {}: {e}", path.display())
+                    });
+                    let _ = tx.send(Message::JournalRead { result });
                 });
             }
             other => debug_assert!(false, "not a request: {other:?}"),

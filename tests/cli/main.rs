@@ -13,6 +13,7 @@ mod man;
 mod misc;
 mod output;
 mod reliability;
+mod safety;
 mod scripting;
 mod setup;
 mod summary;

@@ -26,6 +26,7 @@ mod profiles;
 mod reliability;
 mod reschedule;
 mod review_fixes;
+mod safe_writes;
 mod sandbox;
 mod screen_snapshots;
 mod selection;

@@ -59,6 +59,7 @@ fn engine(a: &SandboxHandle, b: &SandboxHandle, opener: Opener, views: &std::pat
         Profile {
             base_url: Some(a.base_url()),
             web_url: Some("https://crm-a.example.com/{resource}/{id}".into()),
+            ..Profile::default()
         },
     );
     settings.profiles.insert(
@@ -66,6 +67,7 @@ fn engine(a: &SandboxHandle, b: &SandboxHandle, opener: Opener, views: &std::pat
         Profile {
             base_url: Some(b.base_url()),
             web_url: None,
+            ..Profile::default()
         },
     );
     // `d` has a base URL but no token in the keyring.
@@ -74,6 +76,7 @@ fn engine(a: &SandboxHandle, b: &SandboxHandle, opener: Opener, views: &std::pat
         Profile {
             base_url: Some(b.base_url()),
             web_url: None,
+            ..Profile::default()
         },
     );
     let store = TestStore::holding("a", Some(TOKEN_A));

@@ -181,6 +181,7 @@ async fn a_profile_switch_without_a_token_gives_advice_that_works() {
         Profile {
             base_url: Some("http://127.0.0.1:9".into()),
             web_url: None,
+            ..Profile::default()
         },
     );
     let cx = crmdash::runtime::workspace::WorkspaceContext {

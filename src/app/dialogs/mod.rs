@@ -35,6 +35,8 @@ pub mod related;
 pub mod reschedule;
 pub mod search;
 pub mod views_picker;
+pub mod write_guard;
+pub mod write_log;
 
 use std::path::PathBuf;
 
@@ -182,6 +184,12 @@ pub enum DialogResult {
     StopJob(usize),
     /// Open each of these addresses (asked first: more than a few).
     OpenUrls(Vec<String>),
+    /// The protected profile's name was typed (`true`) or the write declined.
+    ProfileNameTyped(bool),
+    /// Quit while writes wait: send them now (quit once answered), or drop them.
+    QuitWithWrites {
+        send: bool,
+    },
 }
 
 /// A contact a dialog points at.
@@ -293,6 +301,12 @@ pub enum Overlay {
     Related(related::RelatedView),
     Jobs(jobs::JobsView),
     ConfirmOpen(jobs::ConfirmOpen),
+    /// A protected profile's name, typed before a write goes out.
+    TypeName(write_guard::TypeProfileName),
+    /// Quitting while a write waits in its undo window.
+    PendingQuit(write_guard::PendingWriteQuit),
+    /// `:log`: the write journal.
+    WriteLog(Box<write_log::WriteLogView>),
 }
 
 impl Overlay {
@@ -315,6 +329,9 @@ impl Overlay {
             Overlay::Related(d) => d,
             Overlay::Jobs(d) => d,
             Overlay::ConfirmOpen(d) => d,
+            Overlay::TypeName(d) => d,
+            Overlay::PendingQuit(d) => d,
+            Overlay::WriteLog(d) => d.as_mut(),
         }
     }
 
@@ -337,6 +354,9 @@ impl Overlay {
             Overlay::Related(d) => d,
             Overlay::Jobs(d) => d,
             Overlay::ConfirmOpen(d) => d,
+            Overlay::TypeName(d) => d,
+            Overlay::PendingQuit(d) => d,
+            Overlay::WriteLog(d) => d.as_ref(),
         }
     }
 }

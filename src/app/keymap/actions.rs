@@ -92,6 +92,8 @@ actions! {
         MarkRange => "mark_range", "mark every row from the last marked one to this", ["V"];
         MarkAll => "mark_all", "mark every record matching the tab's filters", ["*"];
         Jobs => "jobs", "jobs: exports, readings, syncs, selections (running and done)", ["J"];
+        Undo => "undo", "take back the write waiting to be sent (its countdown is on the status line)", ["u"];
+        WriteLog => "write_log", "the write journal: every write sent from this machine (:log)", ["L"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];

@@ -19,6 +19,7 @@ use crate::api::retry::key_in_flight;
 use crate::api::{ApiError, Client, ContactQuery, ContactSort, ErrorKind, Paging, SortDirection};
 use crate::cli::contacts::find_by_email;
 use crate::cli::exit::CliError;
+use crate::journal::{self, Answer, WriteRecord};
 
 /// Retries of a create the service says is still being processed under its key.
 const IN_FLIGHT_RETRIES: u32 = 8;
@@ -60,6 +61,30 @@ pub struct Sender {
     pub stop: Arc<AtomicBool>,
     /// The profile's mirror: each created contact is written into it at once.
     pub mirror: Option<crate::cli::cache::CreatedSink>,
+    /// Where each row sent is recorded (`crate::journal`); none for a dry run.
+    pub journal: Option<RowJournal>,
+}
+
+/// The write journal of an import: one entry per row sent.
+pub struct RowJournal {
+    pub path: std::path::PathBuf,
+    /// The run's profile and host, who and kind; each row fills in the rest.
+    pub template: WriteRecord,
+    /// The file's name, for the entry's `run` (`people.csv:17`).
+    pub file: String,
+}
+
+impl RowJournal {
+    fn record(&self, p: &Planned, answer: Answer, id: Option<String>) {
+        let mut entry = self.template.clone();
+        entry.at = chrono::Utc::now();
+        entry.sent = serde_json::to_value(&p.contact).unwrap_or_default();
+        entry.key = Some(p.key.to_string());
+        entry.answer = answer;
+        entry.target = id;
+        entry.run = Some(format!("{}:{}", self.file, p.line));
+        journal::record_or_warn(Some(&self.path), &entry);
+    }
 }
 
 /// A 422 refusing the email because a contact has it.
@@ -226,10 +251,26 @@ impl Sender {
             report.outcome = Outcome::WouldCreate;
             return report;
         }
-        match self
+        let sent = self
             .call(|| self.client.create_contact(&p.contact, &p.key))
-            .await
-        {
+            .await;
+        if let Some(j) = &self.journal {
+            match &sent {
+                Ok(c) => j.record(
+                    &p,
+                    Answer {
+                        replayed: c.replayed,
+                        ..Answer::accepted(c.status)
+                    },
+                    c.record.as_ref().map(|c| c.id.clone()),
+                ),
+                Err(e) if e.status.is_some() || e.outcome_unknown => {
+                    j.record(&p, Answer::failed(e), None)
+                }
+                Err(_) => {}
+            }
+        }
+        match sent {
             Ok(created) => {
                 report.outcome = if created.replayed {
                     Outcome::Replayed

@@ -7,6 +7,7 @@ pub mod form_rows;
 pub mod frame_box;
 pub mod modal;
 pub mod picker_row;
+pub mod profile_mark;
 pub mod scroll_text;
 pub mod status_bar;
 pub mod table;

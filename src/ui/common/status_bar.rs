@@ -3,12 +3,13 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::app::App;
 use crate::app::keymap::Action;
-use crate::ui::common::fit;
+use crate::ui::common::{fit, profile_mark};
 use crate::ui::theme::Theme;
 
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
@@ -99,6 +100,16 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if let Some((n, _)) = &app.status.note {
         facts.push((0, Span::styled(n.as_str(), theme.note)));
     }
+    // A write in its undo window: the countdown comes first and is never dropped.
+    if let Some(c) = app.undo_countdown() {
+        facts.insert(
+            0,
+            (
+                0,
+                Span::styled(c, theme.pending.add_modifier(Modifier::BOLD)),
+            ),
+        );
+    }
     let joined = |facts: &[(u8, Span<'static>)]| {
         let mut spans = Vec::with_capacity(facts.len() * 2);
         for (i, (_, s)) in facts.iter().enumerate() {
@@ -134,11 +145,25 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // stays), then both. The age and latency go before them, the page position and the
     // sync's progress after them (a note hides those only for its few seconds).
     let width = usize::from(area.width);
-    let rights = [
-        profile_and_host(app, area.width * 2 / 5),
-        format!(" {} ", app.config.profile),
-        String::new(),
-    ];
+    let marked = profile_mark::label(app);
+    let rights = match &marked {
+        // A flagged profile's name never gives way: the host goes first, then the words (the
+        // `!` stays, so the marker holds under NO_COLOR at any width).
+        Some(label) => [
+            format!(" {label} @ {} ", app.config.host),
+            format!(" {label} "),
+            if profile_mark::protected(app) {
+                format!(" ! {} ", app.workspace.profile)
+            } else {
+                format!(" {} ", app.workspace.profile)
+            },
+        ],
+        None => [
+            profile_and_host(app, area.width * 2 / 5),
+            format!(" {} ", app.config.profile),
+            String::new(),
+        ],
+    };
     let choice = rights
         .iter()
         .filter(|r| fit::width(r) <= width * 2 / 5)
@@ -146,7 +171,16 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let (facts, fits) = fitted(width - fit::width(right), 3);
             fits.then(|| (facts, right.clone()))
         });
-    let (facts, right) = choice.unwrap_or_else(|| (fitted(width, 1).0, String::new()));
+    let (facts, right) = choice.unwrap_or_else(|| {
+        // A protected profile's marker stays even here: the other facts give way to it.
+        if profile_mark::protected(app) {
+            let mark = format!(" ! {} ", app.workspace.profile);
+            let room = width.saturating_sub(fit::width(&mark));
+            (fitted(room, 1).0, mark)
+        } else {
+            (fitted(width, 1).0, String::new())
+        }
+    });
     let rw = fit::width(&right) as u16;
     let left_area = Rect {
         width: area.width.saturating_sub(rw),
@@ -183,7 +217,14 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         line.render(left_area, buf);
     }
-    fit::draw_str(buf, right_area, &right, theme.dim);
+    let right_style = if profile_mark::protected(app) {
+        profile_mark::warning(app.config.colors)
+    } else if marked.is_some() {
+        theme.note
+    } else {
+        theme.dim
+    };
+    fit::draw_str(buf, right_area, &right, right_style);
 }
 
 /// ` default @ crm.example.com `, or shorter when `room` is short: the host alone, then the

@@ -12,7 +12,7 @@ use crate::app::keymap::Action;
 use crate::app::layout::{COLUMN_GAP, shown_columns};
 use crate::app::resources::Align;
 use crate::app::table::tab::TabState;
-use crate::ui::common::{cell_text, fit, frame_box};
+use crate::ui::common::{cell_text, fit, frame_box, profile_mark};
 use crate::ui::theme::Theme;
 
 /// Drawn over the table's left border beside each marked row.
@@ -28,10 +28,20 @@ fn arrow(d: SortDirection) -> &'static str {
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let tab = app.tab();
     let noun = tab.resource.kind.noun();
-    let mut title = vec![Span::styled(
+    let mut title = Vec::new();
+    // A protected profile's name leads the frame's title, in the warning colour.
+    if profile_mark::protected(app)
+        && let Some(label) = profile_mark::label(app)
+    {
+        title.push(Span::styled(
+            format!(" {label} "),
+            profile_mark::warning(app.config.colors),
+        ));
+    }
+    title.push(Span::styled(
         format!(" {} ", tab.resource.kind.title()),
         theme.title,
-    )];
+    ));
     // The multi-selection's size comes first: it decides what the next action acts on.
     let marked = tab.selection.len();
     if marked > 0 {
@@ -68,7 +78,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ));
     }
     let focused = !tab.filter_open && app.overlays.is_empty();
-    let border = if focused {
+    let border = if profile_mark::protected(app) {
+        profile_mark::border(app.config.colors)
+    } else if focused {
         theme.border_focus
     } else {
         theme.border

@@ -17,6 +17,8 @@ pub mod related;
 pub mod reschedule;
 pub mod search;
 pub mod views_picker;
+pub mod write_guard;
+pub mod write_log;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -45,6 +47,9 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Related(r) => related::draw(f, area, r, spinner(app), keys, theme),
         Overlay::Jobs(v) => jobs::draw(f, area, v, app, theme),
         Overlay::ConfirmOpen(c) => jobs::draw_confirm_open(f, area, c, keys, theme),
+        Overlay::TypeName(d) => write_guard::draw_type_name(f, area, d, keys, theme),
+        Overlay::PendingQuit(d) => write_guard::draw_pending_quit(f, area, d, keys, theme),
+        Overlay::WriteLog(v) => write_log::draw(f, area, v, keys, theme),
     }
 }
 

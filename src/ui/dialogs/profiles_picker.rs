@@ -22,8 +22,13 @@ pub fn draw(f: &mut Frame, area: Rect, p: &ProfilesPicker, app: &App, theme: &Th
     ))];
     for (i, name) in p.profiles.iter().enumerate() {
         let mark = if *name == p.active { "●" } else { " " };
+        // The safety flags, so a switch to a live profile is never a surprise.
+        let flags = match app.profile_safety_of(name) {
+            s if s.read_only || s.protected => format!("  [{}]", s.describe()),
+            _ => String::new(),
+        };
         lines.push(picker_row::row(
-            format!(" {mark} {name}"),
+            format!(" {mark} {name}{flags}"),
             i == p.cursor,
             theme,
         ));

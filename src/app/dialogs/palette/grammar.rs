@@ -51,6 +51,8 @@ pub enum Command {
     Open,
     /// `:jobs`: long work, running and finished.
     Jobs,
+    /// `:log`: the write journal.
+    Log,
     Help,
     Quit,
 }
@@ -96,6 +98,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "jobs",
         "exports, readings, syncs and selections, with outcome",
+    ),
+    (
+        "log",
+        "the write journal: every write sent from this machine",
     ),
     ("q", "quit"),
 ];
@@ -279,6 +285,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
         }
         "open" => none().map(|()| Command::Open),
         "jobs" => none().map(|()| Command::Jobs),
+        "log" => none().map(|()| Command::Log),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

@@ -136,6 +136,7 @@ impl App {
             Command::Copy(what) => self.copy_command(what),
             Command::Open => self.on_action(Action::OpenWeb),
             Command::Jobs => self.open_jobs(),
+            Command::Log => self.open_write_log(),
             Command::Help => self.on_action(Action::Help),
             Command::Quit => self.request_quit(),
         }

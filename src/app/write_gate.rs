@@ -1,0 +1,438 @@
+//! The dashboard's side of the write gate (`crate::safety`): every write effect a dialog
+//! returns (a create, a reschedule) passes here before the runtime sees it. A read-only
+//! profile refuses it (the dialog hears why, its draft intact); a protected one asks for the
+//! profile's name typed; then the undo window holds it `[safety] undo_seconds` with a
+//! countdown on the status line, `u` or Esc taking it back, before it goes out once. Each
+//! answer to a write that went out becomes one entry of the write journal
+//! (`Effect::RecordWrite`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::api::{ApiError, ErrorKind};
+use crate::app::dialogs::Overlay;
+use crate::app::dialogs::write_guard::{PendingWriteQuit, TypeProfileName};
+use crate::app::dialogs::write_log::WriteLogView;
+use crate::app::effects::{Effect, RequestId};
+use crate::app::message::Message;
+use crate::app::{App, keymap::Action};
+use crate::journal::{Answer, Who, WriteKind, WriteRecord};
+use crate::safety::{self, Asker, Clearance, ProfileSafety};
+
+/// What the runtime tells the app about writes.
+#[derive(Debug, Clone, Default)]
+pub struct SafetyConfig {
+    /// Each profile's flags (`[profiles.NAME]`); a profile not named has none.
+    pub flags: BTreeMap<String, ProfileSafety>,
+    /// The undo window; zero sends at once.
+    pub undo: Duration,
+    /// The write journal; `None` keeps no record (tests, no data dir).
+    pub journal: Option<PathBuf>,
+}
+
+/// A write confirmed and waiting out its undo window.
+#[derive(Debug)]
+pub struct Held {
+    pub effect: Effect,
+    pub send_at: Instant,
+}
+
+/// What is remembered of a write sent, for its journal entry once answered.
+#[derive(Debug, Clone)]
+struct Sent {
+    kind: WriteKind,
+    profile: String,
+    host: String,
+    sent: Value,
+    key: Option<String>,
+    target: Option<String>,
+}
+
+/// The gate's state.
+#[derive(Debug, Default)]
+pub struct WriteGate {
+    pub config: SafetyConfig,
+    /// Writes in their undo window, oldest first.
+    pub held: Vec<Held>,
+    /// A protected profile's write waiting for the name typed.
+    awaiting_name: Option<Effect>,
+    sent: HashMap<RequestId, Sent>,
+    /// "Send now" was chosen while quitting: quit once these are answered.
+    quit_after: Vec<RequestId>,
+    /// Set with `quit_after`: the app quits when they are answered.
+    quit_armed: bool,
+    /// The countdown's seconds last drawn.
+    shown_secs: Option<u64>,
+}
+
+fn is_write(e: &Effect) -> bool {
+    matches!(e, Effect::CreateContact { .. } | Effect::Reschedule { .. })
+}
+
+fn write_id(e: &Effect) -> RequestId {
+    match e {
+        Effect::CreateContact { id, .. } | Effect::Reschedule { id, .. } => *id,
+        _ => RequestId(0),
+    }
+}
+
+fn noun(e: &Effect) -> &'static str {
+    match e {
+        Effect::Reschedule { .. } => "reschedule",
+        _ => "create",
+    }
+}
+
+/// The answer a dialog gets for a write that was not sent: its draft stays.
+fn not_sent(e: &Effect, why: &str) -> Option<Message> {
+    let err = ApiError::new(ErrorKind::InvalidRequest, why);
+    match e {
+        Effect::CreateContact { id, .. } => Some(Message::ContactCreated {
+            id: *id,
+            result: Box::new(Err(err)),
+        }),
+        Effect::Reschedule { id, .. } => Some(Message::Rescheduled {
+            id: *id,
+            result: Box::new(Err(err)),
+        }),
+        _ => None,
+    }
+}
+
+impl App {
+    pub fn set_safety(&mut self, config: SafetyConfig) {
+        self.safety.config = config;
+    }
+
+    /// The active profile's flags.
+    pub fn profile_safety(&self) -> ProfileSafety {
+        self.profile_safety_of(&self.workspace.profile)
+    }
+
+    pub fn profile_safety_of(&self, profile: &str) -> ProfileSafety {
+        self.safety
+            .config
+            .flags
+            .get(profile)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// A confirmed write waits: in its undo window, or for the protected profile's name.
+    pub fn write_waiting(&self) -> bool {
+        !self.safety.held.is_empty() || self.safety.awaiting_name.is_some()
+    }
+
+    /// Writes waiting in their undo window (tests, the quit question).
+    pub fn writes_held(&self) -> usize {
+        self.safety.held.len()
+    }
+
+    /// Takes the write effects out of `fx` and lets each through the gate.
+    pub(super) fn gate_writes(&mut self, fx: &mut Vec<Effect>) {
+        // A write the gate released itself (its window ran out, "send now", the name typed
+        // with no window) is on its way already: it passes.
+        let new_write = |e: &Effect| is_write(e) && !self.safety.sent.contains_key(&write_id(e));
+        if !fx.iter().any(new_write) {
+            return;
+        }
+        let (writes, rest): (Vec<Effect>, Vec<Effect>) = fx.drain(..).partition(new_write);
+        *fx = rest;
+        for w in writes {
+            let more = self.gate_one(w);
+            fx.extend(more);
+        }
+    }
+
+    fn gate_one(&mut self, effect: Effect) -> Vec<Effect> {
+        let profile = self.workspace.profile.clone();
+        match safety::check_write(&profile, self.profile_safety(), Asker::Dashboard) {
+            Err(refusal) => self.drop_write(&effect, &refusal.to_string()),
+            Ok(Clearance::TypeProfileName) => {
+                self.safety.awaiting_name = Some(effect);
+                self.overlays
+                    .push(Overlay::TypeName(TypeProfileName::new(&profile)));
+                self.dirty = true;
+                Vec::new()
+            }
+            Ok(Clearance::Send) => self.hold(effect),
+        }
+    }
+
+    /// The name typed (or not) for the write awaiting it.
+    pub(crate) fn profile_name_typed(&mut self, confirmed: bool) -> Vec<Effect> {
+        let Some(effect) = self.safety.awaiting_name.take() else {
+            return Vec::new();
+        };
+        if confirmed {
+            self.hold(effect)
+        } else {
+            self.drop_write(
+                &effect,
+                "Not sent: the profile's name was not typed. Nothing was lost.",
+            )
+        }
+    }
+
+    fn drop_write(&mut self, effect: &Effect, why: &str) -> Vec<Effect> {
+        self.dirty = true;
+        match not_sent(effect, why) {
+            Some(m) => self.dispatch_to_dialogs(&m),
+            None => Vec::new(),
+        }
+    }
+
+    fn hold(&mut self, effect: Effect) -> Vec<Effect> {
+        let undo = self.safety.config.undo;
+        if undo.is_zero() {
+            return vec![self.release(effect)];
+        }
+        self.safety.held.push(Held {
+            effect,
+            send_at: self.now + undo,
+        });
+        self.safety.shown_secs = None;
+        self.dirty = true;
+        Vec::new()
+    }
+
+    /// The write goes out now: remembered for its journal entry.
+    fn release(&mut self, effect: Effect) -> Effect {
+        let (id, kind, sent, key, target) = match &effect {
+            Effect::CreateContact { id, contact, key } => (
+                *id,
+                WriteKind::Create,
+                serde_json::to_value(contact).unwrap_or_default(),
+                Some(key.to_string()),
+                None,
+            ),
+            Effect::Reschedule {
+                id,
+                appointment_id,
+                body,
+            } => (
+                *id,
+                WriteKind::Reschedule,
+                Value::Object(body.clone()),
+                None,
+                Some(appointment_id.clone()),
+            ),
+            _ => return effect,
+        };
+        self.safety.sent.insert(
+            id,
+            Sent {
+                kind,
+                profile: self.workspace.profile.clone(),
+                host: self.config.host.clone(),
+                sent,
+                key,
+                target,
+            },
+        );
+        effect
+    }
+
+    /// Writes whose window has passed go out.
+    pub(super) fn release_due(&mut self) -> Vec<Effect> {
+        let now = self.now;
+        if !self.safety.held.iter().any(|h| h.send_at <= now) {
+            self.countdown_changed();
+            return Vec::new();
+        }
+        let (due, kept): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.safety.held)
+            .into_iter()
+            .partition(|h| h.send_at <= now);
+        self.safety.held = kept;
+        self.dirty = true;
+        due.into_iter().map(|h| self.release(h.effect)).collect()
+    }
+
+    /// Keys while writes wait (their dialog ignores keys while it sends): `u` or Esc takes
+    /// them back, the dialogs keep the drafts; Ctrl-C or `q` asks whether to send or drop.
+    pub(super) fn held_key(&mut self, key: &crossterm::event::KeyEvent) -> Option<Vec<Effect>> {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        if self.safety.held.is_empty() {
+            return None;
+        }
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl_c || self.keymap.action(key) == Some(Action::Quit) {
+            return self.quit_with_held();
+        }
+        self.keymap.pick(key, &[Action::Undo, Action::Back])?;
+        Some(self.take_back())
+    }
+
+    /// Takes back every write in its window (nothing is sent; the dialogs keep the drafts).
+    pub(super) fn take_back(&mut self) -> Vec<Effect> {
+        let held = std::mem::take(&mut self.safety.held);
+        if held.is_empty() {
+            return Vec::new();
+        }
+        let mut fx = Vec::new();
+        for h in &held {
+            fx.extend(self.drop_write(
+                &h.effect,
+                "Taken back: nothing was sent. The draft is as it was.",
+            ));
+        }
+        self.note(format!(
+            "Taken back: the {} was not sent",
+            held.first().map_or("write", |h| noun(&h.effect))
+        ));
+        fx
+    }
+
+    /// An answer to a write that went out: its journal entry (and the quit it waited for).
+    pub(super) fn write_answered(&mut self, msg: &Message) -> Vec<Effect> {
+        let (id, answer, created_id) = match msg {
+            Message::ContactCreated { id, result } => match result.as_ref() {
+                Ok(c) => (
+                    *id,
+                    Answer {
+                        replayed: c.replayed,
+                        ..Answer::accepted(c.status)
+                    },
+                    c.record.as_ref().map(|r| r.id.clone()),
+                ),
+                Err(e) => (*id, Answer::failed(e), None),
+            },
+            Message::Rescheduled { id, result } => match result.as_ref() {
+                Ok(a) => (
+                    *id,
+                    Answer {
+                        updated_at: a.updated_at.as_ref().map(|t| t.raw().to_string()),
+                        ..Answer::accepted(200)
+                    },
+                    None,
+                ),
+                Err(e) => (*id, Answer::failed(e), None),
+            },
+            _ => return Vec::new(),
+        };
+        let Some(s) = self.safety.sent.remove(&id) else {
+            return Vec::new();
+        };
+        let mut fx = Vec::new();
+        // Journalled when the request reached the service (or may have).
+        let reached = answer.ok || answer.status.is_some() || answer.outcome_unknown;
+        if let (Some(path), true) = (self.safety.config.journal.clone(), reached) {
+            let mut entry =
+                WriteRecord::new(s.kind, Who::Dashboard, &s.profile, "", s.sent, answer);
+            entry.host = s.host;
+            entry.target = s.target.or(created_id);
+            entry.key = s.key;
+            fx.push(Effect::RecordWrite {
+                path,
+                entry: Box::new(entry),
+            });
+        }
+        self.safety.quit_after.retain(|q| *q != id);
+        if self.safety.quit_armed && self.safety.quit_after.is_empty() {
+            fx.extend(self.quit());
+        }
+        fx
+    }
+
+    /// Quitting while writes wait asks: send now, or drop them. `None`: nothing waits.
+    pub(super) fn quit_with_held(&mut self) -> Option<Vec<Effect>> {
+        if self.safety.held.is_empty() {
+            return None;
+        }
+        if !self
+            .overlays
+            .iter()
+            .any(|o| matches!(o, Overlay::PendingQuit(_)))
+        {
+            let what = noun(&self.safety.held[0].effect);
+            self.overlays
+                .push(Overlay::PendingQuit(PendingWriteQuit::new(what)));
+            self.dirty = true;
+        }
+        Some(Vec::new())
+    }
+
+    /// The answer to the quit question: `send` sends the held writes now and quits once they
+    /// are answered; else they are dropped (nothing sent) and the app quits.
+    pub(crate) fn quit_with_writes(&mut self, send: bool) -> Vec<Effect> {
+        let held = std::mem::take(&mut self.safety.held);
+        if !send {
+            return self.quit();
+        }
+        let mut fx = Vec::new();
+        for h in held {
+            let e = self.release(h.effect);
+            if let Effect::CreateContact { id, .. } | Effect::Reschedule { id, .. } = &e {
+                self.safety.quit_after.push(*id);
+            }
+            fx.push(e);
+        }
+        self.safety.quit_armed = true;
+        self.note("Sending now; crmdash quits once the service answers");
+        fx
+    }
+
+    /// The countdown for the status line: `create sends in 4 s · u take back`.
+    pub fn undo_countdown(&self) -> Option<String> {
+        let first = self.safety.held.first()?;
+        let secs = self.secs_left(first.send_at);
+        Some(format!(
+            "{} sends in {secs} s · {} take back",
+            noun(&first.effect),
+            self.keymap.first_key(Action::Undo)
+        ))
+    }
+
+    fn secs_left(&self, at: Instant) -> u64 {
+        let left = at.saturating_duration_since(self.now);
+        left.as_millis().div_ceil(1000) as u64
+    }
+
+    /// Redraws when the countdown's whole seconds change (once a second, not more).
+    fn countdown_changed(&mut self) {
+        let secs = self.safety.held.first().map(|h| self.secs_left(h.send_at));
+        if secs != self.safety.shown_secs {
+            self.safety.shown_secs = secs;
+            self.dirty = true;
+        }
+    }
+
+    /// When the countdown next changes (its next whole second) or a write is due.
+    pub fn write_deadline(&self) -> Option<Instant> {
+        let first = self.safety.held.iter().map(|h| h.send_at).min()?;
+        let secs = self.secs_left(first);
+        Some(first - Duration::from_secs(secs.saturating_sub(1)))
+    }
+}
+
+impl App {
+    /// `:log` / `L`: reads the journal (off the loop); the view opens with the answer.
+    pub(super) fn open_write_log(&mut self) -> Vec<Effect> {
+        match self.safety.config.journal.clone() {
+            Some(path) => vec![Effect::ReadJournal { path }],
+            None => {
+                self.note("No write journal: crmdash has no data directory here");
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn journal_read(&mut self, result: Result<Vec<WriteRecord>, String>) -> Vec<Effect> {
+        let path = self
+            .safety
+            .config
+            .journal
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let view = WriteLogView::new(result, path, self.size.0, self.size.1);
+        self.overlays.push(Overlay::WriteLog(Box::new(view)));
+        self.dirty = true;
+        Vec::new()
+    }
+}
