@@ -10,6 +10,7 @@ mod doc;
 mod error;
 mod lock;
 mod open;
+mod packed;
 pub mod paths;
 mod rows;
 mod schema;

@@ -6,7 +6,9 @@
 use rusqlite::params;
 use serde::Serialize;
 
+use super::doc::{Mirrored, Shown};
 use super::{Mirror, MirrorError, Resource};
+use crate::api::{Contact, Deal, Project};
 
 /// What to look for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +38,9 @@ pub struct SearchHit {
     /// The record as the server sent it.
     #[serde(skip)]
     pub raw: String,
+    /// The record as stored, until the hit is kept and `raw` read from it.
+    #[serde(skip)]
+    raw_packed: String,
 }
 
 /// The hits of one resource, best first.
@@ -154,8 +159,24 @@ const NEAR_MIN: f64 = 0.5;
 /// Candidates the trigram index hands over for judging.
 const NEAR_CANDIDATES: usize = 200;
 
+/// What a hit shows of a record, derived from the server's text.
+fn shown(r: Resource, raw: &str) -> Shown {
+    fn of<T: Mirrored>(raw: &str) -> Option<Shown> {
+        let raw = serde_json::value::RawValue::from_string(raw.to_string()).ok()?;
+        T::from_raw(raw).ok().map(|t| t.shown())
+    }
+    match r {
+        Resource::Contacts => of::<Contact>(raw),
+        Resource::Deals => of::<Deal>(raw),
+        Resource::Projects => of::<Project>(raw),
+    }
+    .unwrap_or_default()
+}
+
 impl Mirror {
-    /// Searches the mirror. Blocks on disk (typically well under 10 ms).
+    /// Searches the mirror. Blocks on disk (typically well under 10 ms). Every path reads an
+    /// index (word prefixes, phone digits, trigrams) and stops at the hits it shows: no
+    /// record is read that is not shown (`plans` tests check each statement).
     pub fn search(&self, q: &SearchQuery) -> Result<SearchResults, MirrorError> {
         let resources = if q.resources.is_empty() {
             Resource::ALL.to_vec()
@@ -169,26 +190,45 @@ impl Mirror {
         let expr = match_expression(&q.text);
         let ranked = worth_ranking(&q.text);
         let grams = trigrams(&q.text);
+        let phone = phone_digits(&q.text);
         let mut groups = Vec::new();
         for r in resources {
             let mut hits = Vec::new();
             let mut more = false;
-            if let Some(expr) = &expr {
-                hits = if ranked && self.matches_over(r, expr, RANK_MAX)? {
+            // A phone number: any run of its digits, from the trigrams of contacts' phones,
+            // then numbers elsewhere in the records (word prefixes).
+            if let (Some(digits), Resource::Contacts) = (&phone, r) {
+                hits = self.phone_hits(r, digits, limit + 1)?;
+            }
+            if let Some(expr) = &expr
+                && hits.len() <= limit
+            {
+                let words = if ranked && self.matches_over(r, expr, RANK_MAX)? {
                     self.name_first_hits(r, expr, limit + 1)?
                 } else {
                     self.word_hits(r, expr, ranked, limit + 1)?
                 };
-                more = hits.len() > limit;
-                hits.truncate(limit);
+                for h in words {
+                    if hits.len() > limit {
+                        break;
+                    }
+                    if !hits.iter().any(|x| x.id == h.id) {
+                        hits.push(h);
+                    }
+                }
             }
+            more = more || hits.len() > limit;
+            hits.truncate(limit);
             // Near matches only where no word matched: they are for typos, not to pad a list.
             if hits.is_empty() && !grams.is_empty() {
-                let near = self.near_hits(r, &grams, &hits)?;
+                let near = self.near_hits(r, &grams)?;
                 more = near.len() > limit;
                 hits.extend(near.into_iter().take(limit));
             }
             for h in &mut hits {
+                if h.raw.is_empty() {
+                    self.fill(r, h)?;
+                }
                 h.why = super::why::explain(&h.raw, &q.text, h.near);
             }
             groups.push(SearchGroup {
@@ -198,6 +238,16 @@ impl Mirror {
             });
         }
         Ok(SearchResults { groups })
+    }
+
+    /// A hit's record, label and detail, read when it is kept.
+    fn fill(&self, r: Resource, h: &mut SearchHit) -> Result<(), MirrorError> {
+        h.raw = self.unpack(&h.raw_packed)?;
+        let s = shown(r, &h.raw);
+        h.label = s.label;
+        h.detail = s.detail;
+        h.raw_packed = String::new();
+        Ok(())
     }
 
     /// Whether more than `max` records match (counting stops there: cheap, unlike ranking).
@@ -235,6 +285,33 @@ impl Mirror {
         Ok(hits)
     }
 
+    /// Records (id and stored text) an index query hands over, in its order.
+    fn candidates(
+        &self,
+        r: Resource,
+        sql: &str,
+        expr: &str,
+        n: usize,
+        near: bool,
+    ) -> Result<Vec<SearchHit>, MirrorError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![expr, n as i64], |row| {
+                Ok(SearchHit {
+                    resource: r,
+                    id: row.get(0)?,
+                    label: String::new(),
+                    detail: String::new(),
+                    near,
+                    why: String::new(),
+                    raw: String::new(),
+                    raw_packed: row.get(1)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
     fn word_hits(
         &self,
         r: Resource,
@@ -250,60 +327,47 @@ impl Mirror {
             "f.rowid".to_string()
         };
         let sql = format!(
-            "SELECT r.id, r.label, r.detail, r.raw FROM fts_{r} f JOIN records r ON r.rid = f.rowid
+            "SELECT r.id, r.packed FROM fts_{r} f JOIN records r ON r.rid = f.rowid
              WHERE fts_{r} MATCH ?1 ORDER BY {order} LIMIT ?2"
         );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![expr, n as i64], |row| {
-                Ok(SearchHit {
-                    resource: r,
-                    id: row.get(0)?,
-                    label: row.get(1)?,
-                    detail: row.get(2)?,
-                    near: false,
-                    why: String::new(),
-                    raw: row.get(3)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+        self.candidates(r, &sql, expr, n, false)
     }
 
-    fn near_hits(
+    /// Contacts whose phone holds `digits` in a row (a substring, through its trigrams).
+    fn phone_hits(
         &self,
         r: Resource,
-        grams: &[String],
-        found: &[SearchHit],
+        digits: &str,
+        n: usize,
     ) -> Result<Vec<SearchHit>, MirrorError> {
+        let sql = format!(
+            "SELECT r.id, r.packed FROM fuzzy_{r} f JOIN records r ON r.rid = f.rowid
+             WHERE fuzzy_{r} MATCH ?1 ORDER BY f.rowid LIMIT ?2"
+        );
+        self.candidates(r, &sql, &format!("phone : \"{digits}\""), n, false)
+    }
+
+    fn near_hits(&self, r: Resource, grams: &[String]) -> Result<Vec<SearchHit>, MirrorError> {
         let expr = grams
             .iter()
             .map(|g| format!("\"{}\"", g.replace('"', "\"\"")))
             .collect::<Vec<_>>()
             .join(" OR ");
+        // Contacts' trigrams hold phones too: near matches are judged on names only.
+        let expr = if r == Resource::Contacts {
+            format!("name : ({expr})")
+        } else {
+            expr
+        };
         let sql = format!(
-            "SELECT r.id, r.label, r.detail, r.raw FROM fuzzy_{r} f JOIN records r ON r.rid = f.rowid
+            "SELECT r.id, r.packed FROM fuzzy_{r} f JOIN records r ON r.rid = f.rowid
              WHERE fuzzy_{r} MATCH ?1 ORDER BY rank LIMIT ?2"
         );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![expr, NEAR_CANDIDATES as i64], |row| {
-                Ok(SearchHit {
-                    resource: r,
-                    id: row.get(0)?,
-                    label: row.get(1)?,
-                    detail: row.get(2)?,
-                    near: true,
-                    why: String::new(),
-                    raw: row.get(3)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
         let mut scored: Vec<(f64, SearchHit)> = Vec::new();
-        for hit in rows {
-            let hit = hit.map_err(|e| self.err(e))?;
+        for mut hit in self.candidates(r, &sql, &expr, NEAR_CANDIDATES, true)? {
+            self.fill(r, &mut hit)?;
             let score = similarity(grams, &hit.label);
-            if score >= NEAR_MIN && !found.iter().any(|f| f.id == hit.id) {
+            if score >= NEAR_MIN {
                 scored.push((score, hit));
             }
         }
