@@ -315,7 +315,7 @@ pub fn stored_raw(
     id: &str,
 ) -> rusqlite::Result<Option<String>> {
     let stored: Option<String> = conn
-        .prepare_cached("SELECT raw FROM records WHERE resource = ?1 AND id = ?2")?
+        .prepare_cached("SELECT packed FROM records WHERE resource = ?1 AND id = ?2")?
         .query_row(params![r.noun(), id], |row| row.get(0))
         .optional()?;
     stored.map(|s| parts.unpack(conn, &s)).transpose()

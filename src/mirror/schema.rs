@@ -5,7 +5,7 @@
 //! Version 6 (this one) keeps about a third of version 5's bytes per record: the raw record
 //! packed (`packed`: each included relation once, known keys as codes), no label or detail
 //! (derived when a hit is shown), times as integers, per resource only the indexes its sorts
-//! use, a full-text index without positions, and phone digits in the trigram index. Every
+//! use, a full-text index without positions, and phone digits in a trigram index of their own. Every
 //! query the mirror runs is checked against these indexes (`plans` tests).
 
 use rusqlite::Connection;
@@ -125,17 +125,19 @@ fn per_resource(r: Resource) -> String {
         "CREATE VIRTUAL TABLE fts_{n} USING fts5(name, body, content='', contentless_delete=1, \
          detail=column, tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');\n"
     ));
-    // Trigrams of what is matched inside words: names (near matches for typos) and, for
-    // contacts, a phone's digits (any run of 3+ of them).
-    let cols = if r == Resource::Contacts {
-        "name, phone"
-    } else {
-        "name"
-    };
+    // Trigrams of names, for near matches (typos): which trigrams a name has, no positions.
     sql.push_str(&format!(
-        "CREATE VIRTUAL TABLE fuzzy_{n} USING fts5({cols}, content='', contentless_delete=1, \
+        "CREATE VIRTUAL TABLE fuzzy_{n} USING fts5(name, content='', contentless_delete=1, \
          tokenize='trigram remove_diacritics 1', detail='none');\n"
     ));
+    // Contacts' phone digits: any run of 3+ of them is found as a substring, which needs
+    // the trigrams' positions (a run of 4 digits is two trigrams in a row).
+    if r == Resource::Contacts {
+        sql.push_str(
+            "CREATE VIRTUAL TABLE phones USING fts5(digits, content='', contentless_delete=1, \
+             tokenize='trigram', detail='full');\n",
+        );
+    }
     sql
 }
 
@@ -154,6 +156,7 @@ DROP TABLE IF EXISTS fts_projects;
 DROP TABLE IF EXISTS fuzzy_contacts;
 DROP TABLE IF EXISTS fuzzy_deals;
 DROP TABLE IF EXISTS fuzzy_projects;
+DROP TABLE IF EXISTS phones;
 ";
 
 /// Creates the schema in an empty database.

@@ -87,16 +87,6 @@ pub fn match_expression(text: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
-/// Whether hits are ordered by relevance: not for the first two characters typed (nearly
-/// everything matches them; the order would cost more than a keystroke may), nor for fewer
-/// than five digits of a phone number.
-fn worth_ranking(text: &str) -> bool {
-    if let Some(d) = phone_digits(text) {
-        return d.len() >= 5;
-    }
-    text.chars().filter(|c| c.is_alphanumeric()).count() >= 3
-}
-
 /// Letters without their accents (the common Latin ones), lower-cased: for judging near matches.
 pub(super) fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -149,11 +139,6 @@ fn similarity(query_grams: &[String], label: &str) -> f64 {
     found as f64 / query_grams.len() as f64
 }
 
-/// Ranking costs about a microsecond per matching record (bm25 reads every match's
-/// positions): above this many matches the text says too little to rank by anyway, and the
-/// hits are name matches first, then the rest, in index order.
-const RANK_MAX: usize = 800;
-
 /// A near match needs this share of the query's trigrams.
 const NEAR_MIN: f64 = 0.5;
 /// Candidates the trigram index hands over for judging.
@@ -188,7 +173,6 @@ impl Mirror {
         };
         let limit = q.limit.max(1);
         let expr = match_expression(&q.text);
-        let ranked = worth_ranking(&q.text);
         let grams = trigrams(&q.text);
         let phone = phone_digits(&q.text);
         let mut groups = Vec::new();
@@ -203,12 +187,7 @@ impl Mirror {
             if let Some(expr) = &expr
                 && hits.len() <= limit
             {
-                let words = if ranked && self.matches_over(r, expr, RANK_MAX)? {
-                    self.name_first_hits(r, expr, limit + 1)?
-                } else {
-                    self.word_hits(r, expr, ranked, limit + 1)?
-                };
-                for h in words {
+                for h in self.name_first_hits(r, expr, limit + 1)? {
                     if hits.len() > limit {
                         break;
                     }
@@ -250,29 +229,19 @@ impl Mirror {
         Ok(())
     }
 
-    /// Whether more than `max` records match (counting stops there: cheap, unlike ranking).
-    fn matches_over(&self, r: Resource, expr: &str, max: usize) -> Result<bool, MirrorError> {
-        let sql = format!(
-            "SELECT count(*) FROM (SELECT rowid FROM fts_{r} WHERE fts_{r} MATCH ?1 LIMIT ?2)"
-        );
-        let n: i64 = self
-            .conn
-            .prepare_cached(&sql)
-            .and_then(|mut s| s.query_row(params![expr, (max + 1) as i64], |row| row.get(0)))
-            .map_err(|e| self.err(e))?;
-        Ok(n as usize > max)
-    }
-
-    /// Too many matches to rank: those matching in the name first, then the others.
+    /// Records whose name holds every word first, then the others, each in the index's
+    /// order: the index hands over its first matches and stops. (Ranking by bm25 would read
+    /// every match, about a microsecond each, and FTS5 cannot rank a contentless index
+    /// without positions; a name match is what a person searching by name expects first.)
     fn name_first_hits(
         &self,
         r: Resource,
         expr: &str,
         n: usize,
     ) -> Result<Vec<SearchHit>, MirrorError> {
-        let mut hits = self.word_hits(r, &format!("name : ({expr})"), false, n)?;
+        let mut hits = self.word_hits(r, &format!("name : ({expr})"), n)?;
         if hits.len() < n {
-            let rest = self.word_hits(r, expr, false, n + hits.len())?;
+            let rest = self.word_hits(r, expr, n + hits.len())?;
             for h in rest {
                 if hits.len() >= n {
                     break;
@@ -312,23 +281,10 @@ impl Mirror {
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
-    fn word_hits(
-        &self,
-        r: Resource,
-        expr: &str,
-        ranked: bool,
-        n: usize,
-    ) -> Result<Vec<SearchHit>, MirrorError> {
-        // Unranked, the index hands over its first matches and stops: a first keystroke
-        // matches most records, and ranking them all costs ~80 ms on 100,000.
-        let order = if ranked {
-            format!("bm25(fts_{r}, 10.0, 1.0)")
-        } else {
-            "f.rowid".to_string()
-        };
+    fn word_hits(&self, r: Resource, expr: &str, n: usize) -> Result<Vec<SearchHit>, MirrorError> {
         let sql = format!(
             "SELECT r.id, r.packed FROM fts_{r} f JOIN records r ON r.rid = f.rowid
-             WHERE fts_{r} MATCH ?1 ORDER BY {order} LIMIT ?2"
+             WHERE fts_{r} MATCH ?1 ORDER BY f.rowid LIMIT ?2"
         );
         self.candidates(r, &sql, expr, n, false)
     }
@@ -340,11 +296,9 @@ impl Mirror {
         digits: &str,
         n: usize,
     ) -> Result<Vec<SearchHit>, MirrorError> {
-        let sql = format!(
-            "SELECT r.id, r.packed FROM fuzzy_{r} f JOIN records r ON r.rid = f.rowid
-             WHERE fuzzy_{r} MATCH ?1 ORDER BY f.rowid LIMIT ?2"
-        );
-        self.candidates(r, &sql, &format!("phone : \"{digits}\""), n, false)
+        let sql = "SELECT r.id, r.packed FROM phones p JOIN records r ON r.rid = p.rowid
+             WHERE phones MATCH ?1 ORDER BY p.rowid LIMIT ?2";
+        self.candidates(r, sql, &format!("\"{digits}\""), n, false)
     }
 
     fn near_hits(&self, r: Resource, grams: &[String]) -> Result<Vec<SearchHit>, MirrorError> {
@@ -353,12 +307,6 @@ impl Mirror {
             .map(|g| format!("\"{}\"", g.replace('"', "\"\"")))
             .collect::<Vec<_>>()
             .join(" OR ");
-        // Contacts' trigrams hold phones too: near matches are judged on names only.
-        let expr = if r == Resource::Contacts {
-            format!("name : ({expr})")
-        } else {
-            expr
-        };
         let sql = format!(
             "SELECT r.id, r.packed FROM fuzzy_{r} f JOIN records r ON r.rid = f.rowid
              WHERE fuzzy_{r} MATCH ?1 ORDER BY rank LIMIT ?2"

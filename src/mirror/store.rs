@@ -241,12 +241,11 @@ impl Mirror {
                 .prepare_cached(&format!("DELETE FROM fuzzy_{r} WHERE rowid = ?1"))
                 .map_err(err)?;
             let mut fuzzy_add = tx
-                .prepare_cached(&if r == Resource::Contacts {
-                    format!("INSERT INTO fuzzy_{r} (rowid, name, phone) VALUES (?1, ?2, ?3)")
-                } else {
-                    format!("INSERT INTO fuzzy_{r} (rowid, name) VALUES (?1, ?2)")
-                })
+                .prepare_cached(&format!(
+                    "INSERT INTO fuzzy_{r} (rowid, name) VALUES (?1, ?2)"
+                ))
                 .map_err(err)?;
+            let phones = r == Resource::Contacts;
             let mut links_del = tx
                 .prepare_cached("DELETE FROM links WHERE resource = ?1 AND id = ?2")
                 .map_err(err)?;
@@ -298,6 +297,9 @@ impl Mirror {
                         if existing.is_some() {
                             fts_del.execute([rid]).map_err(err)?;
                             fuzzy_del.execute([rid]).map_err(err)?;
+                            if phones {
+                                Self::phones_delete(tx, rid).map_err(err)?;
+                            }
                             applied.updated += 1;
                         } else {
                             applied.inserted += 1;
@@ -311,12 +313,14 @@ impl Mirror {
                 fts_add
                     .execute(params![rid, d.fts_name, d.fts_body])
                     .map_err(err)?;
-                if r == Resource::Contacts {
-                    fuzzy_add.execute(params![rid, d.fuzzy_name, d.phone_digits])
-                } else {
-                    fuzzy_add.execute(params![rid, d.fuzzy_name])
+                fuzzy_add
+                    .execute(params![rid, d.fuzzy_name])
+                    .map_err(err)?;
+                if phones && !d.phone_digits.is_empty() {
+                    tx.prepare_cached("INSERT INTO phones (rowid, digits) VALUES (?1, ?2)")
+                        .and_then(|mut s| s.execute(params![rid, d.phone_digits]))
+                        .map_err(err)?;
                 }
-                .map_err(err)?;
                 if r == Resource::Deals {
                     links_del
                         .execute(params![r.noun(), rec.id()])
@@ -330,6 +334,11 @@ impl Mirror {
             }
         }
         Ok(applied)
+    }
+
+    fn phones_delete(tx: &Connection, rid: i64) -> rusqlite::Result<usize> {
+        tx.prepare_cached("DELETE FROM phones WHERE rowid = ?1")?
+            .execute([rid])
     }
 
     /// The raw JSON of a stored record (gone ones too) as the server last sent it, `None`
@@ -355,10 +364,14 @@ impl Mirror {
         let err = |e| MirrorError::sqlite(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
         let now = sortable(Utc::now());
-        for table in ["fts", "fuzzy"] {
+        let mut tables = vec![format!("fts_{r}"), format!("fuzzy_{r}")];
+        if r == Resource::Contacts {
+            tables.push("phones".to_string());
+        }
+        for table in tables {
             tx.execute(
                 &format!(
-                    "DELETE FROM {table}_{r} WHERE rowid IN (SELECT rid FROM records
+                    "DELETE FROM {table} WHERE rowid IN (SELECT rid FROM records
                      WHERE resource = ?1 AND seen_pass < ?2 AND gone_at IS NULL)"
                 ),
                 params![r.noun(), generation],
