@@ -9,6 +9,8 @@
 //!
 //! - `\x01` DIGITS `\x02`: the part with that `pid`, verbatim.
 //! - `\x03` C: the key `KEYS[C - 0x20]` with its quotes and colon (`"email":`).
+//! - `\x04` NINE: a time string `"2024-01-14T13:58:23.535415Z"` (this exact form, the
+//!   service's own) as its microseconds since 1970 in nine base-64 digits.
 
 use std::collections::HashMap;
 
@@ -20,11 +22,16 @@ use super::Resource;
 const PART: u8 = 0x01;
 const PART_END: u8 = 0x02;
 const KEY: u8 = 0x03;
+const TIME: u8 = 0x04;
+/// The digits of a packed time, 6 bits each.
+const TIME_DIGITS: &[u8; 64] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+const TIME_LEN: usize = 9;
+const TIME_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.6fZ";
 /// The first code byte after [`KEY`] (printable, so a code is never another mark).
 const CODE_BASE: u8 = 0x20;
 
 /// Keys given a code, by position. Part of the file format (schema 6): append only.
-const KEYS: [&str; 48] = [
+const KEYS: [&str; 55] = [
     "id",
     "created_at",
     "updated_at",
@@ -73,12 +80,55 @@ const KEYS: [&str; 48] = [
     "notes",
     "close_date",
     "closed_at",
+    "accounts",
+    "account",
+    "contacts",
+    "assigned_user",
+    "assigned_users",
+    "owner",
+    "members",
 ];
 
 fn key_code(key: &[u8]) -> Option<u8> {
     KEYS.iter()
         .position(|k| k.as_bytes() == key)
         .map(|i| CODE_BASE + i as u8)
+}
+
+/// A time string's packed form (its quotes included in `quoted`), when it has exactly the
+/// service's form and prints back to the same bytes.
+fn pack_time(quoted: &[u8], out: &mut Vec<u8>) -> bool {
+    if quoted.len() != 29 || quoted[11] != b'T' || quoted[28] != b'"' || quoted[27] != b'Z' {
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(&quoted[1..28]) else {
+        return false;
+    };
+    let Ok(t) = chrono::NaiveDateTime::parse_from_str(text, TIME_FORMAT) else {
+        return false;
+    };
+    let micros = t.and_utc().timestamp_micros();
+    if micros < 0 || micros >= 1 << (6 * TIME_LEN) || t.format(TIME_FORMAT).to_string() != text {
+        return false;
+    }
+    out.push(TIME);
+    for i in (0..TIME_LEN).rev() {
+        out.push(TIME_DIGITS[((micros >> (6 * i)) & 63) as usize]);
+    }
+    true
+}
+
+fn unpack_time(digits: &[u8], out: &mut String) -> Option<()> {
+    let mut micros: i64 = 0;
+    for d in digits {
+        let v = TIME_DIGITS.iter().position(|x| x == d)?;
+        micros = (micros << 6) | v as i64;
+    }
+    let t = chrono::DateTime::from_timestamp_micros(micros)?;
+    out.push('"');
+    out.push_str(&t.naive_utc().format(TIME_FORMAT).to_string());
+    out.push('"');
+    Some(())
 }
 
 /// FNV-1a: a stable hash of a part's text (std's hasher may change between Rust releases,
@@ -148,14 +198,16 @@ fn code_keys(text: &[u8], out: &mut Vec<u8>) {
         }
         let inner = &text[i + 1..j.min(text.len())];
         let is_key = j + 1 < text.len() && text[j + 1] == b':';
+        let end = (j + 1).min(text.len());
         match key_code(inner).filter(|_| is_key) {
             Some(code) => {
                 out.extend_from_slice(&[KEY, code]);
                 i = j + 2;
             }
             None => {
-                let end = (j + 1).min(text.len());
-                out.extend_from_slice(&text[i..end]);
+                if is_key || !pack_time(&text[i..end], out) {
+                    out.extend_from_slice(&text[i..end]);
+                }
                 i = end;
             }
         }
@@ -262,7 +314,7 @@ impl PartCache {
             // Copy the run up to the next mark in one go.
             let run = bytes[i..]
                 .iter()
-                .position(|b| *b == PART || *b == KEY)
+                .position(|b| *b == PART || *b == KEY || *b == TIME)
                 .map_or(bytes.len(), |p| i + p);
             out.push_str(&stored[i..run]);
             i = run;
@@ -279,6 +331,12 @@ impl PartCache {
                 out.push_str(key);
                 out.push_str("\":");
                 i += 2;
+            } else if bytes[i] == TIME {
+                let digits = bytes
+                    .get(i + 1..i + 1 + TIME_LEN)
+                    .ok_or_else(|| damaged("a cut time"))?;
+                unpack_time(digits, &mut out).ok_or_else(|| damaged("a bad time"))?;
+                i += 1 + TIME_LEN;
             } else {
                 let end = bytes[i..]
                     .iter()
@@ -353,6 +411,10 @@ mod tests {
         let pretty = "{\n  \"id\": \"deal_1\",\n  \"account\": {\"id\": \"acc_1\"},\n  \"contacts\": [\n    {\"id\": \"c\\u00e9\"}, 3\n  ],\n  \"x\":[]\n}";
         round_trip(&c, pretty, Resource::Deals);
         round_trip(&c, "{}", Resource::Projects);
+        // Times in the service's form are packed; any other form is kept as it is.
+        let times = r#"{"created_at":"2024-01-14T13:58:23.535415Z","updated_at":"2024-01-14T13:58:23Z","x":["1970-01-01T00:00:00.000000Z","2024-02-30T13:58:23.535415Z","2024-01-14t13:58:23.535415Z"],"2024-01-14T13:58:23.535415Z":1}"#;
+        let packed = round_trip(&c, times, Resource::Contacts);
+        assert_eq!(packed.matches('\u{4}').count(), 2, "{packed:?}");
     }
 
     #[test]

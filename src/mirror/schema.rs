@@ -120,10 +120,11 @@ fn per_resource(r: Resource) -> String {
     }
     // Contentless (the text is derived from the record), without positions (no phrase is
     // ever asked: every word is a prefix on its own), with prefix indexes so the first
-    // keystrokes (`m`, `mu`) read one list instead of merging thousands.
+    // keystrokes (`m`, `mu`) read one list instead of merging thousands (from the third
+    // character on, the terms sharing a prefix are few: under a millisecond at 100,000).
     sql.push_str(&format!(
         "CREATE VIRTUAL TABLE fts_{n} USING fts5(name, body, content='', contentless_delete=1, \
-         detail=column, tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');\n"
+         detail=column, tokenize='unicode61 remove_diacritics 2', prefix='1 2');\n"
     ));
     // Trigrams of names, for near matches (typos): which trigrams a name has, no positions.
     sql.push_str(&format!(
