@@ -12,6 +12,8 @@ mod lock;
 mod open;
 mod packed;
 pub mod paths;
+#[cfg(test)]
+mod plans;
 mod rows;
 mod schema;
 mod search;

@@ -423,9 +423,8 @@ mod tests {
         let user = r#"{"email":"o@n.example","id":"usr_21","name":"Olivia"}"#;
         let mut packer = Packer::new(&c);
         for i in 0..50 {
-            let raw = format!(
-                r#"{{"assigned_user":{user},"assigned_users":[{user}],"id":"con_{i}"}}"#
-            );
+            let raw =
+                format!(r#"{{"assigned_user":{user},"assigned_users":[{user}],"id":"con_{i}"}}"#);
             let packed = packer.pack(&raw, Resource::Contacts).unwrap();
             assert_eq!(PartCache::default().unpack(&c, &packed).unwrap(), raw);
         }

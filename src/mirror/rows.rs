@@ -39,6 +39,7 @@ pub struct DealRelations {
 /// SQL pieces of a list query: conditions with their arguments, and the sort column.
 #[derive(Debug)]
 pub struct Clauses {
+    resource: Resource,
     conditions: Vec<String>,
     args: Vec<SqlValue>,
     sort_column: &'static str,
@@ -51,6 +52,7 @@ impl Clauses {
     /// indexes (`schema::sort_columns`), which a bound parameter would not let it prove.
     fn new(r: Resource, sort_column: &'static str, descending: bool) -> Clauses {
         Clauses {
+            resource: r,
             conditions: vec![format!("resource = '{}' AND gone_at IS NULL", r.noun())],
             args: Vec::new(),
             sort_column,
@@ -255,11 +257,14 @@ impl Mirror {
         let col = c.sort_column;
         let dir = if c.descending { "DESC" } else { "ASC" };
         let n = c.args.len();
+        // Named: without statistics the planner would take the (resource, id) index and
+        // sort every record of the resource for one page.
         let sql = format!(
-            "SELECT packed FROM records WHERE {cond} AND {col} {test}
+            "SELECT packed FROM records INDEXED BY {r}_by_{col} WHERE {cond} AND {col} {test}
              ORDER BY {col} {dir}, id {dir} LIMIT ?{} OFFSET ?{}",
             n + 1,
-            n + 2
+            n + 2,
+            r = c.resource.noun(),
         );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let mut args = c.args.clone();

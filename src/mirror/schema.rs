@@ -22,8 +22,20 @@ pub const VERSION: i64 = 6;
 /// them all. A column a resource never sorts by has no index.
 pub fn sort_columns(r: Resource) -> &'static [&'static str] {
     match r {
-        Resource::Contacts => &["created_us", "updated_us", "first_lc", "last_lc", "email_lc"],
-        Resource::Deals => &["created_us", "updated_us", "name_lc", "status_lc", "value_num"],
+        Resource::Contacts => &[
+            "created_us",
+            "updated_us",
+            "first_lc",
+            "last_lc",
+            "email_lc",
+        ],
+        Resource::Deals => &[
+            "created_us",
+            "updated_us",
+            "name_lc",
+            "status_lc",
+            "value_num",
+        ],
         Resource::Projects => &[
             "created_us",
             "updated_us",

@@ -313,9 +313,7 @@ impl Mirror {
                 fts_add
                     .execute(params![rid, d.fts_name, d.fts_body])
                     .map_err(err)?;
-                fuzzy_add
-                    .execute(params![rid, d.fuzzy_name])
-                    .map_err(err)?;
+                fuzzy_add.execute(params![rid, d.fuzzy_name]).map_err(err)?;
                 if phones && !d.phone_digits.is_empty() {
                     tx.prepare_cached("INSERT INTO phones (rowid, digits) VALUES (?1, ?2)")
                         .and_then(|mut s| s.execute(params![rid, d.phone_digits]))
