@@ -108,7 +108,7 @@ fn pack_time(quoted: &[u8], out: &mut Vec<u8>) -> bool {
         return false;
     };
     let micros = t.and_utc().timestamp_micros();
-    if micros < 0 || micros >= 1 << (6 * TIME_LEN) || t.format(TIME_FORMAT).to_string() != text {
+    if !(0..1 << (6 * TIME_LEN)).contains(&micros) || t.format(TIME_FORMAT).to_string() != text {
         return false;
     }
     out.push(TIME);

@@ -190,8 +190,7 @@ fn statements(m: &mut Mirror, f: impl FnOnce(&mut Mirror)) -> BTreeSet<String> {
     m.conn
         .trace_v2(TraceEventCodes::empty(), None::<fn(TraceEvent<'_>)>)
         .unwrap();
-    let out = seen.lock().unwrap().clone();
-    out
+    seen.lock().unwrap().clone()
 }
 
 fn plan(m: &Mirror, sql: &str) -> Vec<String> {
