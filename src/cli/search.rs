@@ -104,8 +104,15 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
             limit: args.limit as usize,
         })
         .map_err(read_error)?;
-    let status = mirror.status().map_err(read_error)?;
-    let synced = status.resources.iter().filter_map(|r| r.last_sync_at).min();
+    // When it was synced: the sync state's few rows (not `status()`, which sizes the file).
+    let mut synced = None;
+    for r in Resource::ALL {
+        let at = mirror.sync_state(r).map_err(read_error)?.last_sync_at;
+        synced = match (synced, at) {
+            (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
+            (a, b) => a.or(b),
+        };
+    }
     let fmt = resolve(args.format.map(Format::from), Ttys::detect());
     let mut out = BufWriter::new(std::io::stdout().lock());
     let written = match fmt {

@@ -10,7 +10,10 @@ mod doc;
 mod error;
 mod lock;
 mod open;
+mod packed;
 pub mod paths;
+#[cfg(test)]
+mod plans;
 mod rows;
 mod schema;
 mod search;

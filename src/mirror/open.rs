@@ -58,7 +58,7 @@ impl Mirror {
         }
         let found = match std::fs::metadata(path) {
             Ok(m) if m.len() > 0 => {
-                Self::try_open(path).map_err(|e| MirrorError::sqlite(path, e))?
+                Self::try_open(path, Use::Sync).map_err(|e| MirrorError::sqlite(path, e))?
             }
             _ => Found::Empty,
         };
@@ -99,7 +99,7 @@ impl Mirror {
                 });
             }
         }
-        match Self::try_open(path) {
+        match Self::try_open(path, Use::Read) {
             Ok(Found::Ready(mirror)) => Ok(Some(Opened {
                 mirror,
                 moved_aside: None,
@@ -146,7 +146,7 @@ impl Mirror {
             path: tmp.clone(),
             source: e,
         })?;
-        match Self::try_open(path).map_err(sq)? {
+        match Self::try_open(path, Use::Sync).map_err(sq)? {
             Found::Ready(mirror) => Ok(mirror),
             Found::Empty => Err(MirrorError::Stopped(format!(
                 "the new mirror {} has no tables",
@@ -209,14 +209,16 @@ impl Mirror {
     }
 
     /// The file as it is: `Found::Empty` when it holds no schema yet; a schema of an older
-    /// version is migrated (one process at a time, the others wait and find it done).
-    fn try_open(path: &Path) -> rusqlite::Result<Found> {
+    /// version is migrated by a sync (one process at a time, the others wait and find it
+    /// done), and is no mirror yet to a read.
+    fn try_open(path: &Path, mode: Use) -> rusqlite::Result<Found> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)?;
-        match Self::prepare(&conn) {
+        match Self::prepare(&conn, mode) {
             Ok(None) => Ok(Found::Ready(Mirror {
                 conn,
                 path: path.to_path_buf(),
+                parts: Default::default(),
             })),
             Ok(Some(Found::Empty)) => Ok(Found::Empty),
             Ok(Some(other)) => Ok(other),
@@ -225,8 +227,9 @@ impl Mirror {
         }
     }
 
-    /// `None` when the connection is ready, else what was found instead.
-    fn prepare(conn: &Connection) -> rusqlite::Result<Option<Found>> {
+    /// `None` when the connection is ready, else what was found instead. Reads the file's
+    /// header fields and the schema's size only: nothing on open walks the records.
+    fn prepare(conn: &Connection, mode: Use) -> rusqlite::Result<Option<Found>> {
         conn.busy_timeout(Duration::from_secs(10))?;
         // One read transaction: a consistent view even while another process migrates.
         let (app_id, version, tables) = {
@@ -250,11 +253,40 @@ impl Mirror {
                 schema::VERSION
             )))));
         } else if version < schema::VERSION {
+            if mode == Use::Read {
+                // Version 6 rebuilt the records: an older file holds nothing this build
+                // can read until a sync migrates it (and fills it again).
+                return Ok(Some(Found::Empty));
+            }
             schema::migrate(conn)?;
         }
         set_wal(conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "cache_size", mode.cache_kib())?;
         Ok(None)
+    }
+}
+
+/// What a connection is opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// A sync: migrates, writes pages of records and their indexes.
+    Sync,
+    /// A read (the dashboard, `search`, lists): never migrates or writes records.
+    Read,
+}
+
+impl Use {
+    /// SQLite's page cache, sized on purpose (`PRAGMA cache_size`, negative: KiB). A read
+    /// touches a page of an index and the rows it shows: 1 MiB holds the hot pages of a
+    /// 100,000-contact mirror's search and first page, and is what an idle dashboard keeps
+    /// (SQLite's default is 2 MiB). A sync's writes update several indexes per record: a
+    /// larger cache keeps their pages between batches instead of writing them again.
+    fn cache_kib(self) -> i64 {
+        match self {
+            Use::Sync => -16 * 1024,
+            Use::Read => -1024,
+        }
     }
 }
 

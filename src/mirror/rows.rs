@@ -7,7 +7,7 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, params, params_from_iter};
 use serde_json::value::RawValue;
 
-use super::doc::{Mirrored, sortable};
+use super::doc::{Mirrored, micros};
 use super::{Mirror, MirrorError, Resource};
 use crate::api::{
     ContactQuery, ContactSort, Deal, DealQuery, DealSort, ListQuery, Meta, Page, ProjectQuery,
@@ -39,6 +39,7 @@ pub struct DealRelations {
 /// SQL pieces of a list query: conditions with their arguments, and the sort column.
 #[derive(Debug)]
 pub struct Clauses {
+    resource: Resource,
     conditions: Vec<String>,
     args: Vec<SqlValue>,
     sort_column: &'static str,
@@ -46,11 +47,14 @@ pub struct Clauses {
 }
 
 impl Clauses {
-    /// Live (not gone) records of `r`, sorted by `sort_column`.
+    /// Live (not gone) records of `r`, sorted by `sort_column`. The resource is written into
+    /// the SQL (it is one of three nouns), so the planner can use the resource's partial
+    /// indexes (`schema::sort_columns`), which a bound parameter would not let it prove.
     fn new(r: Resource, sort_column: &'static str, descending: bool) -> Clauses {
         Clauses {
-            conditions: vec!["resource = ?1 AND gone_at IS NULL".to_string()],
-            args: vec![SqlValue::Text(r.noun().to_string())],
+            resource: r,
+            conditions: vec![format!("resource = '{}' AND gone_at IS NULL", r.noun())],
+            args: Vec::new(),
             sort_column,
             descending,
         }
@@ -79,7 +83,7 @@ impl Clauses {
 
     fn after(&mut self, column: &str, t: &Option<DateTime<Utc>>) {
         if let Some(t) = t {
-            self.args.push(SqlValue::Text(sortable(*t)));
+            self.args.push(SqlValue::Integer(micros(*t)));
             self.conditions
                 .push(format!("{column} > ?{}", self.args.len()));
         }
@@ -100,8 +104,8 @@ impl MirrorQuery for ContactQuery {
         let mut c = Clauses::new(
             Self::Item::RESOURCE,
             match self.sort_by.unwrap_or(ContactSort::CreatedAt) {
-                ContactSort::CreatedAt => "created_at",
-                ContactSort::UpdatedAt => "updated_at",
+                ContactSort::CreatedAt => "created_us",
+                ContactSort::UpdatedAt => "updated_us",
                 ContactSort::FirstName => "first_lc",
                 ContactSort::LastName => "last_lc",
                 ContactSort::Email => "email_lc",
@@ -110,8 +114,8 @@ impl MirrorQuery for ContactQuery {
         );
         c.contains("name_lc", &self.full_name);
         c.equals("email_lc", &self.email);
-        c.after("created_at", &self.created_after);
-        c.after("updated_at", &self.updated_after);
+        c.after("created_us", &self.created_after);
+        c.after("updated_us", &self.updated_after);
         c
     }
 }
@@ -121,8 +125,8 @@ impl MirrorQuery for DealQuery {
         let mut c = Clauses::new(
             Self::Item::RESOURCE,
             match self.sort_by.unwrap_or(DealSort::CreatedAt) {
-                DealSort::CreatedAt => "created_at",
-                DealSort::UpdatedAt => "updated_at",
+                DealSort::CreatedAt => "created_us",
+                DealSort::UpdatedAt => "updated_us",
                 DealSort::Name => "name_lc",
                 DealSort::Status => "status_lc",
                 DealSort::Value => "value_num",
@@ -140,12 +144,12 @@ impl MirrorQuery for ProjectQuery {
         let mut c = Clauses::new(
             Self::Item::RESOURCE,
             match self.sort_by.unwrap_or(ProjectSort::CreatedAt) {
-                ProjectSort::CreatedAt => "created_at",
-                ProjectSort::UpdatedAt => "updated_at",
+                ProjectSort::CreatedAt => "created_us",
+                ProjectSort::UpdatedAt => "updated_us",
                 ProjectSort::Name => "name_lc",
                 ProjectSort::Status => "status_lc",
-                ProjectSort::StartDate => "start_date",
-                ProjectSort::EndDate => "end_date",
+                ProjectSort::StartDate => "start_us",
+                ProjectSort::EndDate => "end_us",
             },
             descending(self.sort_direction),
         );
@@ -155,13 +159,134 @@ impl MirrorQuery for ProjectQuery {
     }
 }
 
-/// A stored raw record back into its typed form.
+/// A record as the server sent it back into its typed form.
 fn decode<T: Mirrored>(raw: String) -> Option<T> {
     let raw = RawValue::from_string(raw).ok()?;
     T::from_raw(raw).ok()
 }
 
+/// One run of a listing: the records with (`IS NOT NULL`) or without (`IS NULL`) a value in
+/// the sort column, in the index's order.
+struct Run {
+    test: &'static str,
+    len: u64,
+    /// Where the run starts among all the listing's records.
+    at: u64,
+}
+
 impl Mirror {
+    /// The server's text of a stored record.
+    pub(super) fn unpack(&self, packed: &str) -> Result<String, MirrorError> {
+        self.parts
+            .unpack(&self.conn, packed)
+            .map_err(|e| self.err(e))
+    }
+
+    fn typed<T: Mirrored>(&self, packed: &str) -> Result<Option<T>, MirrorError> {
+        Ok(decode(self.unpack(packed)?))
+    }
+
+    /// How many live records `c` matches. Unfiltered: the count the triggers keep (`schema`),
+    /// not a count of every row.
+    fn matching(&self, r: Resource, c: &Clauses) -> Result<u64, MirrorError> {
+        let total: i64 = if c.conditions.len() == 1 {
+            self.conn
+                .prepare_cached(
+                    "SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0)",
+                )
+                .and_then(|mut s| s.query_row([r.noun()], |row| row.get(0)))
+        } else {
+            let cond = c.conditions.join(" AND ");
+            self.conn
+                .prepare_cached(&format!("SELECT count(*) FROM records WHERE {cond}"))
+                .and_then(|mut s| s.query_row(params_from_iter(c.args.iter()), |row| row.get(0)))
+        }
+        .map_err(|e| self.err(e))?;
+        Ok(total as u64)
+    }
+
+    /// The two runs of a listing in its order: records without a value in the sort column
+    /// come last ascending, first descending. Each run is read in the order of an index, so
+    /// a page's rows are found without sorting every record.
+    fn runs(&self, c: &Clauses, total: u64) -> Result<[Run; 2], MirrorError> {
+        let cond = c.conditions.join(" AND ");
+        let col = c.sort_column;
+        let missing: i64 = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM records WHERE {cond} AND {col} IS NULL"
+            ))
+            .and_then(|mut s| s.query_row(params_from_iter(c.args.iter()), |row| row.get(0)))
+            .map_err(|e| self.err(e))?;
+        let missing = (missing as u64).min(total);
+        let present = total - missing;
+        Ok(if c.descending {
+            [
+                Run {
+                    test: "IS NULL",
+                    len: missing,
+                    at: 0,
+                },
+                Run {
+                    test: "IS NOT NULL",
+                    len: present,
+                    at: missing,
+                },
+            ]
+        } else {
+            [
+                Run {
+                    test: "IS NOT NULL",
+                    len: present,
+                    at: 0,
+                },
+                Run {
+                    test: "IS NULL",
+                    len: missing,
+                    at: present,
+                },
+            ]
+        })
+    }
+
+    /// Records `skip..skip + take` of one run, stored text handed to `f` in order.
+    fn read_run(
+        &self,
+        c: &Clauses,
+        test: &str,
+        skip: u64,
+        take: u64,
+        f: &mut dyn FnMut(&str) -> Result<bool, MirrorError>,
+    ) -> Result<bool, MirrorError> {
+        let cond = c.conditions.join(" AND ");
+        let col = c.sort_column;
+        let dir = if c.descending { "DESC" } else { "ASC" };
+        let n = c.args.len();
+        // Named: without statistics the planner would take the (resource, id) index and
+        // sort every record of the resource for one page.
+        let sql = format!(
+            "SELECT packed FROM records INDEXED BY {r}_by_{col} WHERE {cond} AND {col} {test}
+             ORDER BY {col} {dir}, id {dir} LIMIT ?{} OFFSET ?{}",
+            n + 1,
+            n + 2,
+            r = c.resource.noun(),
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let mut args = c.args.clone();
+        args.push(SqlValue::Integer(take.min(i64::MAX as u64) as i64));
+        args.push(SqlValue::Integer(skip.min(i64::MAX as u64) as i64));
+        let mut rows = stmt
+            .query(params_from_iter(args.iter()))
+            .map_err(|e| self.err(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let packed: String = row.get(0).map_err(|e| self.err(e))?;
+            if !f(&packed)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// A tab's page from the mirror: the same filters, sort (missing values last ascending,
     /// ties by id, `desc` the exact reverse) and paging as the service. Gone records are left out.
     pub fn list<Q: MirrorQuery>(&self, q: &Q) -> Result<MirrorPage<Q::Item>, MirrorError> {
@@ -170,65 +295,25 @@ impl Mirror {
         let paging = q.paging();
         let per_page = u64::from(paging.per_page.unwrap_or(25).max(1));
         let page = u64::from(paging.page.unwrap_or(1).max(1));
-        let cond = c.conditions.join(" AND ");
-        let args = &c.args;
-        // Unfiltered: the count the triggers keep (`schema`), not a count of every row.
-        let total: i64 = if c.conditions.len() == 1 {
-            self.conn
-                .prepare_cached(
-                    "SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0)",
-                )
-                .and_then(|mut s| s.query_row([r.noun()], |row| row.get(0)))
-        } else {
-            self.conn
-                .prepare_cached(&format!("SELECT count(*) FROM records WHERE {cond}"))
-                .and_then(|mut s| s.query_row(params_from_iter(args.iter()), |row| row.get(0)))
-        }
-        .map_err(|e| self.err(e))?;
-        let col = c.sort_column;
-        // Records without a value come last ascending, first descending. Read as two runs,
-        // each in the order of an index (`schema::SORT_COLUMNS`): the page's rows are found
-        // without sorting every record.
-        let missing: i64 = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM records WHERE {cond} AND {col} IS NULL"
-            ))
-            .and_then(|mut s| s.query_row(params_from_iter(args.iter()), |row| row.get(0)))
-            .map_err(|e| self.err(e))?;
-        let (total, missing) = (total as u64, missing as u64);
-        let present = total - missing;
+        let total = self.matching(r, &c)?;
         let start = (page - 1).saturating_mul(per_page);
         let end = start.saturating_add(per_page);
-        let dir = if c.descending { "DESC" } else { "ASC" };
-        // Positions [a, b) of each run, in the page's order.
-        let (first, second) = if c.descending {
-            (("IS NULL", missing, 0), ("IS NOT NULL", present, missing))
-        } else {
-            (("IS NOT NULL", present, 0), ("IS NULL", missing, present))
-        };
-        let mut raws: Vec<String> = Vec::new();
-        for (test, len, at) in [first, second] {
-            let from = start.max(at);
-            let to = end.min(at + len);
+        let mut packed: Vec<String> = Vec::new();
+        for run in self.runs(&c, total)? {
+            let from = start.max(run.at);
+            let to = end.min(run.at + run.len);
             if from >= to {
                 continue;
             }
-            let sql = format!(
-                "SELECT raw FROM records WHERE {cond} AND {col} {test}
-                 ORDER BY {col} {dir}, id {dir} LIMIT {} OFFSET {}",
-                to - from,
-                from - at
-            );
-            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-            let rows = stmt
-                .query_map(params_from_iter(args.iter()), |row| row.get::<_, String>(0))
-                .map_err(|e| self.err(e))?;
-            for raw in rows {
-                raws.push(raw.map_err(|e| self.err(e))?);
-            }
+            self.read_run(&c, run.test, from - run.at, to - from, &mut |p| {
+                packed.push(p.to_string());
+                Ok(true)
+            })?;
         }
-        let data: Vec<Q::Item> = raws.into_iter().filter_map(decode).collect();
+        let mut data = Vec::with_capacity(packed.len());
+        for p in &packed {
+            data.extend(self.typed::<Q::Item>(p)?);
+        }
         Ok(MirrorPage {
             page: Page {
                 data,
@@ -244,19 +329,52 @@ impl Mirror {
         })
     }
 
+    /// Every record `q` matches (its paging ignored), in its order, handed to `f` in batches
+    /// of `batch` as the server's text: one statement per run, so a million records stream
+    /// in one pass (a page walk with OFFSET would step over the skipped rows again on every
+    /// page). `f` returns `false` to stop (a closed pipe). Returns how many matched.
+    pub fn each_listed<Q: MirrorQuery>(
+        &self,
+        q: &Q,
+        batch: usize,
+        mut f: impl FnMut(Vec<Q::Item>) -> bool,
+    ) -> Result<u64, MirrorError> {
+        let c = q.clauses();
+        let total = self.matching(Q::Item::RESOURCE, &c)?;
+        let batch = batch.max(1);
+        let mut held: Vec<Q::Item> = Vec::with_capacity(batch);
+        let mut go_on = true;
+        for run in self.runs(&c, total)? {
+            if run.len == 0 || !go_on {
+                continue;
+            }
+            go_on = self.read_run(&c, run.test, 0, u64::MAX >> 1, &mut |p| {
+                held.extend(self.typed::<Q::Item>(p)?);
+                if held.len() >= batch {
+                    return Ok(f(std::mem::replace(&mut held, Vec::with_capacity(batch))));
+                }
+                Ok(true)
+            })?;
+        }
+        if go_on && !held.is_empty() {
+            f(held);
+        }
+        Ok(total)
+    }
+
     /// Every live (not gone) record of `T`'s resource in id order, handed to `f` one at a
     /// time: a caller keeping a few fields of 100,000 contacts never holds them all decoded.
     pub fn each_live<T: Mirrored>(&self, mut f: impl FnMut(T)) -> Result<(), MirrorError> {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT raw FROM records WHERE resource = ?1 AND gone_at IS NULL ORDER BY id",
+                "SELECT packed FROM records WHERE resource = ?1 AND gone_at IS NULL ORDER BY id",
             )
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([T::RESOURCE.noun()]).map_err(|e| self.err(e))?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let raw: String = row.get(0).map_err(|e| self.err(e))?;
-            if let Some(record) = decode(raw) {
+            let packed: String = row.get(0).map_err(|e| self.err(e))?;
+            if let Some(record) = self.typed(&packed)? {
                 f(record);
             }
         }
@@ -265,15 +383,12 @@ impl Mirror {
 
     /// One mirrored record by id (gone ones too: the caller can tell by [`Mirror::is_gone`]).
     pub fn get<T: Mirrored>(&self, id: &str) -> Result<Option<T>, MirrorError> {
-        let raw: Option<String> = self
-            .conn
-            .prepare_cached("SELECT raw FROM records WHERE resource = ?1 AND id = ?2")
-            .and_then(|mut s| {
-                s.query_row(params![T::RESOURCE.noun(), id], |row| row.get(0))
-                    .optional()
-            })
-            .map_err(|e| self.err(e))?;
-        Ok(raw.and_then(decode))
+        Ok(self.raw(T::RESOURCE, id)?.and_then(decode))
+    }
+
+    /// A stored record's raw JSON as the server last sent it (gone ones too).
+    pub fn raw(&self, r: Resource, id: &str) -> Result<Option<String>, MirrorError> {
+        super::packed::stored_raw(&self.conn, &self.parts, r, id).map_err(|e| self.err(e))
     }
 
     /// When a full sync found the record missing on the server.
@@ -302,15 +417,20 @@ impl Mirror {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT r.raw FROM links l JOIN records r ON r.resource = l.resource AND r.id = l.id
+                "SELECT r.packed FROM links l JOIN records r ON r.resource = l.resource AND r.id = l.id
                  WHERE l.rel = ?1 AND l.target_id = ?2 AND l.resource = 'deals' AND r.gone_at IS NULL
-                 GROUP BY r.rid ORDER BY r.updated_at DESC, r.id",
+                 GROUP BY r.rid ORDER BY r.updated_us DESC, r.id",
             )
             .map_err(|e| self.err(e))?;
-        let rows = stmt
+        let packed: Vec<String> = stmt
             .query_map(params![rel, target], |row| row.get::<_, String>(0))
+            .and_then(|rows| rows.collect())
             .map_err(|e| self.err(e))?;
-        Ok(rows.filter_map(|r| r.ok().and_then(decode)).collect())
+        let mut deals = Vec::with_capacity(packed.len());
+        for p in &packed {
+            deals.extend(self.typed(p)?);
+        }
+        Ok(deals)
     }
 
     /// A deal's account (as included by the server) and contacts (with their mirrored

@@ -6,7 +6,9 @@
 use rusqlite::params;
 use serde::Serialize;
 
+use super::doc::{Mirrored, Shown};
 use super::{Mirror, MirrorError, Resource};
+use crate::api::{Contact, Deal, Project};
 
 /// What to look for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +38,9 @@ pub struct SearchHit {
     /// The record as the server sent it.
     #[serde(skip)]
     pub raw: String,
+    /// The record as stored, until the hit is kept and `raw` read from it.
+    #[serde(skip)]
+    raw_packed: String,
 }
 
 /// The hits of one resource, best first.
@@ -80,16 +85,6 @@ pub fn match_expression(text: &str) -> Option<String> {
         .map(|w| format!("\"{w}\"*"))
         .collect();
     (!words.is_empty()).then(|| words.join(" "))
-}
-
-/// Whether hits are ordered by relevance: not for the first two characters typed (nearly
-/// everything matches them; the order would cost more than a keystroke may), nor for fewer
-/// than five digits of a phone number.
-fn worth_ranking(text: &str) -> bool {
-    if let Some(d) = phone_digits(text) {
-        return d.len() >= 5;
-    }
-    text.chars().filter(|c| c.is_alphanumeric()).count() >= 3
 }
 
 /// Letters without their accents (the common Latin ones), lower-cased: for judging near matches.
@@ -144,18 +139,29 @@ fn similarity(query_grams: &[String], label: &str) -> f64 {
     found as f64 / query_grams.len() as f64
 }
 
-/// Ranking costs about a microsecond per matching record (bm25 reads every match's
-/// positions): above this many matches the text says too little to rank by anyway, and the
-/// hits are name matches first, then the rest, in index order.
-const RANK_MAX: usize = 800;
-
 /// A near match needs this share of the query's trigrams.
 const NEAR_MIN: f64 = 0.5;
 /// Candidates the trigram index hands over for judging.
 const NEAR_CANDIDATES: usize = 200;
 
+/// What a hit shows of a record, derived from the server's text.
+fn shown(r: Resource, raw: &str) -> Shown {
+    fn of<T: Mirrored>(raw: &str) -> Option<Shown> {
+        let raw = serde_json::value::RawValue::from_string(raw.to_string()).ok()?;
+        T::from_raw(raw).ok().map(|t| t.shown())
+    }
+    match r {
+        Resource::Contacts => of::<Contact>(raw),
+        Resource::Deals => of::<Deal>(raw),
+        Resource::Projects => of::<Project>(raw),
+    }
+    .unwrap_or_default()
+}
+
 impl Mirror {
-    /// Searches the mirror. Blocks on disk (typically well under 10 ms).
+    /// Searches the mirror. Blocks on disk (typically well under 10 ms). Every path reads an
+    /// index (word prefixes, phone digits, trigrams) and stops at the hits it shows: no
+    /// record is read that is not shown (`plans` tests check each statement).
     pub fn search(&self, q: &SearchQuery) -> Result<SearchResults, MirrorError> {
         let resources = if q.resources.is_empty() {
             Resource::ALL.to_vec()
@@ -167,28 +173,41 @@ impl Mirror {
         };
         let limit = q.limit.max(1);
         let expr = match_expression(&q.text);
-        let ranked = worth_ranking(&q.text);
         let grams = trigrams(&q.text);
+        let phone = phone_digits(&q.text);
         let mut groups = Vec::new();
         for r in resources {
             let mut hits = Vec::new();
             let mut more = false;
-            if let Some(expr) = &expr {
-                hits = if ranked && self.matches_over(r, expr, RANK_MAX)? {
-                    self.name_first_hits(r, expr, limit + 1)?
-                } else {
-                    self.word_hits(r, expr, ranked, limit + 1)?
-                };
-                more = hits.len() > limit;
-                hits.truncate(limit);
+            // A phone number: any run of its digits, from the trigrams of contacts' phones,
+            // then numbers elsewhere in the records (word prefixes).
+            if let (Some(digits), Resource::Contacts) = (&phone, r) {
+                hits = self.phone_hits(r, digits, limit + 1)?;
             }
+            if let Some(expr) = &expr
+                && hits.len() <= limit
+            {
+                for h in self.name_first_hits(r, expr, limit + 1)? {
+                    if hits.len() > limit {
+                        break;
+                    }
+                    if !hits.iter().any(|x| x.id == h.id) {
+                        hits.push(h);
+                    }
+                }
+            }
+            more = more || hits.len() > limit;
+            hits.truncate(limit);
             // Near matches only where no word matched: they are for typos, not to pad a list.
             if hits.is_empty() && !grams.is_empty() {
-                let near = self.near_hits(r, &grams, &hits)?;
+                let near = self.near_hits(r, &grams)?;
                 more = near.len() > limit;
                 hits.extend(near.into_iter().take(limit));
             }
             for h in &mut hits {
+                if h.raw.is_empty() {
+                    self.fill(r, h)?;
+                }
                 h.why = super::why::explain(&h.raw, &q.text, h.near);
             }
             groups.push(SearchGroup {
@@ -200,29 +219,29 @@ impl Mirror {
         Ok(SearchResults { groups })
     }
 
-    /// Whether more than `max` records match (counting stops there: cheap, unlike ranking).
-    fn matches_over(&self, r: Resource, expr: &str, max: usize) -> Result<bool, MirrorError> {
-        let sql = format!(
-            "SELECT count(*) FROM (SELECT rowid FROM fts_{r} WHERE fts_{r} MATCH ?1 LIMIT ?2)"
-        );
-        let n: i64 = self
-            .conn
-            .prepare_cached(&sql)
-            .and_then(|mut s| s.query_row(params![expr, (max + 1) as i64], |row| row.get(0)))
-            .map_err(|e| self.err(e))?;
-        Ok(n as usize > max)
+    /// A hit's record, label and detail, read when it is kept.
+    fn fill(&self, r: Resource, h: &mut SearchHit) -> Result<(), MirrorError> {
+        h.raw = self.unpack(&h.raw_packed)?;
+        let s = shown(r, &h.raw);
+        h.label = s.label;
+        h.detail = s.detail;
+        h.raw_packed = String::new();
+        Ok(())
     }
 
-    /// Too many matches to rank: those matching in the name first, then the others.
+    /// Records whose name holds every word first, then the others, each in the index's
+    /// order: the index hands over its first matches and stops. (Ranking by bm25 would read
+    /// every match, about a microsecond each, and FTS5 cannot rank a contentless index
+    /// without positions; a name match is what a person searching by name expects first.)
     fn name_first_hits(
         &self,
         r: Resource,
         expr: &str,
         n: usize,
     ) -> Result<Vec<SearchHit>, MirrorError> {
-        let mut hits = self.word_hits(r, &format!("name : ({expr})"), false, n)?;
+        let mut hits = self.word_hits(r, &format!("name : ({expr})"), n)?;
         if hits.len() < n {
-            let rest = self.word_hits(r, expr, false, n + hits.len())?;
+            let rest = self.word_hits(r, expr, n + hits.len())?;
             for h in rest {
                 if hits.len() >= n {
                     break;
@@ -235,75 +254,68 @@ impl Mirror {
         Ok(hits)
     }
 
-    fn word_hits(
+    /// Records (id and stored text) an index query hands over, in its order.
+    fn candidates(
         &self,
         r: Resource,
+        sql: &str,
         expr: &str,
-        ranked: bool,
         n: usize,
+        near: bool,
     ) -> Result<Vec<SearchHit>, MirrorError> {
-        // Unranked, the index hands over its first matches and stops: a first keystroke
-        // matches most records, and ranking them all costs ~80 ms on 100,000.
-        let order = if ranked {
-            format!("bm25(fts_{r}, 10.0, 1.0)")
-        } else {
-            "f.rowid".to_string()
-        };
-        let sql = format!(
-            "SELECT r.id, r.label, r.detail, r.raw FROM fts_{r} f JOIN records r ON r.rid = f.rowid
-             WHERE fts_{r} MATCH ?1 ORDER BY {order} LIMIT ?2"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(params![expr, n as i64], |row| {
                 Ok(SearchHit {
                     resource: r,
                     id: row.get(0)?,
-                    label: row.get(1)?,
-                    detail: row.get(2)?,
-                    near: false,
+                    label: String::new(),
+                    detail: String::new(),
+                    near,
                     why: String::new(),
-                    raw: row.get(3)?,
+                    raw: String::new(),
+                    raw_packed: row.get(1)?,
                 })
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
-    fn near_hits(
+    fn word_hits(&self, r: Resource, expr: &str, n: usize) -> Result<Vec<SearchHit>, MirrorError> {
+        let sql = format!(
+            "SELECT r.id, r.packed FROM fts_{r} f JOIN records r ON r.rid = f.rowid
+             WHERE fts_{r} MATCH ?1 ORDER BY f.rowid LIMIT ?2"
+        );
+        self.candidates(r, &sql, expr, n, false)
+    }
+
+    /// Contacts whose phone holds `digits` in a row (a substring, through its trigrams).
+    fn phone_hits(
         &self,
         r: Resource,
-        grams: &[String],
-        found: &[SearchHit],
+        digits: &str,
+        n: usize,
     ) -> Result<Vec<SearchHit>, MirrorError> {
+        let sql = "SELECT r.id, r.packed FROM phones p JOIN records r ON r.rid = p.rowid
+             WHERE phones MATCH ?1 ORDER BY p.rowid LIMIT ?2";
+        self.candidates(r, sql, &format!("\"{digits}\""), n, false)
+    }
+
+    fn near_hits(&self, r: Resource, grams: &[String]) -> Result<Vec<SearchHit>, MirrorError> {
         let expr = grams
             .iter()
             .map(|g| format!("\"{}\"", g.replace('"', "\"\"")))
             .collect::<Vec<_>>()
             .join(" OR ");
         let sql = format!(
-            "SELECT r.id, r.label, r.detail, r.raw FROM fuzzy_{r} f JOIN records r ON r.rid = f.rowid
+            "SELECT r.id, r.packed FROM fuzzy_{r} f JOIN records r ON r.rid = f.rowid
              WHERE fuzzy_{r} MATCH ?1 ORDER BY rank LIMIT ?2"
         );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![expr, NEAR_CANDIDATES as i64], |row| {
-                Ok(SearchHit {
-                    resource: r,
-                    id: row.get(0)?,
-                    label: row.get(1)?,
-                    detail: row.get(2)?,
-                    near: true,
-                    why: String::new(),
-                    raw: row.get(3)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
         let mut scored: Vec<(f64, SearchHit)> = Vec::new();
-        for hit in rows {
-            let hit = hit.map_err(|e| self.err(e))?;
+        for mut hit in self.candidates(r, &sql, &expr, NEAR_CANDIDATES, true)? {
+            self.fill(r, &mut hit)?;
             let score = similarity(grams, &hit.label);
-            if score >= NEAR_MIN && !found.iter().any(|f| f.id == hit.id) {
+            if score >= NEAR_MIN {
                 scored.push((score, hit));
             }
         }

@@ -9,12 +9,15 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::doc::{Mirrored, sortable};
+use super::packed::{Packer, PartCache};
 use super::{MirrorError, Resource};
 
 /// An open mirror. Every method blocks on disk: call them from the blocking pool.
 pub struct Mirror {
     pub(super) conn: Connection,
     pub(super) path: PathBuf,
+    /// Relations already read (`packed`): a page reads each account and user once.
+    pub(super) parts: PartCache,
 }
 
 impl std::fmt::Debug for Mirror {
@@ -198,28 +201,27 @@ impl Mirror {
     ) -> Result<Applied, MirrorError> {
         let err = |e| MirrorError::sqlite(path, e);
         let mut applied = Applied::default();
-        let now = sortable(Utc::now());
         let r = T::RESOURCE;
+        let mut packer = Packer::new(tx);
         {
             let mut find = tx
                 .prepare_cached(
-                    "SELECT rid, raw, gone_at FROM records WHERE resource = ?1 AND id = ?2",
+                    "SELECT rid, packed, gone_at FROM records WHERE resource = ?1 AND id = ?2",
                 )
                 .map_err(err)?;
             // One statement for new and changed records; `seen_pass` is set apart (below).
             let mut upsert = tx
                 .prepare_cached(
-                    "INSERT INTO records (resource, id, raw, label, detail, name_lc, first_lc, last_lc,
-                       email_lc, status_lc, value_num, start_date, end_date, created_at, updated_at,
-                       seen_pass, synced_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-                     ON CONFLICT (resource, id) DO UPDATE SET raw = excluded.raw,
-                       label = excluded.label, detail = excluded.detail, name_lc = excluded.name_lc,
-                       first_lc = excluded.first_lc, last_lc = excluded.last_lc,
-                       email_lc = excluded.email_lc, status_lc = excluded.status_lc,
-                       value_num = excluded.value_num, start_date = excluded.start_date,
-                       end_date = excluded.end_date, created_at = excluded.created_at,
-                       updated_at = excluded.updated_at, synced_at = excluded.synced_at,
+                    "INSERT INTO records (resource, id, packed, name_lc, first_lc, last_lc,
+                       email_lc, status_lc, value_num, start_us, end_us, created_us, updated_us,
+                       seen_pass)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                     ON CONFLICT (resource, id) DO UPDATE SET packed = excluded.packed,
+                       name_lc = excluded.name_lc, first_lc = excluded.first_lc,
+                       last_lc = excluded.last_lc, email_lc = excluded.email_lc,
+                       status_lc = excluded.status_lc, value_num = excluded.value_num,
+                       start_us = excluded.start_us, end_us = excluded.end_us,
+                       created_us = excluded.created_us, updated_us = excluded.updated_us,
                        gone_at = NULL
                      RETURNING rid",
                 )
@@ -243,6 +245,7 @@ impl Mirror {
                     "INSERT INTO fuzzy_{r} (rowid, name) VALUES (?1, ?2)"
                 ))
                 .map_err(err)?;
+            let phones = r == Resource::Contacts;
             let mut links_del = tx
                 .prepare_cached("DELETE FROM links WHERE resource = ?1 AND id = ?2")
                 .map_err(err)?;
@@ -253,15 +256,15 @@ impl Mirror {
                 )
                 .map_err(err)?;
             for rec in records {
-                let raw = rec.raw().get();
+                let packed = packer.pack(rec.raw().get(), r).map_err(err)?;
                 let existing: Option<(i64, String, Option<String>)> = find
                     .query_row(params![r.noun(), rec.id()], |row| {
                         Ok((row.get(0)?, row.get(1)?, row.get(2)?))
                     })
                     .optional()
                     .map_err(err)?;
-                let rid = match existing {
-                    Some((rid, old, gone)) if old == raw && gone.is_none() => {
+                let (rid, d) = match existing {
+                    Some((rid, old, gone)) if old == packed && gone.is_none() => {
                         applied.unchanged += 1;
                         if let Some(g) = generation {
                             seen.execute(params![rid, g]).map_err(err)?;
@@ -275,21 +278,18 @@ impl Mirror {
                                 params![
                                     r.noun(),
                                     rec.id(),
-                                    raw,
-                                    d.label,
-                                    d.detail,
+                                    packed,
                                     d.name_lc,
                                     d.first_lc,
                                     d.last_lc,
                                     d.email_lc,
                                     d.status_lc,
                                     d.value_num,
-                                    d.start_date,
-                                    d.end_date,
-                                    d.created_at,
-                                    d.updated_at,
+                                    d.start_us,
+                                    d.end_us,
+                                    d.created_us,
+                                    d.updated_us,
                                     generation.unwrap_or(0),
-                                    now
                                 ],
                                 |row| row.get(0),
                             )
@@ -297,6 +297,9 @@ impl Mirror {
                         if existing.is_some() {
                             fts_del.execute([rid]).map_err(err)?;
                             fuzzy_del.execute([rid]).map_err(err)?;
+                            if phones {
+                                Self::phones_delete(tx, rid).map_err(err)?;
+                            }
                             applied.updated += 1;
                         } else {
                             applied.inserted += 1;
@@ -304,25 +307,47 @@ impl Mirror {
                         (rid, d)
                     }
                 };
-                let (rid, d) = rid;
                 if let Some(g) = generation {
                     seen.execute(params![rid, g]).map_err(err)?;
                 }
                 fts_add
                     .execute(params![rid, d.fts_name, d.fts_body])
                     .map_err(err)?;
-                fuzzy_add.execute(params![rid, d.label]).map_err(err)?;
-                links_del
-                    .execute(params![r.noun(), rec.id()])
-                    .map_err(err)?;
-                for (pos, l) in d.links.iter().enumerate() {
-                    links_add
-                        .execute(params![r.noun(), rec.id(), l.rel, pos as i64, l.target_id])
+                fuzzy_add.execute(params![rid, d.fuzzy_name]).map_err(err)?;
+                if phones && !d.phone_digits.is_empty() {
+                    tx.prepare_cached("INSERT INTO phones (rowid, digits) VALUES (?1, ?2)")
+                        .and_then(|mut s| s.execute(params![rid, d.phone_digits]))
                         .map_err(err)?;
+                }
+                if r == Resource::Deals {
+                    links_del
+                        .execute(params![r.noun(), rec.id()])
+                        .map_err(err)?;
+                    for (pos, l) in d.links.iter().enumerate() {
+                        links_add
+                            .execute(params![r.noun(), rec.id(), l.rel, pos as i64, l.target_id])
+                            .map_err(err)?;
+                    }
                 }
             }
         }
         Ok(applied)
+    }
+
+    fn phones_delete(tx: &Connection, rid: i64) -> rusqlite::Result<usize> {
+        tx.prepare_cached("DELETE FROM phones WHERE rowid = ?1")?
+            .execute([rid])
+    }
+
+    /// The raw JSON of a stored record (gone ones too) as the server last sent it, `None`
+    /// when the mirror has none by that id. Works inside a write transaction (`tx` derefs to
+    /// the connection): the way to read a record's previous copy before it is replaced.
+    pub fn stored_raw(
+        conn: &Connection,
+        r: Resource,
+        id: &str,
+    ) -> Result<Option<String>, rusqlite::Error> {
+        super::packed::stored_raw(conn, &PartCache::default(), r, id)
     }
 
     /// Marks every record of `r` not seen by `generation` as gone (hidden from lists and
@@ -337,10 +362,14 @@ impl Mirror {
         let err = |e| MirrorError::sqlite(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
         let now = sortable(Utc::now());
-        for table in ["fts", "fuzzy"] {
+        let mut tables = vec![format!("fts_{r}"), format!("fuzzy_{r}")];
+        if r == Resource::Contacts {
+            tables.push("phones".to_string());
+        }
+        for table in tables {
             tx.execute(
                 &format!(
-                    "DELETE FROM {table}_{r} WHERE rowid IN (SELECT rid FROM records
+                    "DELETE FROM {table} WHERE rowid IN (SELECT rid FROM records
                      WHERE resource = ?1 AND seen_pass < ?2 AND gone_at IS NULL)"
                 ),
                 params![r.noun(), generation],
@@ -362,13 +391,15 @@ impl Mirror {
     pub fn status(&self) -> Result<MirrorStatus, MirrorError> {
         let mut resources = Vec::new();
         for r in Resource::ALL {
+            // The live count the triggers keep, and the gone ones from their own index:
+            // no record is read.
             let (records, gone): (i64, i64) = self
                 .conn
-                .query_row(
-                    "SELECT count(*) - count(gone_at), count(gone_at) FROM records WHERE resource = ?1",
-                    [r.noun()],
-                    |row| Ok((row.get(0)?, row.get(1)?)),
+                .prepare_cached(
+                    "SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0),
+                       (SELECT count(*) FROM records WHERE resource = ?1 AND gone_at IS NOT NULL)",
                 )
+                .and_then(|mut s| s.query_row([r.noun()], |row| Ok((row.get(0)?, row.get(1)?))))
                 .map_err(|e| self.err(e))?;
             let s = self.sync_state(r)?;
             resources.push(ResourceStatus {

@@ -28,6 +28,7 @@ mod seed;
 mod server;
 mod state;
 mod store;
+mod synced;
 mod timefmt;
 mod validation;
 
@@ -49,6 +50,7 @@ pub use openapi::{PATH as OPENAPI_PATH, document as openapi_document};
 pub use plant::{PlantKind, Planted};
 pub use requestlog::{LOG_CAPACITY, RecordedRequest};
 pub use seed::{DEFAULT_SEED, Dataset, Sizes, generate, generate_compact};
+pub use synced::each_served;
 
 use state::{Settings, Shared};
 

@@ -173,7 +173,7 @@ fn a_sync_checks_a_file_damaged_where_it_does_not_read() {
         )
         .unwrap();
         c.query_row(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'live_value_num'",
+            "SELECT rootpage FROM sqlite_master WHERE name = 'deals_by_value_num'",
             [],
             |r| r.get(0),
         )

@@ -1,0 +1,258 @@
+//! Every statement the mirror runs, checked against its indexes: the tests fill a mirror,
+//! run each read (every list sort, direction and filter of every resource, search by word,
+//! phone and near match, records, relations, status) and each write, record the SQL SQLite
+//! was given (`trace_v2`), and ask `EXPLAIN QUERY PLAN` of each. No statement may read
+//! every record (`SCAN records`) nor sort a listing in a temporary b-tree.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::trace::{TraceEvent, TraceEventCodes};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::{Mirror, Mirrored, Resource, SearchQuery, SyncState};
+use crate::api::{
+    Contact, ContactQuery, ContactSort, Deal, DealQuery, DealSort, Paging, Project, ProjectQuery,
+    ProjectSort, SortDirection,
+};
+use crate::sandbox::{DEFAULT_SEED, Sizes, each_served, generate};
+
+fn typed<T: Mirrored>(records: Vec<Map<String, Value>>) -> Vec<T> {
+    records
+        .into_iter()
+        .filter_map(|m| RawValue::from_string(Value::Object(m).to_string()).ok())
+        .filter_map(|raw| T::from_raw(raw).ok())
+        .collect()
+}
+
+fn filled(dir: &std::path::Path) -> Mirror {
+    let mut m = Mirror::open(&dir.join("plans.sqlite3")).unwrap().mirror;
+    let ds = generate(
+        DEFAULT_SEED,
+        &Sizes {
+            contacts: 300,
+            ..Sizes::default()
+        },
+    );
+    each_served(ds, |r, page| {
+        let s = SyncState::default();
+        match r {
+            Resource::Contacts => m.apply_page(&typed::<Contact>(page), Some(1), &s),
+            Resource::Deals => m.apply_page(&typed::<Deal>(page), Some(1), &s),
+            Resource::Projects => m.apply_page(&typed::<Project>(page), Some(1), &s),
+        }
+        .unwrap();
+    });
+    m
+}
+
+fn paging() -> Paging {
+    Paging {
+        page: Some(2),
+        per_page: Some(10),
+    }
+}
+
+/// Every read and write the mirror offers, once each way.
+fn exercise(m: &mut Mirror) {
+    let dirs = [SortDirection::Asc, SortDirection::Desc];
+    let t = chrono::Utc::now() - chrono::Duration::days(400);
+    for d in dirs {
+        for s in [
+            ContactSort::CreatedAt,
+            ContactSort::UpdatedAt,
+            ContactSort::FirstName,
+            ContactSort::LastName,
+            ContactSort::Email,
+        ] {
+            let q = ContactQuery {
+                sort_by: Some(s),
+                sort_direction: Some(d),
+                paging: paging(),
+                ..ContactQuery::default()
+            };
+            m.list(&q).unwrap();
+            m.each_listed(&q, 50, |_| true).unwrap();
+            for filtered in [
+                ContactQuery {
+                    email: Some("a@b.example".into()),
+                    ..q.clone()
+                },
+                ContactQuery {
+                    created_after: Some(t),
+                    updated_after: Some(t),
+                    ..q.clone()
+                },
+            ] {
+                m.list(&filtered).unwrap();
+            }
+        }
+        for s in [
+            DealSort::CreatedAt,
+            DealSort::UpdatedAt,
+            DealSort::Name,
+            DealSort::Status,
+            DealSort::Value,
+        ] {
+            let q = DealQuery {
+                sort_by: Some(s),
+                sort_direction: Some(d),
+                paging: paging(),
+                ..DealQuery::default()
+            };
+            m.list(&q).unwrap();
+            m.list(&DealQuery {
+                status: Some("won".into()),
+                ..q.clone()
+            })
+            .unwrap();
+        }
+        for s in [
+            ProjectSort::CreatedAt,
+            ProjectSort::UpdatedAt,
+            ProjectSort::Name,
+            ProjectSort::Status,
+            ProjectSort::StartDate,
+            ProjectSort::EndDate,
+        ] {
+            let q = ProjectQuery {
+                sort_by: Some(s),
+                sort_direction: Some(d),
+                paging: paging(),
+                ..ProjectQuery::default()
+            };
+            m.list(&q).unwrap();
+            m.list(&ProjectQuery {
+                status: Some("active".into()),
+                ..q.clone()
+            })
+            .unwrap();
+        }
+    }
+    for text in [
+        "m",
+        "mu",
+        "muller",
+        "anna mu",
+        "+49 30 12",
+        "4930",
+        "mulller",
+        "zzzz",
+    ] {
+        m.search(&SearchQuery {
+            text: text.to_string(),
+            resources: Vec::new(),
+            limit: 20,
+        })
+        .unwrap();
+    }
+    m.get::<Contact>("con_000001").unwrap();
+    m.gone_at(Resource::Contacts, "con_000001").unwrap();
+    m.deals_of_contact("con_000001").unwrap();
+    m.deals_of_account("acc_000001").unwrap();
+    m.deal_relations("deal_000001").unwrap();
+    m.each_live::<Deal>(|_| {}).unwrap();
+    m.status().unwrap();
+    for r in Resource::ALL {
+        m.sync_state(r).unwrap();
+    }
+    // Writing: a changed record, an unchanged one, the end of a full pass.
+    let raw = m.raw(Resource::Contacts, "con_000002").unwrap().unwrap();
+    let mut c: Map<String, Value> = serde_json::from_str(&raw).unwrap();
+    c.insert("first_name".into(), Value::from("Changed"));
+    let same: Map<String, Value> = serde_json::from_str(&raw).unwrap();
+    m.apply_page(
+        &typed::<Contact>(vec![c, same]),
+        Some(2),
+        &SyncState::default(),
+    )
+    .unwrap();
+    m.finish_full_pass(Resource::Contacts, 2, &SyncState::default())
+        .unwrap();
+}
+
+/// Statements (as given to SQLite) that ran during `f`.
+fn statements(m: &mut Mirror, f: impl FnOnce(&mut Mirror)) -> BTreeSet<String> {
+    let seen = Arc::new(Mutex::new(BTreeSet::new()));
+    let sink = seen.clone();
+    m.conn
+        .trace_v2(
+            TraceEventCodes::SQLITE_TRACE_STMT,
+            Some(move |e: TraceEvent<'_>| {
+                if let TraceEvent::Stmt(_, sql) = e {
+                    sink.lock().unwrap().insert(sql.to_string());
+                }
+            }),
+        )
+        .unwrap();
+    f(m);
+    m.conn
+        .trace_v2(TraceEventCodes::empty(), None::<fn(TraceEvent<'_>)>)
+        .unwrap();
+    seen.lock().unwrap().clone()
+}
+
+fn plan(m: &Mirror, sql: &str) -> Vec<String> {
+    let mut stmt = m
+        .conn
+        .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+        .unwrap();
+    // Unbound parameters are NULL: the plan depends on the statement, not the values.
+    let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
+    stmt.query_map(rusqlite::params_from_iter(nulls), |r| r.get::<_, String>(3))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// What a plan line may not say: a walk over a whole table (a virtual table is its own
+/// index; an ordered walk of an index stops at the page's LIMIT), or a sort of a listing.
+fn forbidden(sql: &str, line: &str) -> bool {
+    let full_scan = line.starts_with("SCAN ")
+        && !line.contains("VIRTUAL TABLE")
+        && !line.contains(" USING ")
+        && !line.starts_with("SCAN CONSTANT ROW");
+    // A deal list of one contact or account (a handful) is sorted; nothing else is.
+    let sort = line.contains("TEMP B-TREE") && !sql.contains("FROM links");
+    full_scan || sort
+}
+
+#[test]
+fn no_statement_reads_every_record_or_sorts_a_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = filled(dir.path());
+    let sqls = statements(&mut m, exercise);
+    let sqls: Vec<&String> = sqls
+        .iter()
+        .filter(|s| {
+            let s = s.trim_start().to_ascii_uppercase();
+            ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"]
+                .iter()
+                .any(|k| s.starts_with(k))
+        })
+        .collect();
+    assert!(sqls.len() > 40, "the reads ran: {sqls:#?}");
+    let mut bad = Vec::new();
+    for sql in sqls {
+        let lines = plan(&m, sql);
+        if lines.iter().any(|l| forbidden(sql, l)) {
+            bad.push(format!("{sql}\n    {}", lines.join("\n    ")));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "plans that scan or sort:\n{}",
+        bad.join("\n\n")
+    );
+}
+
+#[test]
+fn the_rule_catches_a_scan_and_a_sort() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = filled(dir.path());
+    let sql = "SELECT packed FROM records WHERE resource = 'contacts' AND gone_at IS NULL ORDER BY email_lc || ''";
+    assert!(plan(&m, sql).iter().any(|l| forbidden(sql, l)));
+    let sql = "SELECT count(*) FROM records WHERE seen_pass = 3";
+    assert!(plan(&m, sql).iter().any(|l| forbidden(sql, l)));
+}
