@@ -3,6 +3,7 @@
 
 pub mod client;
 pub mod error;
+pub mod governor;
 pub mod models;
 pub mod priority;
 pub mod query;
@@ -12,6 +13,7 @@ mod transport;
 pub use client::{
     Client, ClientOptions, Created, Observer, RequestEvent, check_base_url, is_loopback,
 };
+pub use governor::Governor;
 pub use error::{ApiError, ErrorKind, parse_error_body, parse_retry_after};
 pub use models::{
     ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,

@@ -18,6 +18,7 @@ pub const NOT_FOUND: u8 = 4;
 pub const REJECTED: u8 = 5;
 pub const NETWORK: u8 = 6;
 pub const MIRROR_DAMAGED: u8 = 7;
+pub const IN_DOUBT: u8 = 8;
 
 /// Shown at the end of the top-level `--help` (and in docs/command-line.md).
 pub const EXIT_CODES_HELP: &str = "\
@@ -34,6 +35,8 @@ Exit codes:
   6  network, server or rate-limit error after retries, or an undecodable response
   7  the local mirror is damaged (search, deals summary): `crmdash sync` moves it
      aside and rebuilds it
+  8  a reschedule plan left rows in doubt: sent by a run stopped before their answer,
+     not sent again (check them, then --resend-in-doubt)
   128+N  ended by signal N (the dashboard restores the terminal first)";
 
 /// The documented exit codes.
@@ -47,6 +50,8 @@ pub enum Exit {
     Rejected = 5,
     Unavailable = 6,
     MirrorDamaged = 7,
+    /// A reschedule plan's rows whose outcome is unknown were not sent again.
+    InDoubt = 8,
     /// Ended by SIGINT (128 + 2).
     Interrupted = 130,
     /// Ended by SIGTERM (128 + 15).
@@ -191,6 +196,7 @@ impl CliError {
                 5 => Exit::Rejected,
                 6 => Exit::Unavailable,
                 7 => Exit::MirrorDamaged,
+                8 => Exit::InDoubt,
                 130 => Exit::Interrupted,
                 143 => Exit::Terminated,
                 _ => Exit::Other,
