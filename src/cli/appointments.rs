@@ -56,7 +56,12 @@ pub struct RescheduleArgs {
     pub plan: Option<PathBuf>,
     /// With --plan: move every row's start (and an end given as a time) by this offset:
     /// `+1d`, `-2h`, `+1w`, `+1h30m` (days keep the clock time across a DST change).
-    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true, requires = "plan")]
+    #[arg(
+        long,
+        value_name = "OFFSET",
+        allow_hyphen_values = true,
+        requires = "plan"
+    )]
     pub shift: Option<String>,
     /// With --plan: requests in flight at once (a rate limit lowers it for a while).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 8, requires = "plan",

@@ -31,8 +31,8 @@ pub use near::DupesPolicy;
 pub use report::{Counts, Outcome};
 pub use send::ExistingBy;
 
-use decide::{Decider, Planned, check_file};
 use crate::api::Governor;
+use decide::{Decider, Planned, check_file};
 use layout::{parse_delimiter, separator_name};
 use read::Rows;
 use report::{Reporter, RowReport};

@@ -121,11 +121,8 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
     let fmt = format::resolve(args.format, ctx.tty);
     let mut reporter = Reporter::new(fmt, plan.rows.len() as u64, ctx.tty, &zone);
     reporter.start();
-    let times: std::collections::HashMap<String, _> = plan
-        .rows
-        .iter()
-        .map(|r| (r.id.clone(), r.times))
-        .collect();
+    let times: std::collections::HashMap<String, _> =
+        plan.rows.iter().map(|r| (r.id.clone(), r.times)).collect();
     let end = runner
         .run(plan.rows, |r| {
             let t = times.get(&r.id).copied();
@@ -138,7 +135,11 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
         eprintln!(
             "note: the service rate-limited the plan {} {}; it slowed down and no row failed for it",
             end.rate_limited,
-            if end.rate_limited == 1 { "time" } else { "times" }
+            if end.rate_limited == 1 {
+                "time"
+            } else {
+                "times"
+            }
         );
     }
     if let Some(e) = end.fatal {
@@ -191,7 +192,10 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
 fn read_plan(path: &Path) -> Result<String, CliError> {
     let mut text = String::new();
     let read = if path.as_os_str() == "-" {
-        std::io::stdin().lock().read_to_string(&mut text).map(|_| ())
+        std::io::stdin()
+            .lock()
+            .read_to_string(&mut text)
+            .map(|_| ())
     } else {
         std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text).map(|_| ()))
     };
@@ -207,7 +211,11 @@ fn read_plan(path: &Path) -> Result<String, CliError> {
 }
 
 /// The preview table and its summary line.
-fn show(rows: &[PreviewRow], zone: &crate::timeparse::Zone, w: &mut impl Write) -> std::io::Result<()> {
+fn show(
+    rows: &[PreviewRow],
+    zone: &crate::timeparse::Zone,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
     let names: Vec<String> = preview::COLUMNS.iter().map(|s| s.to_string()).collect();
     let mut t = TableWriter::new(
         TableShape::named(&names).keep_whole(&[0, 1, 2, 3, 4, 5]),
@@ -215,7 +223,12 @@ fn show(rows: &[PreviewRow], zone: &crate::timeparse::Zone, w: &mut impl Write) 
     );
     t.rows(rows.iter().map(PreviewRow::cells).collect(), w)?;
     t.finish(w)?;
-    writeln!(w, "{} (times in {})", preview::sentence(rows), zone.describe())
+    writeln!(
+        w,
+        "{} (times in {})",
+        preview::sentence(rows),
+        zone.describe()
+    )
 }
 
 /// Shows the plan on stderr and asks on the terminal (stdin, or /dev/tty when the plan

@@ -126,7 +126,10 @@ fn a_plan_sends_each_row_once_reports_it_and_a_re_run_sends_nothing() {
         body,
         serde_json::json!({"start_time": "2030-06-01T06:00:00Z", "end_time": "2030-06-01T06:30:00Z"})
     );
-    assert_eq!(env.sb.appointment(&ids[0]).unwrap()["status"], "rescheduled");
+    assert_eq!(
+        env.sb.appointment(&ids[0]).unwrap()["status"],
+        "rescheduled"
+    );
     // Every row is in the shared reschedule log.
     let log = run(env.cmd(&["appointments", "log", "--format", "json"])).code(0);
     assert_eq!(log.json().as_array().unwrap().len(), 12);
@@ -172,7 +175,10 @@ fn a_plan_killed_half_way_and_re_run_sends_each_row_exactly_once() {
     // Rows whose answer the kill lost are in doubt: not sent again, and the exit says so.
     let in_doubt = outcome("in_doubt");
     assert_eq!(out.code, if in_doubt > 0 { 8 } else { 0 }, "{}", out.stderr);
-    assert!((1..=4).contains(&in_doubt), "the 4 under way at the kill: {in_doubt}");
+    assert!(
+        (1..=4).contains(&in_doubt),
+        "the 4 under way at the kill: {in_doubt}"
+    );
     assert_eq!(outcome("already_done") + in_doubt, first, "{}", out.stdout);
     assert_eq!(outcome("moved"), 40 - first);
     let posts = posts_per_id(&env);
@@ -232,8 +238,26 @@ fn a_plan_from_stdin_as_json_lines_with_a_default_end() {
         ])
         .write_stdin(text))
     .code(0);
-    assert!(out.stdout.starts_with("line,outcome,id,start,end"), "{}", out.stdout);
-    assert!(out.stdout.contains(&format!("1,moved,{},2030-01-02T09:00:00Z,2030-01-02T09:15:00Z", ids[0])), "{}", out.stdout);
-    assert!(out.stdout.contains(&format!("2,moved,{},2030-01-02T10:00:00Z,2030-01-02T11:00:00Z", ids[1])), "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with("line,outcome,id,start,end"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(&format!(
+            "1,moved,{},2030-01-02T09:00:00Z,2030-01-02T09:15:00Z",
+            ids[0]
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(&format!(
+            "2,moved,{},2030-01-02T10:00:00Z,2030-01-02T11:00:00Z",
+            ids[1]
+        )),
+        "{}",
+        out.stdout
+    );
     assert!(out.stderr.contains("2 rows: 2 moved"), "{}", out.stderr);
 }

@@ -400,10 +400,30 @@ fn tab_completes_ids_from_the_reschedule_log_and_says_when_an_id_is_new() {
     let host = d(&h).config.host.clone();
     h.send(Message::RescheduleLog {
         result: Ok(vec![
-            logged(&host, "apt_000017", "2026-12-07T08:00:00Z", "2026-11-20T10:00:00Z"),
-            logged(&host, "apt_000018", "2026-12-07T09:00:00Z", "2026-11-21T10:00:00Z"),
-            logged("elsewhere:1", "apt_000099", "2026-12-07T09:00:00Z", "2026-11-22T10:00:00Z"),
-            logged(&host, "apt_000017", "2026-12-08T08:00:00Z", "2026-11-23T10:00:00Z"),
+            logged(
+                &host,
+                "apt_000017",
+                "2026-12-07T08:00:00Z",
+                "2026-11-20T10:00:00Z",
+            ),
+            logged(
+                &host,
+                "apt_000018",
+                "2026-12-07T09:00:00Z",
+                "2026-11-21T10:00:00Z",
+            ),
+            logged(
+                "elsewhere:1",
+                "apt_000099",
+                "2026-12-07T09:00:00Z",
+                "2026-11-22T10:00:00Z",
+            ),
+            logged(
+                &host,
+                "apt_000017",
+                "2026-12-08T08:00:00Z",
+                "2026-11-23T10:00:00Z",
+            ),
         ]),
     });
     assert_eq!(d(&h).known_ids(), vec!["apt_000017", "apt_000018"]);
@@ -416,7 +436,10 @@ fn tab_completes_ids_from_the_reschedule_log_and_says_when_an_id_is_new() {
     assert_eq!(d(&h).inputs[0].value(), "apt_000017");
     let note = d(&h).id_note().unwrap();
     // Its last move (Berlin): 2026-12-08 09:00 until 10:30 on the 7th, as logged.
-    assert!(note.starts_with("seen: last moved to 2026-12-08 09:00"), "{note}");
+    assert!(
+        note.starts_with("seen: last moved to 2026-12-08 09:00"),
+        "{note}"
+    );
     assert!(h.render().contains("seen: last moved to"));
     h.key(KeyCode::Tab);
     assert_eq!(d(&h).inputs[0].value(), "apt_000018");

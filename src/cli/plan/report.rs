@@ -246,7 +246,8 @@ fn text(r: &RowResult, start: &str, end: &str) -> String {
 
 fn utc_times(times: &Option<RescheduleTimes>) -> (String, String) {
     let t = |x: Option<chrono::DateTime<chrono::FixedOffset>>| {
-        x.map(|v| crate::reschedule::send_time(&v)).unwrap_or_default()
+        x.map(|v| crate::reschedule::send_time(&v))
+            .unwrap_or_default()
     };
     (t(times.map(|t| t.start)), t(times.and_then(|t| t.end)))
 }

@@ -76,18 +76,17 @@ impl Plan {
         let mut seen: HashMap<String, u64> = HashMap::new();
         for raw in read_rows(text) {
             let row = raw.and_then(|raw| {
-                let row = resolve(&raw, opts, default_end, settings, zone, now)
-                    .map_err(|message| BadRow {
-                        line: raw.line,
-                        message,
+                let row =
+                    resolve(&raw, opts, default_end, settings, zone, now).map_err(|message| {
+                        BadRow {
+                            line: raw.line,
+                            message,
+                        }
                     })?;
                 if let Some(first) = seen.insert(row.id.clone(), row.line) {
                     return Err(BadRow {
                         line: row.line,
-                        message: format!(
-                            "appointment {} is moved by line {first} already",
-                            row.id
-                        ),
+                        message: format!("appointment {} is moved by line {first} already", row.id),
                     });
                 }
                 Ok(row)

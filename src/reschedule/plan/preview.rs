@@ -24,7 +24,15 @@ pub struct PreviewRow {
 }
 
 /// The preview's columns.
-pub const COLUMNS: [&str; 7] = ["line", "id", "old start", "old end", "new start", "new end", "note"];
+pub const COLUMNS: [&str; 7] = [
+    "line",
+    "id",
+    "old start",
+    "old end",
+    "new start",
+    "new end",
+    "note",
+];
 
 impl PreviewRow {
     /// The cells under [`COLUMNS`].
@@ -74,7 +82,9 @@ pub fn preview(
             let (start, end) = times_text(&row.times, zone);
             let skip = decide(journal, row, resend_in_doubt);
             let note = match (&skip, &row.note) {
-                (Some(r), _) if r.outcome == Outcome::AlreadyDone => "done by an earlier run".into(),
+                (Some(r), _) if r.outcome == Outcome::AlreadyDone => {
+                    "done by an earlier run".into()
+                }
                 (Some(r), _) if r.outcome == Outcome::InDoubt => {
                     "in doubt: an earlier run got no answer; not sent".into()
                 }
@@ -84,7 +94,9 @@ pub fn preview(
             PreviewRow {
                 line: row.line,
                 id: row.id.clone(),
-                old: known.get(row.id.as_str()).map(|e| e.times_in(settings, zone)),
+                old: known
+                    .get(row.id.as_str())
+                    .map(|e| e.times_in(settings, zone)),
                 start,
                 end,
                 skip: skip.map(|r| r.outcome),

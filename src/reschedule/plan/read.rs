@@ -92,7 +92,13 @@ fn read_csv(text: &str) -> Vec<Result<RawRow, BadRow>> {
     // Comment lines blanked, not removed (the reader's comments do not count as lines).
     let text: String = text
         .split_inclusive('\n')
-        .map(|l| if l.trim_start().starts_with('#') { "\n" } else { l })
+        .map(|l| {
+            if l.trim_start().starts_with('#') {
+                "\n"
+            } else {
+                l
+            }
+        })
         .collect();
     // Lines from byte offsets: the reader's own line count skips blank lines, and a
     // record's position is where the reader started, before the blank lines it skipped.

@@ -72,10 +72,26 @@ fn every_bad_row_is_named_with_its_line_and_the_good_ones_are_kept() {
     assert_eq!(lines, vec![2, 3, 4, 5, 6, 7], "{:?}", plan.bad);
     assert_eq!(plan.rows.len(), 1);
     assert!(plan.bad[0].message.contains("no id"));
-    assert!(plan.bad[1].message.starts_with("start:"), "{}", plan.bad[1].message);
-    assert!(plan.bad[2].message.contains("45m is 45 minutes"), "{}", plan.bad[2].message);
-    assert!(plan.bad[3].message.contains("line 1"), "{}", plan.bad[3].message);
-    assert!(plan.bad[5].message.contains("after"), "{}", plan.bad[5].message);
+    assert!(
+        plan.bad[1].message.starts_with("start:"),
+        "{}",
+        plan.bad[1].message
+    );
+    assert!(
+        plan.bad[2].message.contains("45m is 45 minutes"),
+        "{}",
+        plan.bad[2].message
+    );
+    assert!(
+        plan.bad[3].message.contains("line 1"),
+        "{}",
+        plan.bad[3].message
+    );
+    assert!(
+        plan.bad[5].message.contains("after"),
+        "{}",
+        plan.bad[5].message
+    );
 }
 
 #[test]
@@ -87,15 +103,22 @@ fn a_shift_is_an_offset_and_an_empty_plan_is_refused() {
     };
     let e = Plan::parse("apt_1,09:00\n", &opts, &settings, &berlin(), now()).unwrap_err();
     assert!(e.contains("signed offset"), "{e}");
-    let e = Plan::parse("# nothing\n\n", &PlanOptions::default(), &settings, &berlin(), now())
-        .unwrap_err();
+    let e = Plan::parse(
+        "# nothing\n\n",
+        &PlanOptions::default(),
+        &settings,
+        &berlin(),
+        now(),
+    )
+    .unwrap_err();
     assert!(e.contains("no rows"), "{e}");
 }
 
 #[test]
 fn a_row_key_is_stable_per_id_and_body_whatever_the_key_order() {
     let a = json!({"start_time": "x", "end_time": "y"});
-    let b: Map<String, Value> = serde_json::from_str(r#"{"end_time":"y","start_time":"x"}"#).unwrap();
+    let b: Map<String, Value> =
+        serde_json::from_str(r#"{"end_time":"y","start_time":"x"}"#).unwrap();
     let a: Map<String, Value> = serde_json::from_value(a).unwrap();
     assert_eq!(row_key("apt_1", &a), row_key("apt_1", &b));
     assert_ne!(row_key("apt_1", &a), row_key("apt_2", &a));
@@ -107,7 +130,10 @@ fn the_journal_settles_done_rows_holds_back_in_doubt_ones_and_refuses_a_claim_ta
     use super::run::{Outcome, decide};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(journal::FILE_NAME);
-    let plan = parse("apt_1,2026-12-07 09:00\napt_2,2026-12-07 10:00\napt_3,2026-12-07 11:00\n", &PlanOptions::default());
+    let plan = parse(
+        "apt_1,2026-12-07 09:00\napt_2,2026-12-07 10:00\napt_3,2026-12-07 11:00\n",
+        &PlanOptions::default(),
+    );
     let (r1, r2, r3) = (&plan.rows[0], &plan.rows[1], &plan.rows[2]);
     {
         let first = Journal::open(&path, "h:1").unwrap();
@@ -117,14 +143,23 @@ fn the_journal_settles_done_rows_holds_back_in_doubt_ones_and_refuses_a_claim_ta
         // killed here: r2 has no answer
     }
     let second = Journal::open(&path, "h:1").unwrap();
-    assert_eq!(decide(&second, r1, false).unwrap().outcome, Outcome::AlreadyDone);
-    assert_eq!(decide(&second, r2, false).unwrap().outcome, Outcome::InDoubt);
+    assert_eq!(
+        decide(&second, r1, false).unwrap().outcome,
+        Outcome::AlreadyDone
+    );
+    assert_eq!(
+        decide(&second, r2, false).unwrap().outcome,
+        Outcome::InDoubt
+    );
     assert!(decide(&second, r2, true).is_none(), "resend when asked");
     assert!(decide(&second, r3, false).is_none());
     // Another run claims r3 after `second` read the journal: `second` may not send it.
     let third = Journal::open(&path, "h:1").unwrap();
     assert_eq!(third.claim(&r3.key, &r3.id).unwrap(), Claim::Go);
-    assert!(matches!(second.claim(&r3.key, &r3.id).unwrap(), Claim::Taken(_)));
+    assert!(matches!(
+        second.claim(&r3.key, &r3.id).unwrap(),
+        Claim::Taken(_)
+    ));
     // The in-doubt row known at the start may be claimed again (--resend-in-doubt).
     assert_eq!(second.claim(&r2.key, &r2.id).unwrap(), Claim::Go);
     // Another service's journal is another matter.

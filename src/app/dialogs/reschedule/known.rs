@@ -66,10 +66,17 @@ impl RescheduleForm {
             common
         } else {
             // Round the candidates: the one after the shown one.
-            let at = matching.iter().position(|id| *id == typed).map_or(0, |i| i + 1);
+            let at = matching
+                .iter()
+                .position(|id| *id == typed)
+                .map_or(0, |i| i + 1);
             matching[at % matching.len()].clone()
         };
-        let index = self.known_ids().iter().position(|id| *id == next).unwrap_or(0);
+        let index = self
+            .known_ids()
+            .iter()
+            .position(|id| *id == next)
+            .unwrap_or(0);
         self.completion = Some(Completion { prefix, index });
         self.inputs[0].set(next);
         self.revalidate();
