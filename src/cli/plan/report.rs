@@ -130,7 +130,7 @@ impl Reporter {
             bar,
             out_broken: false,
             started: Instant::now(),
-            zone: zone.clone(),
+            zone: *zone,
         }
     }
 
