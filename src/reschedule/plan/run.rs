@@ -211,7 +211,15 @@ impl Runner {
             return r;
         }
         let state = match &answer {
-            None => return RowResult::new(&row, Outcome::NotSent, "not sent: the run stopped"),
+            None => {
+                // Claimed, then refused with a 429 (not processed) and stopped before the
+                // retry: nothing was applied, so a re-run may send it.
+                if claimed.load(Ordering::Relaxed) {
+                    let result = RowResult::new(&row, Outcome::NotSent, "");
+                    let _ = self.record(&row, "", RowState::Failed, &result).await;
+                }
+                return RowResult::new(&row, Outcome::NotSent, "not sent: the run stopped");
+            }
             Some(Ok(_)) => RowState::Done,
             // A 2xx whose body could not be read: the service did it.
             Some(Err(e)) if e.status.is_some_and(|s| (200..300).contains(&s)) => RowState::Done,
