@@ -263,6 +263,11 @@ impl Client {
         }
     }
 
+    /// The observer this client reports its requests to, if any (to chain another after it).
+    pub fn observer(&self) -> Option<Observer> {
+        self.observer.clone()
+    }
+
     /// A clone that reports its requests to `observer`.
     pub fn with_observer(&self, observer: Observer) -> Self {
         Client {

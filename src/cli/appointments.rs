@@ -49,8 +49,32 @@ pub struct LogArgs {
 #[command(after_help = reschedule_help())]
 pub struct RescheduleArgs {
     /// The appointment's id, or a link that contains it.
-    #[arg(value_name = "ID|LINK")]
-    pub id: String,
+    #[arg(value_name = "ID|LINK", required_unless_present = "plan")]
+    pub id: Option<String>,
+    /// Move many appointments: a CSV or JSON Lines file (`-`: stdin) of `id,start[,end]` rows
+    /// (see below). Every row is checked before anything is sent.
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["id", "start", "body"])]
+    pub plan: Option<PathBuf>,
+    /// With --plan: move every row's start (and an end given as a time) by this offset:
+    /// `+1d`, `-2h`, `+1w`, `+1h30m` (days keep the clock time across a DST change).
+    #[arg(
+        long,
+        value_name = "OFFSET",
+        allow_hyphen_values = true,
+        requires = "plan"
+    )]
+    pub shift: Option<String>,
+    /// With --plan: requests in flight at once (a rate limit lowers it for a while).
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 8, requires = "plan",
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+    /// With --plan: show the plan (old and new times, what a re-run skips) and send nothing.
+    #[arg(long, requires = "plan")]
+    pub dry_run: bool,
+    /// With --plan: send again the rows an interrupted run sent without getting an answer
+    /// (they may have been moved already).
+    #[arg(long, requires = "plan")]
+    pub resend_in_doubt: bool,
     /// New start, sent under `[reschedule] start_field` (default `start_time`).
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub start: Option<String>,
@@ -58,7 +82,8 @@ pub struct RescheduleArgs {
     /// none), read as the dashboard's End field: a clock time (`10:00`) is on the start's day
     /// (the next day when it is before the start, said on stderr); `30m`, `1h`, `+1h`,
     /// `1h30m` are lengths after the start; else a time (`tomorrow 10:00`). A negative length
-    /// (`-30m`), a number without a unit, or an end not after the start is refused.
+    /// (`-30m`), a number without a unit, or an end not after the start is refused. With
+    /// --plan: the End of rows that have none.
     #[arg(long, value_name = "T|LENGTH", allow_hyphen_values = true)]
     pub end: Option<String>,
     /// A further body key; VALUE is parsed as JSON when it parses, else sent as a string.
@@ -71,7 +96,8 @@ pub struct RescheduleArgs {
     /// with --profile NAME on the command line).
     #[arg(long, short = 'y')]
     pub yes: bool,
-    /// Output format [default: table on a terminal, json otherwise].
+    /// Output format [default: table on a terminal, json otherwise]; with --plan, of the
+    /// report (one row per plan row, then the summary).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
 }
@@ -86,7 +112,8 @@ fn reschedule_help() -> String {
          crmdash appointments reschedule 8412 --body '{{\"starts_at\": \"2026-12-01T09:00:00Z\"}}' --yes\n\n\
          The keys that carry the times are set in the config file (the seed does not name them):\n  \
          [reschedule]\n  start_field = \"start_time\"\n  end_field = \"end_time\"\n  timezone = \"local\"\n\n\
-         Times without an offset are in [reschedule] timezone.\n{}",
+         Times without an offset are in [reschedule] timezone.\n\n{}\n{}",
+        super::plan::PLAN_HELP,
         times::help()
     )
 }
@@ -94,13 +121,14 @@ fn reschedule_help() -> String {
 /// `crmdash appointments reschedule`.
 pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError> {
     ctx.check_write(args.yes)?;
-    let id = reschedule::extract_appointment_id(&args.id).ok_or_else(|| {
+    if let Some(plan) = &args.plan {
+        return super::plan::run(ctx, args, plan).await;
+    }
+    let typed = args.id.as_deref().unwrap_or_default();
+    let id = reschedule::extract_appointment_id(typed).ok_or_else(|| {
         CliError::field(
             "id",
-            format!(
-                "'{}' is neither an appointment id nor a link containing one",
-                args.id
-            ),
+            format!("'{typed}' is neither an appointment id nor a link containing one"),
         )
     })?;
     let body = build(ctx, args)?;

@@ -19,6 +19,7 @@ pub const REJECTED: u8 = 5;
 pub const NETWORK: u8 = 6;
 pub const MIRROR_DAMAGED: u8 = 7;
 pub const REFUSED_BY_PROFILE: u8 = 8;
+pub const IN_DOUBT: u8 = 9;
 
 /// Shown at the end of the top-level `--help` (and in docs/command-line.md).
 pub const EXIT_CODES_HELP: &str = "\
@@ -37,6 +38,8 @@ Exit codes:
      aside and rebuilds it
   8  refused by the profile's safety: a write to a read_only profile, or to a
      protected one without --yes and --profile NAME; nothing was sent
+  9  a reschedule plan left rows in doubt: sent by a run stopped before their answer,
+     not sent again (check them, then --resend-in-doubt)
   128+N  ended by signal N (the dashboard restores the terminal first)";
 
 /// The documented exit codes.
@@ -52,6 +55,8 @@ pub enum Exit {
     MirrorDamaged = 7,
     /// A write refused by the profile's `read_only` or `protected` flag.
     RefusedByProfile = 8,
+    /// A reschedule plan's rows whose outcome is unknown were not sent again.
+    InDoubt = 9,
     /// Ended by SIGINT (128 + 2).
     Interrupted = 130,
     /// Ended by SIGTERM (128 + 15).
@@ -201,6 +206,7 @@ impl CliError {
                 6 => Exit::Unavailable,
                 7 => Exit::MirrorDamaged,
                 8 => Exit::RefusedByProfile,
+                9 => Exit::InDoubt,
                 130 => Exit::Interrupted,
                 143 => Exit::Terminated,
                 _ => Exit::Other,

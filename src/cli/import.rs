@@ -7,7 +7,6 @@
 //! the order answers arrive in.
 
 mod decide;
-mod govern;
 mod layout;
 mod near;
 mod read;
@@ -21,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Args;
 use futures::StreamExt;
 
-use crate::api::{ApiError, ErrorKind, Observer, RequestEvent};
+use crate::api::{ApiError, ErrorKind, Observer};
 use crate::cli::context::Ctx;
 use crate::cli::exit::{CliError, Failure, NETWORK};
 use crate::cli::verbose;
@@ -32,8 +31,8 @@ pub use near::DupesPolicy;
 pub use report::{Counts, Outcome};
 pub use send::ExistingBy;
 
+use crate::api::Governor;
 use decide::{Decider, Planned, check_file};
-use govern::Governor;
 use layout::{parse_delimiter, separator_name};
 use read::Rows;
 use report::{Reporter, RowReport};
@@ -428,15 +427,5 @@ fn announce(layout: &Layout) {
 /// Rate limits seen while the client retries reach the governor at once (not only after the
 /// client gives up); `-v` output goes on as usual.
 fn observer(gov: Arc<Governor>, verbosity: u8) -> Observer {
-    let verbose = verbose::observer(verbosity);
-    Arc::new(move |ev: &RequestEvent| {
-        if let RequestEvent::Retrying { delay, reason, .. } = ev
-            && reason.starts_with("Rate limited")
-        {
-            gov.rate_limited(*delay);
-        }
-        if let Some(v) = &verbose {
-            v(ev);
-        }
-    })
+    crate::api::governor::observer(gov, verbose::observer(verbosity))
 }

@@ -17,6 +17,7 @@ pub mod import;
 pub mod list;
 pub mod man;
 pub mod paging;
+pub mod plan;
 pub mod search;
 pub mod setup;
 pub mod summary;

@@ -4,6 +4,7 @@
 
 mod body;
 pub mod log;
+pub mod plan;
 mod summary;
 
 #[cfg(test)]

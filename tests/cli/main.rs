@@ -12,6 +12,7 @@ mod lists;
 mod man;
 mod misc;
 mod output;
+mod plan;
 mod reliability;
 mod safety;
 mod scripting;

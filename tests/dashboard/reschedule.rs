@@ -379,3 +379,79 @@ fn typing_q_in_the_dialog_does_not_quit() {
     assert!(!h.app.quitting);
     assert_eq!(d(&h).inputs[0].value(), "q");
 }
+
+fn logged(host: &str, id: &str, start: &str, at: &str) -> crmdash::reschedule::RescheduleLogEntry {
+    crmdash::reschedule::RescheduleLogEntry {
+        id: id.into(),
+        profile: "default".into(),
+        host: host.into(),
+        body: json!({"start_time": start, "end_time": "2026-12-07T09:30:00Z"})
+            .as_object()
+            .unwrap()
+            .clone(),
+        updated_at: None,
+        at: at.parse().unwrap(),
+    }
+}
+
+#[test]
+fn tab_completes_ids_from_the_reschedule_log_and_says_when_an_id_is_new() {
+    let mut h = open();
+    let host = d(&h).config.host.clone();
+    h.send(Message::RescheduleLog {
+        result: Ok(vec![
+            logged(
+                &host,
+                "apt_000017",
+                "2026-12-07T08:00:00Z",
+                "2026-11-20T10:00:00Z",
+            ),
+            logged(
+                &host,
+                "apt_000018",
+                "2026-12-07T09:00:00Z",
+                "2026-11-21T10:00:00Z",
+            ),
+            logged(
+                "elsewhere:1",
+                "apt_000099",
+                "2026-12-07T09:00:00Z",
+                "2026-11-22T10:00:00Z",
+            ),
+            logged(
+                &host,
+                "apt_000017",
+                "2026-12-08T08:00:00Z",
+                "2026-11-23T10:00:00Z",
+            ),
+        ]),
+    });
+    assert_eq!(d(&h).known_ids(), vec!["apt_000017", "apt_000018"]);
+    h.type_str("apt");
+    h.key(KeyCode::Tab);
+    // The common part first, then each known id in turn (most recently moved first).
+    assert_eq!(d(&h).inputs[0].value(), "apt_00001");
+    assert_eq!(d(&h).focus, 0);
+    h.key(KeyCode::Tab);
+    assert_eq!(d(&h).inputs[0].value(), "apt_000017");
+    let note = d(&h).id_note().unwrap();
+    // Its last move (Berlin): 2026-12-08 09:00 until 10:30 on the 7th, as logged.
+    assert!(
+        note.starts_with("seen: last moved to 2026-12-08 09:00"),
+        "{note}"
+    );
+    assert!(h.render().contains("seen: last moved to"));
+    h.key(KeyCode::Tab);
+    assert_eq!(d(&h).inputs[0].value(), "apt_000018");
+    h.key(KeyCode::Tab);
+    assert_eq!(d(&h).inputs[0].value(), "apt_000017");
+    // An id the log does not know: Tab moves on, and the dialog says it is new.
+    h.ctrl('u');
+    h.type_str("apt_000099");
+    assert_eq!(
+        d(&h).id_note().as_deref(),
+        Some("new: crmdash has not moved apt_000099 before")
+    );
+    h.key(KeyCode::Tab);
+    assert_eq!(d(&h).focus, 1);
+}

@@ -7,14 +7,14 @@
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use futures::StreamExt;
 
 use super::decide::{Planned, SameAs, email_id};
-use super::govern::Governor;
 use super::report::{Outcome, RowReport};
+use crate::api::Governor;
 use crate::api::retry::key_in_flight;
 use crate::api::{ApiError, Client, ContactQuery, ContactSort, ErrorKind, Paging, SortDirection};
 use crate::cli::contacts::find_by_email;
@@ -26,8 +26,6 @@ const IN_FLIGHT_RETRIES: u32 = 8;
 /// First wait before such a retry; doubles, up to [`IN_FLIGHT_MAX_WAIT`].
 const IN_FLIGHT_FIRST_WAIT: Duration = Duration::from_millis(100);
 const IN_FLIGHT_MAX_WAIT: Duration = Duration::from_secs(3);
-/// The wait after a 429 without `Retry-After`.
-const DEFAULT_RATE_WAIT: Duration = Duration::from_secs(1);
 /// Contacts per page of the scan (the seed's maximum).
 const SCAN_PER_PAGE: u32 = 100;
 
@@ -118,25 +116,12 @@ impl Sender {
         Fut: Future<Output = Result<T, ApiError>>,
     {
         let mut in_flight_retries = 0u32;
+        let max_wait = self.client.options().max_retry_after;
         loop {
-            let permit = self.gov.acquire().await;
-            if self.stop.load(Ordering::Relaxed) {
+            let Some(result) = self.gov.call(&self.stop, max_wait, &op).await else {
                 return Err(ApiError::new(ErrorKind::Other, super::STOPPED));
-            }
-            let result = op().await;
-            drop(permit);
+            };
             match result {
-                Ok(v) => {
-                    self.gov.succeeded();
-                    return Ok(v);
-                }
-                Err(e) if e.kind == ErrorKind::RateLimited => {
-                    let wait = e
-                        .retry_after
-                        .unwrap_or(DEFAULT_RATE_WAIT)
-                        .min(self.client.options().max_retry_after);
-                    self.gov.rate_limited(wait);
-                }
                 Err(e) if key_in_flight(&e) && in_flight_retries < IN_FLIGHT_RETRIES => {
                     let wait = IN_FLIGHT_FIRST_WAIT
                         .saturating_mul(1 << in_flight_retries)
@@ -144,7 +129,7 @@ impl Sender {
                     in_flight_retries += 1;
                     tokio::time::sleep(wait.mul_f64(rand::random_range(0.5..1.0))).await;
                 }
-                Err(e) => return Err(e),
+                other => return other,
             }
         }
     }

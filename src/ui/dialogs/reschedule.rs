@@ -82,6 +82,11 @@ fn field_rows<'a>(form: &'a RescheduleForm, width: u16, theme: &Theme) -> Vec<Ro
         });
         if let Some(e) = form.error_for(*field) {
             rows.extend(Row::error(e, width, theme));
+        } else if *field == Field::Id
+            && editing
+            && let Some(note) = form.id_note()
+        {
+            rows.extend(Row::wrapped(&note, width, theme.dim));
         }
     }
     if let Ok((_, summary)) = form.live() {

@@ -265,6 +265,14 @@ impl Dialog for RescheduleForm {
                     Outcome::Close
                 }
             }
+            // Tab in the id field completes a known id first.
+            Some(Action::NextField)
+                if self.focus == 0
+                    && key.code == crossterm::event::KeyCode::Tab
+                    && self.complete_id() =>
+            {
+                Outcome::Handled
+            }
             // `confirm` in a form accepts the field and moves on.
             Some(Action::NextField | Action::Confirm) => {
                 self.move_focus(true);

@@ -3,7 +3,10 @@
 //! previewed before `Enter` sends it; the local log of reschedules shown below.
 
 mod keys;
+mod known;
 mod results;
+
+pub use known::Completion;
 
 use crate::app::dialogs::Overlay;
 use crate::app::effects::Effect;
@@ -81,6 +84,8 @@ pub struct RescheduleForm {
     pub log_pending: bool,
     /// The time the dialog last saw (for the summary's "in the past").
     pub now: DateTime<Utc>,
+    /// The last Tab completion of the id (to go round the candidates).
+    pub completion: Option<Completion>,
 }
 
 /// The summary, or why there is none yet.
@@ -105,6 +110,7 @@ impl RescheduleForm {
             log_error: None,
             log_pending: false,
             now,
+            completion: None,
         }
     }
 

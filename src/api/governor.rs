@@ -1,9 +1,16 @@
-//! How many requests an import has in flight. Every request takes a permit. A rate limit (429)
-//! halves the limit and pauses every new request for the time the service asked; each run of
-//! successes as long as the limit raises it by one again, up to `--jobs`.
+//! How many requests a batch (an import, a reschedule plan) has in flight. Every request takes
+//! a permit. A rate limit (429) halves the limit and pauses every new request for the time the
+//! service asked; each run of successes as long as the limit raises it by one again, up to
+//! `--jobs`. [`Governor::call`] is the loop both batches send through.
 
+use std::future::Future;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use std::sync::Arc;
+
+use super::{ApiError, ErrorKind, Observer, RequestEvent};
 
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -17,7 +24,10 @@ struct State {
     rate_limited: u64,
 }
 
-/// The import's request gate.
+/// The wait after a 429 without `Retry-After`.
+const DEFAULT_RATE_WAIT: Duration = Duration::from_secs(1);
+
+/// A batch's request gate.
 #[derive(Debug)]
 pub struct Governor {
     max: usize,
@@ -110,6 +120,42 @@ impl Governor {
         }
     }
 
+    /// One operation under a permit. A rate limit pauses the whole batch and tries again (as
+    /// often as it takes: the service said "later", not "no"; a 429 says the request was not
+    /// processed, so this is safe for a write without an Idempotency-Key too). `None` when
+    /// `stop` was set before the request went out: it was not sent. `max_wait` caps a
+    /// `Retry-After`.
+    pub async fn call<T, F, Fut>(
+        &self,
+        stop: &AtomicBool,
+        max_wait: Duration,
+        op: F,
+    ) -> Option<Result<T, ApiError>>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, ApiError>>,
+    {
+        loop {
+            let permit = self.acquire().await;
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let result = op().await;
+            drop(permit);
+            match result {
+                Ok(v) => {
+                    self.succeeded();
+                    return Some(Ok(v));
+                }
+                Err(e) if e.kind == ErrorKind::RateLimited => {
+                    let wait = e.retry_after.unwrap_or(DEFAULT_RATE_WAIT).min(max_wait);
+                    self.rate_limited(wait);
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+
     /// The current limit, and whether new requests are paused.
     pub fn status(&self) -> (usize, bool) {
         let s = self.lock();
@@ -120,6 +166,21 @@ impl Governor {
     pub fn times_rate_limited(&self) -> u64 {
         self.lock().rate_limited
     }
+}
+
+/// A client observer that tells `gov` of the rate limits the client meets while it retries
+/// (not only after it gives up), then passes each event on to `then` (`-v` output).
+pub fn observer(gov: Arc<Governor>, then: Option<Observer>) -> Observer {
+    Arc::new(move |ev: &RequestEvent| {
+        if let RequestEvent::Retrying { delay, reason, .. } = ev
+            && reason.starts_with("Rate limited")
+        {
+            gov.rate_limited(*delay);
+        }
+        if let Some(v) = &then {
+            v(ev);
+        }
+    })
 }
 
 #[cfg(test)]
