@@ -170,6 +170,7 @@ impl App {
                 return fx;
             }
             Action::Search => return self.open_search(),
+            Action::RequestLog => return self.open_request_log(),
             Action::Related => {
                 let kind = self.active;
                 if let Some(r) = self.tab().selected_record() {

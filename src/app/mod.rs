@@ -231,6 +231,8 @@ pub struct App {
     parked: HashMap<String, profiles::Parked>,
     /// The local mirror and the connection (offline mode, background sync).
     pub mirror: mirror::MirrorState,
+    /// This session's requests (`W`).
+    pub requests: dialogs::requests::RequestLog,
 }
 
 impl App {
@@ -292,6 +294,7 @@ impl App {
             },
             parked: HashMap::new(),
             mirror: mirror::MirrorState::default(),
+            requests: Default::default(),
         }
     }
 
@@ -444,6 +447,7 @@ impl App {
             Message::Collected { id, event } => self.on_collected(id, event),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
+            Message::RequestLogged(r) => self.request_logged(*r),
             Message::Notice { text, error } => {
                 if error {
                     self.show_error(text);

@@ -48,7 +48,7 @@ pub struct LogArgs {
 #[command(after_help = reschedule_help())]
 pub struct RescheduleArgs {
     /// The appointment's id, or a link that contains it.
-    #[arg(value_name = "ID|LINK")]
+    #[arg(value_name = "ID|LINK", add = crate::cli::complete_names::appointments())]
     pub id: String,
     /// New start, sent under `[reschedule] start_field` (default `start_time`).
     #[arg(long, value_name = "T", allow_hyphen_values = true)]

@@ -31,6 +31,7 @@ pub mod notice;
 pub mod palette;
 pub mod profiles_picker;
 pub mod related;
+pub mod requests;
 pub mod reschedule;
 pub mod search;
 pub mod views_picker;
@@ -175,6 +176,8 @@ pub enum DialogResult {
     Related(crate::app::mirror::RecordRef),
     /// The detail pane steps to the next (`1`) or previous (`-1`) row's record.
     StepRecord(isize),
+    /// Copy this request of the request log as a curl command line.
+    CopyRequest(usize),
 }
 
 /// A contact a dialog points at.
@@ -284,6 +287,7 @@ pub enum Overlay {
     Notice(Notice),
     Search(Box<search::SearchDialog>),
     Related(related::RelatedView),
+    Requests(requests::RequestLogView),
 }
 
 impl Overlay {
@@ -304,6 +308,7 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_mut(),
             Overlay::Related(d) => d,
+            Overlay::Requests(d) => d,
         }
     }
 
@@ -324,6 +329,7 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_ref(),
             Overlay::Related(d) => d,
+            Overlay::Requests(d) => d,
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod notice;
 pub mod palette;
 pub mod profiles_picker;
 pub mod related;
+pub mod requests;
 pub mod reschedule;
 pub mod search;
 pub mod views_picker;
@@ -42,6 +43,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Notice(n) => notice::draw(f, area, n, keys, theme),
         Overlay::Search(s) => search::draw(f, area, s, spinner(app), keys, theme),
         Overlay::Related(r) => related::draw(f, area, r, spinner(app), keys, theme),
+        Overlay::Requests(r) => requests::draw(f, area, r, app, theme),
     }
 }
 

@@ -40,6 +40,8 @@ pub enum Command {
     Columns(Option<Vec<&'static str>>),
     Sync,
     Help,
+    /// `:requests`: the request log.
+    Requests,
     Quit,
 }
 
@@ -68,6 +70,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("profile", "[NAME]: switch profile (without NAME: pick one)"),
     ("help", "keys and commands"),
     ("sync", "refresh the local mirror"),
+    ("requests", "this session's requests (show, copy as curl)"),
     ("q", "quit"),
 ];
 
@@ -220,6 +223,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             views::check_columns(active, &list).map(|c| Command::Columns(Some(c)))
         }
         "sync" => none().map(|()| Command::Sync),
+        "requests" | "log" => none().map(|()| Command::Requests),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

@@ -124,6 +124,7 @@ impl App {
             }
             Command::Sync => self.sync_now(),
             Command::Help => self.on_action(Action::Help),
+            Command::Requests => self.open_request_log(),
             Command::Quit => self.request_quit(),
         }
     }
