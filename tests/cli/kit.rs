@@ -15,7 +15,10 @@ fn api_get_prints_the_answer_and_fields_go_to_the_query() {
     let query = sent[0].query.clone().unwrap_or_default();
     assert!(query.contains("per_page=2"), "{query}");
     // The same bytes as the server's own answer.
-    assert_eq!(out.stdout.trim_end(), env.raw_get("contacts?per_page=2&page=2"));
+    assert_eq!(
+        out.stdout.trim_end(),
+        env.raw_get("contacts?per_page=2&page=2")
+    );
 }
 
 #[test]
@@ -45,8 +48,9 @@ fn api_post_sends_the_fields_as_one_json_body_a_hostile_value_as_one_string() {
 #[test]
 fn api_paginate_follows_every_page_into_one_array_or_lines() {
     let env = Env::new();
-    let total = run(env.cmd(&["api", "GET", "deals", "-f", "per_page=1"])).code(0).json()["meta"]
-        ["total"]
+    let total = run(env.cmd(&["api", "GET", "deals", "-f", "per_page=1"]))
+        .code(0)
+        .json()["meta"]["total"]
         .as_u64()
         .unwrap();
     let all = run(env.cmd(&["api", "GET", "deals", "--paginate", "-f", "per_page=100"])).code(0);
@@ -82,9 +86,15 @@ fn api_errors_print_the_body_and_exit_as_documented_and_other_hosts_are_refused(
     out.error_line();
     let before = env.sb.requests().len();
     for (args, code) in [
-        (vec!["api", "GET", "https://elsewhere.example/public/v1/contacts"], 5),
+        (
+            vec!["api", "GET", "https://elsewhere.example/public/v1/contacts"],
+            5,
+        ),
         (vec!["api", "GET", "//elsewhere.example/contacts"], 5),
-        (vec!["api", "GET", "contacts", "-H", "Authorization: Bearer x"], 2),
+        (
+            vec!["api", "GET", "contacts", "-H", "Authorization: Bearer x"],
+            2,
+        ),
         (vec!["api", "POST", "contacts", "--paginate"], 2),
         (vec!["api", "GET", "contacts", "--jq", ".[] |"], 2),
     ] {
@@ -100,7 +110,11 @@ fn lists_and_search_take_jq_and_template_on_the_records_as_sent() {
     let json = run(env.cmd(&["contacts", "list", "--per-page", "5", "--format", "json"])).code(0);
     let ids: Vec<String> = json.json()["data"]
         .as_array()
-        .map(|a| a.iter().map(|r| r["id"].as_str().unwrap().to_string()).collect())
+        .map(|a| {
+            a.iter()
+                .map(|r| r["id"].as_str().unwrap().to_string())
+                .collect()
+        })
         .unwrap_or_else(|| {
             json.json()
                 .as_array()
@@ -128,7 +142,13 @@ fn lists_and_search_take_jq_and_template_on_the_records_as_sent() {
     let sent = raw
         .split("\"value\":")
         .nth(1)
-        .map(|rest| rest.split([',', '}']).next().unwrap().trim().trim_matches('"'))
+        .map(|rest| {
+            rest.split([',', '}'])
+                .next()
+                .unwrap()
+                .trim()
+                .trim_matches('"')
+        })
         .unwrap();
     assert!(first["data"][0].get("value").is_some());
     assert_eq!(value.stdout.trim(), sent);
@@ -153,7 +173,10 @@ fn version_says_the_commit_and_its_date() {
         commit == "unknown commit" || commit.chars().all(|c| c.is_ascii_hexdigit()),
         "{commit}"
     );
-    assert!(chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok(), "{date}");
+    assert!(
+        chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok(),
+        "{date}"
+    );
 }
 
 #[test]
@@ -187,7 +210,9 @@ fn doctor_checks_config_service_and_mirror_and_fails_on_a_refused_token() {
     refused.arg("doctor").env("CRMDASH_TOKEN", "not-the-token");
     let out = run(refused).code(1);
     assert!(
-        out.stdout.lines().any(|l| l.starts_with("FAIL") && l.contains("refuses the token")),
+        out.stdout
+            .lines()
+            .any(|l| l.starts_with("FAIL") && l.contains("refuses the token")),
         "{}",
         out.stdout
     );
@@ -204,7 +229,8 @@ fn doctor_checks_config_service_and_mirror_and_fails_on_a_refused_token() {
 /// `COMPLETE=fish crmdash -- WORDS...`: the candidates, one `value<TAB>help` a line.
 fn complete(env: &Env, words: &[&str]) -> Vec<(String, String)> {
     let mut c = env.bare();
-    c.env("COMPLETE", "fish").env("CRMDASH_TOKEN", env.sb.token());
+    c.env("COMPLETE", "fish")
+        .env("CRMDASH_TOKEN", env.sb.token());
     c.arg("--").args(words);
     let out = run(c).code(0);
     out.stdout
@@ -239,7 +265,12 @@ fn completion_offers_ids_with_names_profiles_and_views_offline() {
     let synced = env.sb.requests().len();
     let by_name = complete(
         &env,
-        &["crmdash", "api", "GET", &format!("contacts/{}", name.to_lowercase())],
+        &[
+            "crmdash",
+            "api",
+            "GET",
+            &format!("contacts/{}", name.to_lowercase()),
+        ],
     );
     assert!(
         by_name
@@ -250,8 +281,17 @@ fn completion_offers_ids_with_names_profiles_and_views_offline() {
     let by_id = complete(&env, &["crmdash", "api", "GET", &format!("contacts/{id}")]);
     assert_eq!(by_id[0].0, format!("contacts/{id}"), "{by_id:?}");
     let deals = complete(&env, &["crmdash", "api", "GET", "deals/"]);
-    assert!(!deals.is_empty() && deals.iter().all(|(v, h)| v.starts_with("deals/") && !h.is_empty()));
+    assert!(
+        !deals.is_empty()
+            && deals
+                .iter()
+                .all(|(v, h)| v.starts_with("deals/") && !h.is_empty())
+    );
     let paths = complete(&env, &["crmdash", "api", "GET", "de"]);
     assert!(paths.iter().any(|(v, _)| v == "deals/"), "{paths:?}");
-    assert_eq!(env.sb.requests().len(), synced, "completion never asks the service");
+    assert_eq!(
+        env.sb.requests().len(),
+        synced,
+        "completion never asks the service"
+    );
 }

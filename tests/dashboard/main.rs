@@ -24,6 +24,7 @@ mod pipeline;
 mod polish;
 mod profiles;
 mod reliability;
+mod request_log;
 mod reschedule;
 mod review_fixes;
 mod sandbox;
