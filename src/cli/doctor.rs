@@ -81,11 +81,7 @@ pub async fn run(g: &Globals) -> Result<(), CliError> {
 }
 
 async fn checks(g: &Globals) -> Vec<Check> {
-    let mut out = vec![check(
-        Verdict::Info,
-        "version",
-        format!("crmdash {}", crate::cli::VERSION),
-    )];
+    let mut out = vec![check(Verdict::Info, "version", crate::cli::VERSION)];
     let (settings, config_check) = config_check();
     out.push(config_check);
     let resolved = config::resolve(
