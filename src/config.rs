@@ -68,6 +68,8 @@ pub struct Settings {
     /// `[dupes]`: when two contacts count as the same person (`crmdash contacts dupes`,
     /// the import's near-duplicate check).
     pub dupes: crate::insights::dupes::DupesSettings,
+    /// `[actions.NAME]`: programs run on records (`crate::user_actions`).
+    pub actions: BTreeMap<String, crate::user_actions::ActionConfig>,
     /// What loading the file found wrong (bad values, unknown keys), one line each: the CLI
     /// prints them, the dashboard shows them all (`?`). Not part of the file.
     #[serde(skip)]

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-/// Bytes of an answer's body kept per request (500 requests stay a few MB).
-pub const BODY_KEPT: usize = 16 * 1024;
+/// Bytes of an answer's body kept per request (500 requests stay within 4 MB).
+pub const BODY_KEPT: usize = 8 * 1024;
 
 /// The masked value shown for `Authorization`.
 pub const MASKED_AUTH: &str = "Bearer ****";

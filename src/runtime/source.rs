@@ -72,15 +72,7 @@ impl ClientSource {
         let client = match on_event {
             Some(tx) => client.with_observer(Arc::new(move |ev: &RequestEvent| {
                 tracing::debug!(event = ?ev, "request");
-                if let RequestEvent::Exchanged(x) = ev {
-                    let origin = ORIGIN.try_with(|o| *o).unwrap_or("dashboard");
-                    let _ = tx.send(crate::app::Message::RequestLogged(Box::new(
-                        crate::app::dialogs::requests::LoggedRequest {
-                            exchange: x.clone(),
-                            origin,
-                        },
-                    )));
-                }
+                log_exchange(&tx, ev, "dashboard");
                 if let RequestEvent::Retrying {
                     attempt,
                     max_attempts,
@@ -98,6 +90,24 @@ impl ClientSource {
             None => client,
         };
         ClientSource { client, format }
+    }
+}
+
+/// Puts an ended request in the dashboard's request log, as asked by the task's [`ORIGIN`]
+/// (else `origin`).
+pub fn log_exchange(
+    tx: &UnboundedSender<crate::app::Message>,
+    ev: &RequestEvent,
+    origin: &'static str,
+) {
+    if let RequestEvent::Exchanged(x) = ev {
+        let origin = ORIGIN.try_with(|o| *o).unwrap_or(origin);
+        let _ = tx.send(crate::app::Message::RequestLogged(Box::new(
+            crate::app::dialogs::requests::LoggedRequest {
+                exchange: x.clone(),
+                origin,
+            },
+        )));
     }
 }
 
