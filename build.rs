@@ -67,15 +67,15 @@ fn build_info() {
     let (commit, date) = match from_git {
         Some((commit, date)) => {
             // A new commit or checkout changes HEAD or the branch it names.
-            for path in ["HEAD", "packed-refs"] {
-                if let Some(p) = git(&["rev-parse", "--git-path", path]) {
+            // (Only files that exist: cargo reruns the script for a missing one every build.)
+            let mut watch = vec!["HEAD".to_string(), "packed-refs".to_string()];
+            watch.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+            for path in watch {
+                if let Some(p) = git(&["rev-parse", "--git-path", &path])
+                    && std::path::Path::new(&p).exists()
+                {
                     println!("cargo:rerun-if-changed={p}");
                 }
-            }
-            if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"])
-                && let Some(p) = git(&["rev-parse", "--git-path", &branch])
-            {
-                println!("cargo:rerun-if-changed={p}");
             }
             (commit, date)
         }

@@ -125,9 +125,8 @@ pub fn from_settings(
                             "actions.{name}: key = \"{spec}\" refused: {spec} is already {} on the main screen; :run {name} runs it",
                             builtin.name()
                         ));
-                    } else if let Some(other) = out
-                        .iter()
-                        .find(|a| a.key.is_some_and(|o| same(&o, &spec)))
+                    } else if let Some(other) =
+                        out.iter().find(|a| a.key.is_some_and(|o| same(&o, &spec)))
                     {
                         warnings.push(format!(
                             "actions.{name}: key = \"{spec}\" refused: {spec} is already actions.{} on the main screen; :run {name} runs it",
@@ -192,7 +191,9 @@ fn pieces(arg: &str) -> Result<Vec<Piece>, String> {
                     match chars.next() {
                         Some('}') => break,
                         Some(c) => name.push(c),
-                        None => return Err(format!("'{arg}': {{ without }} (a literal brace is {{{{)")),
+                        None => {
+                            return Err(format!("'{arg}': {{ without }} (a literal brace is {{{{)"));
+                        }
                     }
                 }
                 let name = name.trim().to_string();

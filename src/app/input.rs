@@ -69,6 +69,9 @@ impl App {
         if self.tab().filter_open {
             return self.on_filter_key(key);
         }
+        if let Some(fx) = self.user_action_key(&key) {
+            return fx;
+        }
         match self.keymap.action(&key) {
             Some(a) => match self
                 .on_pipeline_action(a)

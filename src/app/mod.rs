@@ -18,6 +18,7 @@ pub mod resources;
 pub mod table;
 pub mod timeline;
 mod timing;
+mod user_actions;
 pub mod views;
 mod web;
 pub mod widgets;
@@ -233,6 +234,8 @@ pub struct App {
     pub mirror: mirror::MirrorState,
     /// This session's requests (`W`).
     pub requests: dialogs::requests::RequestLog,
+    /// `[actions.NAME]` of the config file.
+    pub user_actions: Vec<crate::user_actions::UserAction>,
 }
 
 impl App {
@@ -295,6 +298,7 @@ impl App {
             parked: HashMap::new(),
             mirror: mirror::MirrorState::default(),
             requests: Default::default(),
+            user_actions: Vec::new(),
         }
     }
 

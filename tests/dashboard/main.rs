@@ -37,3 +37,4 @@ mod trust;
 mod tryout;
 mod tryout_mirror;
 mod update;
+mod user_actions;

@@ -21,6 +21,7 @@
 
 pub mod columns_picker;
 pub mod confirm;
+pub mod confirm_action;
 pub mod contact_form;
 pub mod detail;
 pub mod export;
@@ -178,6 +179,8 @@ pub enum DialogResult {
     StepRecord(isize),
     /// Copy this request of the request log as a curl command line.
     CopyRequest(usize),
+    /// Run this (a confirmed user action).
+    Run(Box<Effect>),
 }
 
 /// A contact a dialog points at.
@@ -288,6 +291,7 @@ pub enum Overlay {
     Search(Box<search::SearchDialog>),
     Related(related::RelatedView),
     Requests(requests::RequestLogView),
+    ConfirmAction(confirm_action::ConfirmAction),
 }
 
 impl Overlay {
@@ -309,6 +313,7 @@ impl Overlay {
             Overlay::Search(d) => d.as_mut(),
             Overlay::Related(d) => d,
             Overlay::Requests(d) => d,
+            Overlay::ConfirmAction(d) => d,
         }
     }
 
@@ -330,6 +335,7 @@ impl Overlay {
             Overlay::Search(d) => d.as_ref(),
             Overlay::Related(d) => d,
             Overlay::Requests(d) => d,
+            Overlay::ConfirmAction(d) => d,
         }
     }
 }

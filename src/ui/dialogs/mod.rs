@@ -3,6 +3,7 @@
 
 pub mod columns_picker;
 pub mod confirm;
+pub mod confirm_action;
 pub mod contact_form;
 pub mod detail;
 pub mod export;
@@ -44,6 +45,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Search(s) => search::draw(f, area, s, spinner(app), keys, theme),
         Overlay::Related(r) => related::draw(f, area, r, spinner(app), keys, theme),
         Overlay::Requests(r) => requests::draw(f, area, r, app, theme),
+        Overlay::ConfirmAction(c) => confirm_action::draw(f, area, c, keys, theme),
     }
 }
 

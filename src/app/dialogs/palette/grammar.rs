@@ -42,6 +42,8 @@ pub enum Command {
     Help,
     /// `:requests`: the request log.
     Requests,
+    /// `:run NAME`: a user action (`[actions.NAME]`).
+    Run(String),
     Quit,
 }
 
@@ -71,6 +73,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("help", "keys and commands"),
     ("sync", "refresh the local mirror"),
     ("requests", "this session's requests (show, copy as curl)"),
+    (
+        "run",
+        "NAME: run your action [actions.NAME] on the selected record",
+    ),
     ("q", "quit"),
 ];
 
@@ -224,6 +230,8 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
         }
         "sync" => none().map(|()| Command::Sync),
         "requests" | "log" => none().map(|()| Command::Requests),
+        "run" => one("an action's name ([actions.NAME] in the config file)")
+            .map(|n| Command::Run(n.clone())),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

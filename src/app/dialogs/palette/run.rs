@@ -125,6 +125,7 @@ impl App {
             Command::Sync => self.sync_now(),
             Command::Help => self.on_action(Action::Help),
             Command::Requests => self.open_request_log(),
+            Command::Run(name) => self.run_user_action(&name),
             Command::Quit => self.request_quit(),
         }
     }
