@@ -192,7 +192,9 @@ fn pieces(arg: &str) -> Result<Vec<Piece>, String> {
                         Some('}') => break,
                         Some(c) => name.push(c),
                         None => {
-                            return Err(format!("'{arg}': {{ without }} (a literal brace is {{{{)"));
+                            return Err(format!(
+                                "'{arg}': {{ without }} (a literal brace is {{{{)"
+                            ));
                         }
                     }
                 }
