@@ -70,6 +70,8 @@ pub struct Settings {
     pub dupes: crate::insights::dupes::DupesSettings,
     /// `[safety]`: the dashboard's undo window (see `crate::safety`).
     pub safety: SafetySettings,
+    /// `[actions.NAME]`: programs run on records (`crate::user_actions`).
+    pub actions: BTreeMap<String, crate::user_actions::ActionConfig>,
     /// What loading the file found wrong (bad values, unknown keys), one line each: the CLI
     /// prints them, the dashboard shows them all (`?`). Not part of the file.
     #[serde(skip)]

@@ -24,5 +24,6 @@ pub mod sandbox;
 pub mod terminal;
 pub mod timeparse;
 pub mod ui;
+pub mod user_actions;
 pub mod validate;
 pub mod view_query;

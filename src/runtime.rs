@@ -16,6 +16,7 @@ mod reschedule_log;
 mod source;
 mod state_file;
 mod token_lookup;
+mod user_action;
 pub mod workspace;
 
 use std::path::PathBuf;
@@ -80,6 +81,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
     });
     let (keymap, key_warnings) = KeyMap::from_settings(&opts.settings.keys);
     warnings.extend(key_warnings);
+    warnings.extend(crate::user_actions::from_settings(&opts.settings.actions, &keymap).1);
     let ui = &opts.settings.ui;
     let no_color = std::env::var("NO_COLOR").ok();
     let profile = if opts.demo {
@@ -196,6 +198,7 @@ pub fn build_engine_with(
     crate::app::persist::settle_page_sizes(&mut app.tabs, &remembered, config_per_page);
     app.set_forms_config(forms);
     app.set_safety(safety_config(opts));
+    app.set_user_actions(crate::user_actions::from_settings(&opts.settings.actions, &app.keymap).0);
     let views_path = crate::config::views::views_path();
     app.set_workspace(workspace_of(opts, views_path.as_deref()));
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -416,6 +419,18 @@ fn act(
                 // `clear` empties the terminal and ratatui's previous buffer, so the next
                 // draw writes every cell.
                 term.clear()?;
+                engine.app.dirty = true;
+            }
+            TermAction::RunProgram { name, argvs } => {
+                let said = terminal::hand_over(term, mouse, || {
+                    crate::runtime::user_action::run_in_terminal(&name, &argvs)
+                })?;
+                let (w, h) = crossterm::terminal::size().unwrap_or(engine.app.size);
+                engine.handle(Message::Resize(w, h));
+                engine.handle(Message::Notice {
+                    text: said.0,
+                    error: said.1,
+                });
                 engine.app.dirty = true;
             }
             TermAction::Suspend => {

@@ -125,6 +125,16 @@ pub fn suspend(term: &mut Term, mouse: bool) -> io::Result<()> {
     clear(term)
 }
 
+/// Leaves the alternate screen and raw mode, runs `f` (a program that wants the terminal),
+/// and takes the terminal back, clearing it for a full redraw.
+pub fn hand_over<T>(term: &mut Term, mouse: bool, f: impl FnOnce() -> T) -> io::Result<T> {
+    restore()?;
+    let out = f();
+    set_modes(mouse)?;
+    clear(term)?;
+    Ok(out)
+}
+
 /// The OSC 52 sequence that puts `text` on the clipboard of the terminal (works over SSH).
 pub fn osc52(text: &str) -> String {
     let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());

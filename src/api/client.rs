@@ -82,6 +82,8 @@ pub enum RequestEvent {
         delay: Duration,
         reason: String,
     },
+    /// An attempt ended (answered or not), with everything the request log shows.
+    Exchanged(Arc<super::exchange::Exchange>),
 }
 
 pub type Observer = Arc<dyn Fn(&RequestEvent) + Send + Sync>;
@@ -333,6 +335,7 @@ impl Client {
                 body: None,
                 key: None,
                 policy: RetryPolicy::Read,
+                headers: HeaderMap::new(),
             })
             .await?;
         let status = resp.status;
@@ -371,6 +374,7 @@ impl Client {
                 body: Some(body),
                 key: Some(key),
                 policy: RetryPolicy::IdempotentWrite,
+                headers: HeaderMap::new(),
             })
             .await?;
         let (record, undecoded) = match decode_single::<Contact>(&resp.body) {
@@ -420,6 +424,7 @@ impl Client {
                 body: Some(body),
                 key: None,
                 policy: RetryPolicy::Unsafe,
+                headers: HeaderMap::new(),
             })
             .await?;
         match decode_single::<AppointmentRef>(&resp.body) {
@@ -434,6 +439,11 @@ impl Client {
 
     pub(super) fn http(&self) -> &reqwest::Client {
         &self.inner.http
+    }
+
+    /// Whether anyone hears this client's events (the request log is built only then).
+    pub(super) fn observed(&self) -> bool {
+        self.observer.is_some()
     }
 
     pub(super) fn emit(&self, ev: RequestEvent) {

@@ -55,6 +55,8 @@ pub struct ApiError {
     pub outcome_unknown: bool,
     /// How many attempts were made (1 = no retry).
     pub attempts: u32,
+    /// The response as received, when one arrived (`crmdash api` prints it).
+    pub answer: Option<std::sync::Arc<super::raw::Answer>>,
 }
 
 impl ApiError {
@@ -68,6 +70,7 @@ impl ApiError {
             location: None,
             outcome_unknown: false,
             attempts: 0,
+            answer: None,
         }
     }
 

@@ -4,9 +4,11 @@
 pub mod client;
 pub mod error;
 pub mod governor;
+pub mod exchange;
 pub mod models;
 pub mod priority;
 pub mod query;
+pub mod raw;
 pub mod retry;
 mod transport;
 

@@ -18,6 +18,7 @@ pub(super) struct RawResponse {
     pub body: Vec<u8>,
     /// `Idempotent-Replayed: true`.
     pub replayed: bool,
+    pub headers: header::HeaderMap,
 }
 
 /// One request as sent on every attempt: the same bytes and the same key each time.
@@ -27,6 +28,8 @@ pub(super) struct Outgoing<'a> {
     pub body: Option<Vec<u8>>,
     pub key: Option<&'a IdempotencyKey>,
     pub policy: RetryPolicy,
+    /// Headers given by the caller (`crmdash api -H`): they replace crmdash's own.
+    pub headers: header::HeaderMap,
 }
 
 impl Client {
@@ -127,12 +130,31 @@ impl Client {
         if let Some(k) = req.key {
             builder = builder.header("Idempotency-Key", k.as_str());
         }
+        if !req.headers.is_empty() {
+            builder = builder.headers(req.headers.clone());
+        }
         let sent_body = req.body.is_some();
+        let logged = |status: Option<u16>,
+                      error: Option<String>,
+                      headers: Option<&header::HeaderMap>,
+                      body: &[u8]| {
+            if self.observed() {
+                self.emit(RequestEvent::Exchanged(std::sync::Arc::new(exchange_of(
+                    req,
+                    status,
+                    error,
+                    t0.elapsed(),
+                    headers,
+                    body,
+                ))));
+            }
+        };
         let resp = match builder.send().await {
             Ok(r) => r,
             Err(e) => {
                 let err = transport_error(&e, sent_body);
                 self.emit(failed(&err));
+                logged(None, Some(err.summary()), None, b"");
                 return Err(err);
             }
         };
@@ -147,6 +169,12 @@ impl Client {
                 err.outcome_unknown =
                     sent_body && (status.is_success() || err.kind != ErrorKind::BadResponse);
                 self.emit(failed(&err));
+                logged(
+                    Some(status.as_u16()),
+                    Some(err.summary()),
+                    Some(&headers),
+                    b"",
+                );
                 return Err(err);
             }
         };
@@ -156,6 +184,7 @@ impl Client {
             status: status.as_u16(),
             elapsed: t0.elapsed(),
         });
+        logged(Some(status.as_u16()), None, Some(&headers), &body);
         if status.is_success() {
             let replayed = headers
                 .get("idempotent-replayed")
@@ -165,9 +194,68 @@ impl Client {
                 status: status.as_u16(),
                 body,
                 replayed,
+                headers,
             });
         }
-        Err(super::error::from_response(status, &headers, &body))
+        let mut err = super::error::from_response(status, &headers, &body);
+        err.answer = Some(std::sync::Arc::new(super::raw::Answer {
+            status: status.as_u16(),
+            headers,
+            body,
+        }));
+        Err(err)
+    }
+}
+
+/// The request log's record of one attempt: the headers crmdash sent (the token masked),
+/// the body, and the answer's headers and first bytes.
+fn exchange_of(
+    req: &Outgoing<'_>,
+    status: Option<u16>,
+    error: Option<String>,
+    elapsed: Duration,
+    headers: Option<&header::HeaderMap>,
+    body: &[u8],
+) -> super::exchange::Exchange {
+    use super::exchange::{BODY_KEPT, Exchange, MASKED_AUTH};
+    let mut sent: Vec<(String, String)> = vec![
+        ("authorization".into(), MASKED_AUTH.into()),
+        ("accept".into(), "application/json".into()),
+        (
+            "user-agent".into(),
+            concat!("crmdash/", env!("CARGO_PKG_VERSION")).into(),
+        ),
+    ];
+    if req.body.is_some() {
+        sent.push(("content-type".into(), "application/json".into()));
+    }
+    if let Some(k) = req.key {
+        sent.push(("idempotency-key".into(), k.as_str().to_string()));
+    }
+    for (name, value) in &req.headers {
+        let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        sent.retain(|(n, _)| n != name.as_str());
+        sent.push((name.as_str().to_string(), value));
+    }
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    Exchange {
+        at: chrono::Utc::now(),
+        method: req.method.to_string(),
+        url: req.url.to_string(),
+        status,
+        error,
+        elapsed,
+        request_headers: sent,
+        request_body: req.body.as_deref().map(text),
+        response_headers: headers
+            .map(|h| {
+                h.iter()
+                    .map(|(n, v)| (n.as_str().to_string(), text(v.as_bytes())))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        response_body: text(&body[..body.len().min(BODY_KEPT)]),
+        size: body.len(),
     }
 }
 

@@ -97,6 +97,8 @@ impl App {
             }
             DialogResult::Quit => self.quit(),
             DialogResult::CopyJson { json, label } => self.copy_json(json, &label),
+            DialogResult::CopyRequest(i) => self.copy_request(i),
+            DialogResult::Run(effect) => vec![*effect],
             DialogResult::ContactCreated(c) => self.contact_created(c),
             DialogResult::OpenContact(c) => {
                 let (w, h) = modal_inner(self.size.0, self.size.1);

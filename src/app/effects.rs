@@ -168,6 +168,13 @@ pub enum Effect {
     OpenUrl {
         url: String,
     },
+    /// Run a user action's programs (`[actions.NAME]`), one argv each, in order; the end
+    /// comes back as `Message::Notice`.
+    RunUserAction {
+        name: String,
+        argvs: Vec<Vec<String>>,
+        mode: crate::user_actions::Mode,
+    },
     /// `:profile NAME`: find that profile's base URL and token and make a client bound to
     /// them; answer with `Message::ProfileSwitched`.
     SwitchProfile {

@@ -69,6 +69,9 @@ impl App {
         if self.tab().filter_open {
             return self.on_filter_key(key);
         }
+        if let Some(fx) = self.user_action_key(&key) {
+            return fx;
+        }
         match self.keymap.action(&key) {
             Some(a) => match self
                 .on_pipeline_action(a)
@@ -171,6 +174,7 @@ impl App {
                 return fx;
             }
             Action::Search => return self.open_search(),
+            Action::RequestLog => return self.open_request_log(),
             Action::Related => {
                 let kind = self.active;
                 if let Some(r) = self.tab().selected_record() {

@@ -50,6 +50,7 @@ impl App {
             SelectionUse::CopyEmails => "copy e-mails of",
             SelectionUse::CopyIds => "copy ids of",
             SelectionUse::Export => "export",
+            SelectionUse::Action(_) => "run an action on",
         };
         let title = format!("{what} {n} selected {}", kind.noun());
         self.start_job(JobKind::Selection, job, title, JobThen::Use(with))
@@ -311,6 +312,7 @@ impl App {
                 }
             }
             SelectionUse::CopyJson | SelectionUse::Export => self.copy_json(text, &label),
+            SelectionUse::Action(_) => Vec::new(),
         }
     }
 }

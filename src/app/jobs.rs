@@ -127,6 +127,8 @@ pub enum SelectionUse {
     CopyEmails,
     CopyIds,
     Export,
+    /// Run the user action at this position of `App::user_actions` on the records.
+    Action(usize),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -247,6 +247,9 @@ impl App {
                 self.apply_marks(kind, batch, unmark);
                 Vec::new()
             }
+            (JobThen::Use(SelectionUse::Action(i)), JobOutput::Records { records, missing }) => {
+                self.run_action_on_records(i, &records, missing)
+            }
             (JobThen::Use(u), JobOutput::Records { records, missing }) => {
                 self.copy_records(u, &records, missing)
             }
@@ -257,6 +260,7 @@ impl App {
     fn copy_records(&mut self, u: SelectionUse, records: &[Record], missing: usize) -> Vec<Effect> {
         let n = records.len();
         let (text, what) = match u {
+            SelectionUse::Action(_) => return Vec::new(),
             SelectionUse::CopyIds | SelectionUse::Export => {
                 let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
                 (ids.join("\n"), "ids")

@@ -299,6 +299,16 @@ impl KeyMap {
             .map(|(a, _)| *a)
     }
 
+    /// The main screen's built-in action on `spec`, if any (user actions are checked
+    /// against it).
+    pub fn main_action_for(&self, spec: &KeySpec) -> Option<Action> {
+        self.bindings
+            .iter()
+            .filter(|(a, _)| !a.in_dialogs())
+            .find(|(_, keys)| keys.iter().any(|k| same_key(k, spec)))
+            .map(|(a, _)| *a)
+    }
+
     /// Whether `key` is bound to `action`.
     pub fn is(&self, key: &KeyEvent, action: Action) -> bool {
         self.keys(action).iter().any(|k| k.matches(key))

@@ -141,6 +141,8 @@ pub enum Message {
         profile: String,
         result: Box<Result<crate::app::effects::NewClient, String>>,
     },
+    /// A request to the service ended (the request log, `W`).
+    RequestLogged(Box<crate::app::dialogs::requests::LoggedRequest>),
     /// The local mirror's answers and the connection's state: `app::mirror`.
     Mirror(crate::app::mirror::MirrorMessage),
     /// A job's progress or end (`Effect::StartJob` with the same id).

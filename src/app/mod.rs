@@ -22,6 +22,7 @@ pub mod selection;
 pub mod table;
 pub mod timeline;
 mod timing;
+mod user_actions;
 pub mod views;
 mod web;
 pub mod widgets;
@@ -241,6 +242,10 @@ pub struct App {
     pub jobs: jobs::Jobs,
     /// Writes on their way: the profile's flags, the undo window, the journal.
     pub safety: write_gate::WriteGate,
+    /// This session's requests (`W`).
+    pub requests: dialogs::requests::RequestLog,
+    /// `[actions.NAME]` of the config file.
+    pub user_actions: Vec<crate::user_actions::UserAction>,
 }
 
 impl App {
@@ -304,6 +309,8 @@ impl App {
             mirror: mirror::MirrorState::default(),
             jobs: jobs::Jobs::default(),
             safety: write_gate::WriteGate::default(),
+            requests: Default::default(),
+            user_actions: Vec::new(),
         }
     }
 
@@ -467,6 +474,7 @@ impl App {
             Message::Collected { id, event } => self.on_collected(id, event),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
             Message::Terminate => self.quit(),
+            Message::RequestLogged(r) => self.request_logged(*r),
             Message::Notice { text, error } => {
                 if error {
                     self.show_error(text);

@@ -49,7 +49,8 @@ pub struct LogArgs {
 #[command(after_help = reschedule_help())]
 pub struct RescheduleArgs {
     /// The appointment's id, or a link that contains it.
-    #[arg(value_name = "ID|LINK", required_unless_present = "plan")]
+    #[arg(value_name = "ID|LINK", required_unless_present = "plan",
+          add = crate::cli::complete_names::appointments())]
     pub id: Option<String>,
     /// Move many appointments: a CSV or JSON Lines file (`-`: stdin) of `id,start[,end]` rows
     /// (see below). Every row is checked before anything is sent.

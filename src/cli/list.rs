@@ -4,13 +4,14 @@
 use clap::Args;
 
 use crate::api::{
-    ApiError, DealInclude, DealQuery, DealSort, ListQuery, MAX_PER_PAGE, Paging, ProjectInclude,
-    ProjectQuery, ProjectSort, SortDirection,
+    ApiError, ApiRecord, DealInclude, DealQuery, DealSort, ListQuery, MAX_PER_PAGE, Paging,
+    ProjectInclude, ProjectQuery, ProjectSort, SortDirection,
 };
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format;
 use crate::cli::paging;
+use crate::cli::shape::Shaper;
 use crate::output::{ColumnSet, Columns, Format, OutputError};
 
 /// `--page`, `--per-page`, `--all`, `--format`: shared by every list.
@@ -36,12 +37,16 @@ pub struct PageArgs {
     pub columns: Option<Vec<String>>,
     /// A saved view (views.toml beside the config file, `:save` in the dashboard) filling
     /// in the filters, sort, includes and page size not given as options.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", add = crate::cli::complete_names::views())]
     pub view: Option<String>,
     /// The `--view`'s columns (CLI names): used by csv and table output when `--columns`
     /// is not given; json and jsonl print whole records as always.
     #[arg(skip)]
     pub view_columns: Option<Vec<String>>,
+    /// `--jq` and `--template` read one array: the records (of every page with --all) as
+    /// the server sent them.
+    #[command(flatten)]
+    pub shape: crate::cli::shape::ShapeArgs,
 }
 
 impl PageArgs {
@@ -80,6 +85,13 @@ where
     query.set_paging(args.paging()?);
     // Refuse a bad query before the first request, whatever page it would be on.
     query.to_pairs()?;
+    let shaper = args.shape.compile(&[
+        ("--format", args.format.is_some()),
+        ("--columns", args.columns.is_some()),
+    ])?;
+    if let Some(shaper) = shaper {
+        return shaped(ctx, &query, args, &shaper).await;
+    }
     let fmt = format::resolve(args.format, ctx.tty);
     let columns = args.column_set::<Q::Item>(fmt)?;
     let client = ctx.client().await?;
@@ -103,6 +115,23 @@ where
         Err(Stop::Api(e)) => Err(e.into()),
         Err(Stop::Output(e)) => format::finish(Err(e)),
     }
+}
+
+/// A list through `--jq` or `--template`: the records gathered (every page with `--all`),
+/// then printed as one array of the server's JSON.
+async fn shaped<Q>(ctx: &Ctx, query: &Q, args: &PageArgs, shaper: &Shaper) -> Result<(), CliError>
+where
+    Q: ListQuery,
+{
+    let client = ctx.client().await?;
+    let mut raws: Vec<String> = Vec::new();
+    paging::each_page(client, query, args.all, |records| {
+        raws.extend(records.iter().map(|r| r.raw().get().to_string()));
+        Ok::<(), ApiError>(())
+    })
+    .await?;
+    let mut out = std::io::stdout().lock();
+    shaper.emit_records(raws.iter().map(String::as_str), &mut out)
 }
 
 /// Why a list stopped early.

@@ -6,10 +6,12 @@ pub mod appointments;
 pub mod auth;
 pub mod cache;
 pub mod commands;
+pub mod complete_names;
 pub mod completions;
 pub mod contacts;
 pub mod context;
 pub mod dashboard;
+pub mod doctor;
 pub mod dupes;
 pub mod exit;
 pub mod format;
@@ -18,8 +20,10 @@ pub mod list;
 pub mod man;
 pub mod paging;
 pub mod plan;
+pub mod request;
 pub mod search;
 pub mod setup;
+pub mod shape;
 pub mod summary;
 pub mod sync;
 pub mod times;
@@ -42,15 +46,26 @@ use context::Ctx;
 
 const GLOBAL: &str = "Global options";
 
+/// `crmdash --version`: the package version, the commit and its date (see build.rs).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("CRMDASH_COMMIT"),
+    ", ",
+    env!("CRMDASH_BUILD_DATE"),
+    ")"
+);
+
 /// A terminal dashboard and scriptable CLI for a CRM service's Public HTTP API v1.
 #[derive(Debug, Parser)]
-#[command(name = "crmdash", version, about, after_help = top_help())]
+#[command(name = "crmdash", version = VERSION, about, after_help = top_help())]
 pub struct Cli {
     /// Service base URL (https://, or http:// to a loopback address only).
     #[arg(long, global = true, env = "CRMDASH_BASE_URL", value_name = "URL", help_heading = GLOBAL)]
     pub base_url: Option<String>,
     /// Profile: a saved base URL plus its token in the OS keyring.
-    #[arg(long, global = true, env = "CRMDASH_PROFILE", value_name = "NAME", help_heading = GLOBAL)]
+    #[arg(long, global = true, env = "CRMDASH_PROFILE", value_name = "NAME", help_heading = GLOBAL,
+          add = complete_names::profiles())]
     pub profile: Option<String>,
     /// Run against the embedded sandbox: no account, no setup.
     #[arg(long, global = true, help_heading = GLOBAL)]
@@ -111,6 +126,12 @@ pub enum Command {
         after_help = "Example:\n  crmdash cache clear --profile work"
     )]
     Cache(cache::CacheCommand),
+    /// Any request to the service's API v1 with the profile's base URL and token (like `gh api`).
+    #[command(name = "api")]
+    Request(request::ApiArgs),
+    /// Check what a bug report needs: config, keyring, service, mirror, terminal.
+    #[command(after_help = doctor::EXAMPLES)]
+    Doctor,
     /// Print a shell completion script.
     Completions(CompletionsArgs),
     /// Write the man pages (one per command) into a directory.
@@ -161,6 +182,8 @@ impl Globals {
 
 /// Parses arguments and runs the chosen mode.
 pub fn main() -> ExitCode {
+    // `COMPLETE=bash crmdash ...`: the shell asks for completions; answered, then exit.
+    complete_names::answer_if_asked();
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {
@@ -244,6 +267,11 @@ pub fn main() -> ExitCode {
                     Command::Api(cmd) => {
                         let ctx = Ctx::new(&globals, setup::load_settings());
                         commands::run(&ctx, &cmd).await
+                    }
+                    Command::Doctor => doctor::run(&globals).await,
+                    Command::Request(args) => {
+                        let ctx = Ctx::new(&globals, setup::load_settings());
+                        request::run(&ctx, &args).await
                     }
                     Command::Completions(_) | Command::Man(_) | Command::Sandbox(_) => Ok(()),
                 }

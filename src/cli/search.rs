@@ -32,6 +32,9 @@ pub struct SearchArgs {
     /// At most this many results per resource.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub limit: u32,
+    /// `--jq` and `--template` read one array: the record of every hit, as the server sent it.
+    #[command(flatten)]
+    pub shape: crate::cli::shape::ShapeArgs,
 }
 
 /// What `search` prints in each format (its own: search prints hits, not records).
@@ -83,6 +86,7 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
     if args.text.trim().is_empty() {
         return Err(CliError::Usage("give some text to search for".to_string()));
     }
+    let shaper = args.shape.compile(&[("--format", args.format.is_some())])?;
     let loc = cache::location(g, settings)?;
     let opened = Mirror::open_existing(&loc.db_path())
         .map_err(read_error)?
@@ -113,8 +117,12 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
             (a, b) => a.or(b),
         };
     }
-    let fmt = resolve(args.format.map(Format::from), Ttys::detect());
     let mut out = BufWriter::new(std::io::stdout().lock());
+    if let Some(shaper) = shaper {
+        let records = results.groups.iter().flat_map(|g| &g.hits);
+        return shaper.emit_records(records.map(|h| h.raw.as_str()), &mut out);
+    }
+    let fmt = resolve(args.format.map(Format::from), Ttys::detect());
     let written = match fmt {
         Format::Table => {
             if let Some(t) = synced {

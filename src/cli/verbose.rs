@@ -33,7 +33,7 @@ pub fn describe(ev: &RequestEvent, level: u8) -> String {
              > User-Agent: crmdash/{}",
             env!("CARGO_PKG_VERSION")
         ),
-        RequestEvent::Sending { .. } => String::new(),
+        RequestEvent::Sending { .. } | RequestEvent::Exchanged(_) => String::new(),
         RequestEvent::Received {
             method,
             url,

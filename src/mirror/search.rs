@@ -145,7 +145,7 @@ const NEAR_MIN: f64 = 0.5;
 const NEAR_CANDIDATES: usize = 200;
 
 /// What a hit shows of a record, derived from the server's text.
-fn shown(r: Resource, raw: &str) -> Shown {
+pub(super) fn shown(r: Resource, raw: &str) -> Shown {
     fn of<T: Mirrored>(raw: &str) -> Option<Shown> {
         let raw = serde_json::value::RawValue::from_string(raw.to_string()).ok()?;
         T::from_raw(raw).ok().map(|t| t.shown())

@@ -27,6 +27,12 @@ pub enum TermAction {
     Suspend,
     /// Clear the terminal and redraw every cell.
     Redraw,
+    /// Hand the terminal to these programs (a user action in `suspend` mode), one after
+    /// another, then take it back.
+    RunProgram {
+        name: String,
+        argvs: Vec<Vec<String>>,
+    },
     Quit,
 }
 
@@ -329,6 +335,14 @@ impl Engine {
                 Effect::Copy(text) => out.push(TermAction::Copy(text)),
                 Effect::SaveState(state) => self.state.save(&state),
                 Effect::Suspend => out.push(TermAction::Suspend),
+                Effect::RunUserAction { name, argvs, mode } => match mode {
+                    crate::user_actions::Mode::Suspend => {
+                        out.push(TermAction::RunProgram { name, argvs })
+                    }
+                    crate::user_actions::Mode::Background => {
+                        super::user_action::run_in_background(name, argvs, self.tx.clone())
+                    }
+                },
                 Effect::Redraw => out.push(TermAction::Redraw),
                 Effect::EditViews { .. } | Effect::ReadViews { .. } | Effect::OpenUrl { .. } => {
                     out.extend(self.workspace.run(e, &self.tx))

@@ -66,7 +66,15 @@ impl Profiles {
     ) -> Arc<dyn DataSource> {
         self.client = Some(client.clone());
         let client = match &mut self.mirror {
-            Some(m) => m.adopt_client(client),
+            Some(m) => {
+                // The sync's requests are in the request log too, as the sync's.
+                let log = tx.clone();
+                m.adopt_client(&client.with_observer(std::sync::Arc::new(
+                    move |ev: &crate::api::RequestEvent| {
+                        super::source::log_exchange(&log, ev, "sync")
+                    },
+                )))
+            }
             None => client.clone(),
         };
         Arc::new(super::ClientSource::new(client, format, Some(tx.clone())))

@@ -19,6 +19,11 @@ use crate::app::table::record::CellFormat;
 use crate::app::table::record::{TableRecord, build_page};
 use crate::app::{ExportEvent, ExportFormat, FetchedPage, QuerySpec, Resource};
 
+tokio::task_local! {
+    /// Which view a request is for (`Contacts`, `export`...), for the request log.
+    pub static ORIGIN: &'static str;
+}
+
 /// What the dashboard needs from the service.
 pub trait DataSource: Send + Sync + 'static {
     /// One page of a query, formatted for the table.
@@ -67,6 +72,7 @@ impl ClientSource {
         let client = match on_event {
             Some(tx) => client.with_observer(Arc::new(move |ev: &RequestEvent| {
                 tracing::debug!(event = ?ev, "request");
+                log_exchange(&tx, ev, "dashboard");
                 if let RequestEvent::Retrying {
                     attempt,
                     max_attempts,
@@ -84,6 +90,24 @@ impl ClientSource {
             None => client,
         };
         ClientSource { client, format }
+    }
+}
+
+/// Puts an ended request in the dashboard's request log, as asked by the task's [`ORIGIN`]
+/// (else `origin`).
+pub fn log_exchange(
+    tx: &UnboundedSender<crate::app::Message>,
+    ev: &RequestEvent,
+    origin: &'static str,
+) {
+    if let RequestEvent::Exchanged(x) = ev {
+        let origin = ORIGIN.try_with(|o| *o).unwrap_or(origin);
+        let _ = tx.send(crate::app::Message::RequestLogged(Box::new(
+            crate::app::dialogs::requests::LoggedRequest {
+                exchange: x.clone(),
+                origin,
+            },
+        )));
     }
 }
 
@@ -132,11 +156,15 @@ impl WithQuery for super::export::Job {
 
 impl DataSource for ClientSource {
     fn fetch(&self, spec: QuerySpec) -> BoxFuture<'static, Result<FetchedPage, ApiError>> {
-        spec.with_query(FetchPage {
-            client: self.client.clone(),
-            format: self.format.clone(),
-            kind: spec.kind,
-        })
+        let origin = spec.kind.title();
+        Box::pin(ORIGIN.scope(
+            origin,
+            spec.with_query(FetchPage {
+                client: self.client.clone(),
+                format: self.format.clone(),
+                kind: spec.kind,
+            }),
+        ))
     }
 
     fn export(
@@ -156,7 +184,7 @@ impl DataSource for ClientSource {
                 progress,
                 cancel,
             };
-            let result = spec.with_query(job).await;
+            let result = ORIGIN.scope("export", spec.with_query(job)).await;
             match result {
                 Ok(ev) => ev,
                 Err(e) => ExportEvent::Failed(e),
@@ -170,7 +198,9 @@ impl DataSource for ClientSource {
         key: IdempotencyKey,
     ) -> BoxFuture<'static, Result<Created<Contact>, ApiError>> {
         let client = self.client.clone();
-        Box::pin(async move { client.create_contact(&contact, &key).await })
+        Box::pin(ORIGIN.scope("new contact", async move {
+            client.create_contact(&contact, &key).await
+        }))
     }
 
     fn reschedule(
@@ -179,6 +209,8 @@ impl DataSource for ClientSource {
         body: Map<String, Value>,
     ) -> BoxFuture<'static, Result<AppointmentRef, ApiError>> {
         let client = self.client.clone();
-        Box::pin(async move { client.reschedule_appointment(&appointment_id, &body).await })
+        Box::pin(ORIGIN.scope("reschedule", async move {
+            client.reschedule_appointment(&appointment_id, &body).await
+        }))
     }
 }

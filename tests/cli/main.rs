@@ -8,6 +8,7 @@ mod credentials;
 mod docs_examples;
 mod import;
 mod input;
+mod kit;
 mod lists;
 mod man;
 mod misc;

@@ -106,6 +106,15 @@ impl HelpView {
         }
         e.push(row("Ctrl-C".into(), "quit from anywhere".into()));
         e.push(heading(""));
+        if !facts.user_actions.is_empty() {
+            e.push(heading(
+                "Your actions ([actions.NAME] in the config file; :run NAME runs one)",
+            ));
+            for (keys, name, desc) in &facts.user_actions {
+                e.push(named_row(keys.clone(), name, desc));
+            }
+            e.push(heading(""));
+        }
         e.push(heading("In the filter bar and text fields"));
         for (k, d) in filter_bar_rows(keymap) {
             e.push(row(k, d.to_string()));
@@ -189,6 +198,8 @@ pub struct HelpFacts {
     pub warnings: Vec<String>,
     /// "25 per page (from the config file)", for the active tab.
     pub page_size: Option<String>,
+    /// `[actions.NAME]`: key (or `:run NAME`), name, what it does.
+    pub user_actions: Vec<(String, String, String)>,
 }
 
 /// A binding: its keys, what it does, and the name `[keys]` knows it by.
@@ -252,6 +263,7 @@ impl crate::app::App {
                 tab.resource.kind.title(),
                 tab.per_page_origin.describe(tab.per_page)
             )),
+            user_actions: self.user_action_help(),
         }
     }
 }

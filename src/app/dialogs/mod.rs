@@ -21,6 +21,7 @@
 
 pub mod columns_picker;
 pub mod confirm;
+pub mod confirm_action;
 pub mod contact_form;
 pub mod detail;
 pub mod export;
@@ -32,6 +33,7 @@ pub mod notice;
 pub mod palette;
 pub mod profiles_picker;
 pub mod related;
+pub mod requests;
 pub mod reschedule;
 pub mod search;
 pub mod views_picker;
@@ -190,6 +192,10 @@ pub enum DialogResult {
     QuitWithWrites {
         send: bool,
     },
+    /// Copy this request of the request log as a curl command line.
+    CopyRequest(usize),
+    /// Run this (a confirmed user action).
+    Run(Box<Effect>),
 }
 
 /// A contact a dialog points at.
@@ -307,6 +313,8 @@ pub enum Overlay {
     PendingQuit(write_guard::PendingWriteQuit),
     /// `:log`: the write journal.
     WriteLog(Box<write_log::WriteLogView>),
+    Requests(requests::RequestLogView),
+    ConfirmAction(confirm_action::ConfirmAction),
 }
 
 impl Overlay {
@@ -332,6 +340,8 @@ impl Overlay {
             Overlay::TypeName(d) => d,
             Overlay::PendingQuit(d) => d,
             Overlay::WriteLog(d) => d.as_mut(),
+            Overlay::Requests(d) => d,
+            Overlay::ConfirmAction(d) => d,
         }
     }
 
@@ -357,6 +367,8 @@ impl Overlay {
             Overlay::TypeName(d) => d,
             Overlay::PendingQuit(d) => d,
             Overlay::WriteLog(d) => d.as_ref(),
+            Overlay::Requests(d) => d,
+            Overlay::ConfirmAction(d) => d,
         }
     }
 }

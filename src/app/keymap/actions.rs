@@ -94,6 +94,7 @@ actions! {
         Jobs => "jobs", "jobs: exports, readings, syncs, selections (running and done)", ["J"];
         Undo => "undo", "take back the write waiting to be sent (its countdown is on the status line)", ["u"];
         WriteLog => "write_log", "the write journal: every write sent from this machine (:log)", ["L"];
+        RequestLog => "request_log", "request log: this session's last 500 requests (Enter shows one, y copies it as curl)", ["W"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];

@@ -3,6 +3,7 @@
 
 pub mod columns_picker;
 pub mod confirm;
+pub mod confirm_action;
 pub mod contact_form;
 pub mod detail;
 pub mod export;
@@ -14,6 +15,7 @@ pub mod notice;
 pub mod palette;
 pub mod profiles_picker;
 pub mod related;
+pub mod requests;
 pub mod reschedule;
 pub mod search;
 pub mod views_picker;
@@ -50,6 +52,8 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::TypeName(d) => write_guard::draw_type_name(f, area, d, keys, theme),
         Overlay::PendingQuit(d) => write_guard::draw_pending_quit(f, area, d, keys, theme),
         Overlay::WriteLog(v) => write_log::draw(f, area, v, keys, theme),
+        Overlay::Requests(r) => requests::draw(f, area, r, app, theme),
+        Overlay::ConfirmAction(c) => confirm_action::draw(f, area, c, keys, theme),
     }
 }
 

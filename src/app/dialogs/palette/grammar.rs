@@ -54,6 +54,10 @@ pub enum Command {
     /// `:log`: the write journal.
     Log,
     Help,
+    /// `:requests`: the request log.
+    Requests,
+    /// `:run NAME`: a user action (`[actions.NAME]`).
+    Run(String),
     Quit,
 }
 
@@ -102,6 +106,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "log",
         "the write journal: every write sent from this machine",
+    ),
+    ("requests", "this session's requests (show, copy as curl)"),
+    (
+        "run",
+        "NAME: run your action [actions.NAME] on the selected record",
     ),
     ("q", "quit"),
 ];
@@ -286,6 +295,9 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
         "open" => none().map(|()| Command::Open),
         "jobs" => none().map(|()| Command::Jobs),
         "log" => none().map(|()| Command::Log),
+        "requests" => none().map(|()| Command::Requests),
+        "run" => one("an action's name ([actions.NAME] in the config file)")
+            .map(|n| Command::Run(n.clone())),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

@@ -138,6 +138,8 @@ impl App {
             Command::Jobs => self.open_jobs(),
             Command::Log => self.open_write_log(),
             Command::Help => self.on_action(Action::Help),
+            Command::Requests => self.open_request_log(),
+            Command::Run(name) => self.run_user_action(&name),
             Command::Quit => self.request_quit(),
         }
     }
