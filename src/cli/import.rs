@@ -7,7 +7,6 @@
 //! the order answers arrive in.
 
 mod decide;
-mod govern;
 mod layout;
 mod near;
 mod read;
@@ -32,8 +31,8 @@ pub use near::DupesPolicy;
 pub use report::{Counts, Outcome};
 pub use send::ExistingBy;
 
+use crate::api::Governor;
 use decide::{Decider, Planned, check_file};
-use govern::Governor;
 use layout::{parse_delimiter, separator_name};
 use read::Rows;
 use report::{Reporter, RowReport};

@@ -13,8 +13,8 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use super::decide::{Planned, SameAs, email_id};
-use super::govern::Governor;
 use super::report::{Outcome, RowReport};
+use crate::api::Governor;
 use crate::api::retry::key_in_flight;
 use crate::api::{ApiError, Client, ContactQuery, ContactSort, ErrorKind, Paging, SortDirection};
 use crate::cli::contacts::find_by_email;

@@ -1,6 +1,7 @@
-//! How many requests an import has in flight. Every request takes a permit. A rate limit (429)
-//! halves the limit and pauses every new request for the time the service asked; each run of
-//! successes as long as the limit raises it by one again, up to `--jobs`.
+//! How many requests an import (or a sync) has in flight. Every request takes a permit. A rate
+//! limit (429) halves the limit and pauses every new request for the time the service asked;
+//! each run of successes as long as the limit raises it by one again, up to the maximum
+//! (`--jobs`, `[cache] sync_jobs`).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -17,7 +18,7 @@ struct State {
     rate_limited: u64,
 }
 
-/// The import's request gate.
+/// The request gate of an import or a sync.
 #[derive(Debug)]
 pub struct Governor {
     max: usize,
