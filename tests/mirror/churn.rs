@@ -199,11 +199,11 @@ async fn incremental_syncs_under_churn_miss_no_change() {
     })
     .await;
     env.sync(SyncOptions::default()).await;
-    for round in 0..3 {
-        // Several pages of changes to read, and more changes while they are read.
-        env.sb.churn(500);
+    for round in 0..2 {
+        // Many pages of changes to read, and more changes while they are read.
+        env.sb.churn(1500);
         let what = format!("incremental round {round}");
-        let reports = sync_each_under_churn(&env, SyncOptions::default(), 4, &what).await;
+        let reports = sync_each_under_churn(&env, SyncOptions::default(), 8, &what).await;
         assert!(
             reports
                 .iter()
@@ -214,7 +214,27 @@ async fn incremental_syncs_under_churn_miss_no_change() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rate_limits_narrow_the_window_and_fail_nothing() {
+async fn a_rate_limit_longer_than_the_clients_retries_fails_nothing() {
+    let env = Env::new(SandboxConfig::default()).await;
+    // More 429s in a row than the client retries one request: the sync waits them out.
+    env.sb.faults().add(
+        FaultRule::new(FaultKind::RateLimited {
+            retry_after_secs: 0,
+        })
+        .on("GET", "/contacts")
+        .times(12),
+    );
+    let report = env.sync(SyncOptions::default()).await;
+    env.sb.faults().clear();
+    let answered: u64 = report.resources.iter().map(|r| r.requests).sum();
+    assert_eq!(env.sb.requests().len() as u64, answered + 12);
+    for r in Resource::ALL {
+        assert_same(&env.server_records(r), &mirror_records(&env.mirror(), r), r.noun());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_allowing_ten_requests_a_second_still_gets_a_complete_mirror() {
     // 8 requests at once against a service allowing 10 a second: 429s with Retry-After.
     let env = Env::new(SandboxConfig {
         rate_limit: Some(10),
