@@ -207,6 +207,9 @@ pub async fn sync(
             tracing::warn!(%problem, "mirror failed its check; rebuilding");
             opened.moved_aside = Some(opened.mirror.rebuild()?);
         }
+        // Index pages stay in memory across a transaction of thousands of records instead of
+        // spilling to the journal and being written again (this connection ends with the sync).
+        let _ = opened.mirror.conn.pragma_update(None, "cache_size", -32_768);
         Ok::<_, MirrorError>((lock, opened))
     })
     .await

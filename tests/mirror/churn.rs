@@ -229,7 +229,11 @@ async fn a_rate_limit_longer_than_the_clients_retries_fails_nothing() {
     let answered: u64 = report.resources.iter().map(|r| r.requests).sum();
     assert_eq!(env.sb.requests().len() as u64, answered + 12);
     for r in Resource::ALL {
-        assert_same(&env.server_records(r), &mirror_records(&env.mirror(), r), r.noun());
+        assert_same(
+            &env.server_records(r),
+            &mirror_records(&env.mirror(), r),
+            r.noun(),
+        );
     }
 }
 
