@@ -4,7 +4,9 @@
 //! (default 20,000) with `jobs` 1 and 8: wall time, requests, records, the bytes the process
 //! wrote (`/proc/self/io`: only the mirror writes; the sandbox keeps its data in memory) against
 //! the mirror's size, and CPU time (client and sandbox together: the sandbox builds its pages
-//! in the same process). `cargo bench --features bench --bench sync`.
+//! in the same process), and what the sandbox's data takes in memory.
+//! `cargo bench --features bench --bench sync`; `SYNC_BENCH_CONTACTS=1000000
+//! SYNC_BENCH_JOBS=8 target/release/deps/sync-* --test` runs the figures once for a million.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -33,6 +35,23 @@ fn written() -> u64 {
             s.lines()
                 .find_map(|l| l.strip_prefix("write_bytes: "))
                 .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// A line of `/proc/self/status` (`VmRSS`, `VmHWM`), in kB.
+fn status_kb(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| {
+                v.trim_start_matches(':')
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse()
+                    .ok()
+            })
         })
         .unwrap_or(0)
 }
@@ -101,8 +120,19 @@ fn figures() {
         .build()
         .expect("runtime");
     let n = contacts();
+    let rss0 = status_kb("VmRSS");
+    let t0 = Instant::now();
     let (sb, client) = sandbox(&rt, n);
-    for jobs in [1, 8] {
+    println!(
+        "sandbox with {n} contacts: started in {:.1} s, {} MB more resident",
+        t0.elapsed().as_secs_f64(),
+        (status_kb("VmRSS").saturating_sub(rss0)) / 1024
+    );
+    let jobs_list: Vec<usize> = std::env::var("SYNC_BENCH_JOBS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|j| j.parse().ok()).collect())
+        .unwrap_or_else(|| vec![1, 8]);
+    for jobs in jobs_list {
         let (elapsed, requests, records, bytes, size, cpu_used) =
             first_sync(&rt, &client, &sb, jobs);
         println!(

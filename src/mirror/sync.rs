@@ -209,7 +209,10 @@ pub async fn sync(
         }
         // Index pages stay in memory across a transaction of thousands of records instead of
         // spilling to the journal and being written again (this connection ends with the sync).
-        let _ = opened.mirror.conn.pragma_update(None, "cache_size", -32_768);
+        let _ = opened
+            .mirror
+            .conn
+            .pragma_update(None, "cache_size", -32_768);
         Ok::<_, MirrorError>((lock, opened))
     })
     .await
