@@ -33,8 +33,9 @@ pub const OVERLAP: u64 = 3;
 const TAIL: usize = 20;
 /// How far back (in records) the walk first goes when a read does not chain.
 const FIRST_STEP_BACK: u64 = 50;
-/// A full pass's position is committed at least this often (with the records before it).
-const COMMIT_EVERY: Duration = Duration::from_secs(1);
+/// A full pass's position is committed at least this often (with the records before it):
+/// each commit rewrites the index pages its records touched, so not more often either.
+const COMMIT_EVERY: Duration = Duration::from_secs(5);
 
 /// One record, newest changed first: the full pass's starting watermark.
 pub fn one_record() -> Paging {
@@ -229,7 +230,7 @@ where
 {
     /// Walks from `resume` (a saved chain end) or from the start. Every record read goes to
     /// `writer`; `chained` hears each time the chain grows and may answer the sync state
-    /// that the records written so far complete (saved with them, at least once a second).
+    /// that the records written so far complete (saved with them at least every 5 seconds).
     pub async fn run(
         &self,
         resume: Option<Tail>,
