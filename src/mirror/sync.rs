@@ -72,7 +72,7 @@ pub struct SyncOptions {
     pub full_after: Duration,
     /// How far before the watermark an incremental pass starts.
     pub overlap: Duration,
-    /// Records per request at most (10 to 100).
+    /// Records per request at most (20 to 100: smaller pages could not overlap and advance).
     pub per_page: u32,
     /// Requests in flight at most (a rate limit halves it for a while).
     pub jobs: usize,
@@ -224,7 +224,7 @@ pub async fn sync(
         gov,
         mirror: Arc::new(Mutex::new(opened.mirror)),
         opts,
-        per_page: opts.per_page.clamp(10, crate::api::MAX_PER_PAGE),
+        per_page: opts.per_page.clamp(20, crate::api::MAX_PER_PAGE),
         progress,
     };
     let resources = if opts.resources.is_empty() {

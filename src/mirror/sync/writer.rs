@@ -19,8 +19,8 @@ const QUEUE: usize = 32;
 
 enum ToDisk<T> {
     Records(Vec<T>, Option<i64>),
-    /// The state to save with the next commit; `now`: commit at once.
-    State(Box<SyncState>, bool),
+    /// The state to save with the next commit; with a sender: commit at once, then say so.
+    State(Box<SyncState>, Option<tokio::sync::oneshot::Sender<()>>),
 }
 
 /// The writer of one resource's sync.
@@ -54,20 +54,23 @@ impl<T: Mirrored> Writer<T> {
                 Ok(())
             };
             while let Some(msg) = rx.blocking_recv() {
-                let now = match msg {
+                let ack = match msg {
                     ToDisk::Records(records, generation) => {
                         pending += records.len();
                         pages.push((records, generation));
-                        false
+                        None
                     }
-                    ToDisk::State(s, now) => {
+                    ToDisk::State(s, ack) => {
                         state = Some(*s);
-                        now
+                        ack
                     }
                 };
-                if now || pending >= BATCH_RECORDS {
+                if ack.is_some() || pending >= BATCH_RECORDS {
                     commit(&mut pages, &mut state, &mut applied)?;
                     pending = 0;
+                }
+                if let Some(ack) = ack {
+                    let _ = ack.send(());
                 }
             }
             commit(&mut pages, &mut state, &mut applied)?;
@@ -96,9 +99,16 @@ impl<T: Mirrored> Writer<T> {
         self.send(ToDisk::Records(records, generation)).await
     }
 
-    /// The state the records queued so far complete; `now` commits them at once.
+    /// The state the records queued so far complete; `now` commits them at once and waits
+    /// until they are on disk (a signal or a kill right after loses none of it).
     pub async fn state(&self, state: SyncState, now: bool) -> Result<(), MirrorError> {
-        self.send(ToDisk::State(Box::new(state), now)).await
+        if !now {
+            return self.send(ToDisk::State(Box::new(state), None)).await;
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.send(ToDisk::State(Box::new(state), Some(tx))).await?;
+        rx.await
+            .map_err(|_| MirrorError::Stopped("the mirror's writer stopped".into()))
     }
 
     /// Writes what is queued and says how the records changed the mirror (or why writing
