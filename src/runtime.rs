@@ -5,6 +5,7 @@
 
 mod engine;
 mod export;
+mod jobs;
 mod login;
 pub mod mirror;
 pub mod opener;

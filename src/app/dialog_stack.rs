@@ -147,6 +147,15 @@ impl App {
             DialogResult::SetColumns(ids) => self.set_columns(self.active, &ids),
             DialogResult::SwitchProfile(name) => self.switch_profile(&name),
             DialogResult::StepRecord(delta) => self.step_detail(delta),
+            DialogResult::JobsCursor => {
+                self.clamp_jobs_cursor();
+                Vec::new()
+            }
+            DialogResult::StopJob(at) => self.stop_job_at(at),
+            DialogResult::OpenUrls(urls) => urls
+                .into_iter()
+                .map(|url| Effect::OpenUrl { url })
+                .collect(),
         }
     }
 

@@ -68,6 +68,13 @@ pub enum Effect {
         overwrite: bool,
     },
     CancelExport(RequestId),
+    /// Long work run by the runtime's job runner (`runtime::jobs`); answers `Message::Job`.
+    StartJob {
+        id: RequestId,
+        job: crate::app::jobs::JobSpec,
+    },
+    /// Stops a job started by `StartJob` (it answers `JobEvent::Cancelled`).
+    CancelJob(RequestId),
     /// Read every page of a deals query (`per_page` 100, at most `max_pages`) into a pipeline
     /// summary; report progress and the result with `Message::Summary`. `Cancel(id)` stops it.
     Summarize {

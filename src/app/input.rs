@@ -73,6 +73,7 @@ impl App {
             Some(a) => match self
                 .on_pipeline_action(a)
                 .or_else(|| self.on_timeline_action(a))
+                .or_else(|| self.on_select_action(a))
             {
                 Some(fx) => fx,
                 None => self.on_action(a),
@@ -201,10 +202,21 @@ impl App {
                     }
                 };
                 let local = self.wall.with_timezone(&chrono::Local);
-                let d = ExportDialog::new(t.spec(), scope, local);
+                let marked = &t.selection;
+                let d = if marked.is_empty() {
+                    ExportDialog::new(t.spec(), scope, local)
+                } else {
+                    let noun = self.active.noun();
+                    let sort = format!("sorted by {} {}", t.sort_by, t.direction);
+                    let scope = format!("the {} selected {noun}; {sort}", marked.len());
+                    ExportDialog::new(t.spec(), scope, local).only(marked.clone())
+                };
                 self.overlays.push(Overlay::Export(d));
             }
             Action::CopyJson => {
+                if let Some(fx) = self.copy_marked() {
+                    return fx;
+                }
                 if let Some(r) = self.tab().selected_record() {
                     let (json, label) = (r.raw.to_string(), r.label.clone());
                     return self.copy_json(json, &label);
@@ -225,6 +237,10 @@ impl App {
             }
             Action::Back => {
                 let had_error = self.status.clear_error();
+                // Marks first (the last thing made), then the filters.
+                if self.clear_marks() {
+                    return Vec::new();
+                }
                 // Filters active: `Esc` clears them (as k9s does); a second press finds none.
                 if self.tab().has_filters() {
                     return self.clear_filters();
@@ -249,7 +265,12 @@ impl App {
             Action::NewContact => return self.open_contact_form(),
             Action::Reschedule => return self.open_reschedule(),
             Action::Palette => return self.open_palette(),
-            Action::OpenWeb => return self.open_web(),
+            Action::OpenWeb => {
+                return match self.open_marked() {
+                    Some(fx) => fx,
+                    None => self.open_web(),
+                };
+            }
             // The timeline's own keys, pressed elsewhere, say where they work.
             Action::Scale | Action::ShowSelected => {
                 let key = self.keymap.first_key(action);

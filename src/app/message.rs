@@ -135,4 +135,9 @@ pub enum Message {
     },
     /// The local mirror's answers and the connection's state: `app::mirror`.
     Mirror(crate::app::mirror::MirrorMessage),
+    /// A job's progress or end (`Effect::StartJob` with the same id).
+    Job {
+        id: RequestId,
+        event: crate::app::jobs::JobEvent,
+    },
 }

@@ -6,6 +6,9 @@ pub mod dialogs;
 pub mod effects;
 pub mod hints;
 mod input;
+mod input_select;
+pub mod jobs;
+mod jobs_update;
 pub mod keymap;
 pub mod layout;
 mod loading;
@@ -15,6 +18,7 @@ pub mod persist;
 pub mod pipeline;
 pub mod profiles;
 pub mod resources;
+pub mod selection;
 pub mod table;
 pub mod timeline;
 mod timing;
@@ -231,6 +235,8 @@ pub struct App {
     parked: HashMap<String, profiles::Parked>,
     /// The local mirror and the connection (offline mode, background sync).
     pub mirror: mirror::MirrorState,
+    /// Long work of this session, running and finished (`:jobs`).
+    pub jobs: jobs::Jobs,
 }
 
 impl App {
@@ -292,6 +298,7 @@ impl App {
             },
             parked: HashMap::new(),
             mirror: mirror::MirrorState::default(),
+            jobs: jobs::Jobs::default(),
         }
     }
 
@@ -384,6 +391,7 @@ impl App {
     /// Handles one message. Returns what the runtime must do.
     pub fn update(&mut self, msg: Message, now: Now) -> Vec<Effect> {
         self.set_now(now);
+        self.jobs_heard(&msg);
         let mut fx = match msg {
             Message::Key(key) => self.on_key(key),
             Message::Mouse(m) => self.on_mouse(m),
@@ -477,6 +485,7 @@ impl App {
                 Vec::new()
             }
             Message::Mirror(m) => self.on_mirror(m),
+            Message::Job { id, event } => self.on_job(id, event),
         };
         self.after_update(&mut fx);
         fx
@@ -520,6 +529,7 @@ impl App {
     }
 
     fn after_update(&mut self, fx: &mut Vec<Effect>) {
+        self.jobs_track(fx);
         if !self.quitting
             && let Some(e) = self.maybe_prefetch()
         {

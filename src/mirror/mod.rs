@@ -14,6 +14,7 @@ pub mod paths;
 mod rows;
 mod schema;
 mod search;
+mod select;
 mod store;
 pub mod sync;
 mod why;

@@ -72,6 +72,11 @@ impl Clauses {
         }
     }
 
+    /// The `WHERE` condition and its arguments (`mirror::select` reads only the ids).
+    pub(super) fn condition(&self) -> (String, &[SqlValue]) {
+        (self.conditions.join(" AND "), &self.args)
+    }
+
     fn after(&mut self, column: &str, t: &Option<DateTime<Utc>>) {
         if let Some(t) = t {
             self.args.push(SqlValue::Text(sortable(*t)));

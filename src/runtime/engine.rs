@@ -39,6 +39,7 @@ pub struct Engine {
     workspace: Workspace,
     state: StateFile,
     login: Login,
+    jobs: super::jobs::Jobs,
 }
 
 impl Engine {
@@ -58,6 +59,7 @@ impl Engine {
             workspace: Workspace::default(),
             state: StateFile::new(state_file),
             login: Login::default(),
+            jobs: super::jobs::Jobs::default(),
         }
     }
 
@@ -170,6 +172,7 @@ impl Engine {
     /// show) is the app's to decide, and comes back as effects.
     pub fn handle(&mut self, msg: Message) -> Vec<TermAction> {
         self.requests.finished(&msg);
+        self.jobs.finished(&msg);
         self.profiles
             .before_update(&msg, &self.app.workspace.profile);
         let fx = self.app.update(msg, Now::current());
@@ -225,6 +228,7 @@ impl Engine {
             let idle = self.app.requests_in_flight() == 0
                 && !self.requests.reading_log()
                 && !self.profiles.busy()
+                && !self.jobs.busy()
                 && !self.app.busy()
                 && self.app.next_deadline().is_none_or(|d| d > horizon)
                 && self.rx.is_empty();
@@ -250,12 +254,44 @@ impl Engine {
                 continue;
             }
             match e {
+                Effect::Summarize {
+                    id,
+                    spec,
+                    opts,
+                    max_pages,
+                    from_service,
+                } => {
+                    let mirror = self.profiles.reader().filter(|_| !from_service);
+                    let pages = self.requests.job_pages(mirror);
+                    let tx = self.tx.clone();
+                    let task = super::pipeline::summarize(pages, id, spec, opts, max_pages, tx);
+                    self.jobs.spawn(id, task);
+                }
+                Effect::Collect {
+                    id,
+                    spec,
+                    max_pages,
+                    from_service,
+                } => {
+                    let mirror = self.profiles.reader().filter(|_| !from_service);
+                    let pages = self.requests.job_pages(mirror);
+                    let task =
+                        super::pipeline::collect(pages, id, spec, max_pages, self.tx.clone());
+                    self.jobs.spawn(id, task);
+                }
+                Effect::Cancel(id) => {
+                    // A request, or a reading run as a job: whichever it is stops.
+                    self.jobs.cancel(id);
+                    let cx = RequestCx {
+                        tx: &self.tx,
+                        mirror: self.profiles.reader(),
+                        offline: self.app.offline_refusal(),
+                    };
+                    self.requests.run(Effect::Cancel(id), cx);
+                }
                 Effect::Fetch { .. }
-                | Effect::Cancel(_)
                 | Effect::Export { .. }
                 | Effect::CancelExport(_)
-                | Effect::Summarize { .. }
-                | Effect::Collect { .. }
                 | Effect::CreateContact { .. }
                 | Effect::Reschedule { .. }
                 | Effect::RescheduleLog { .. } => {
@@ -266,6 +302,11 @@ impl Engine {
                     };
                     self.requests.run(e, cx);
                 }
+                Effect::StartJob { id, job } => {
+                    let pages = self.requests.job_pages(self.profiles.reader());
+                    self.jobs.start(id, job, pages, &self.tx);
+                }
+                Effect::CancelJob(id) => self.jobs.cancel(id),
                 Effect::Login {
                     id,
                     token,
@@ -306,6 +347,7 @@ impl Engine {
                 Effect::Quit => {
                     self.profiles.stop();
                     self.requests.stop_all();
+                    self.jobs.stop_all();
                     out.push(TermAction::Quit);
                 }
             }

@@ -274,6 +274,14 @@ impl MirrorReader {
         Ok(state.and_then(|s| s.complete_since()))
     }
 
+    /// The ids of every live record matching `spec`'s filters (`Ok(None)`: no mirror).
+    pub fn matching_ids(
+        &self,
+        spec: &QuerySpec,
+    ) -> Result<Option<crate::app::selection::IdBatch>, String> {
+        self.with(|m| spec.with_query(MatchingIds(m)))
+    }
+
     /// A page of a typed query, as the service would answer it (`Ok(None)`: no mirror).
     pub fn list<Q: MirrorQuery>(&self, q: &Q) -> Result<Option<crate::api::Page<Q::Item>>, String> {
         self.with(|m| m.list(q).map(|p| p.page))
@@ -459,5 +467,22 @@ impl WithQuery for ListFrom<'_> {
             synced_at: answer.synced_at,
         });
         Ok(page)
+    }
+}
+
+/// The ids a tab's typed query matches, read by the mirror.
+struct MatchingIds<'a>(&'a Mirror);
+
+impl WithQuery for MatchingIds<'_> {
+    type Output = Result<crate::app::selection::IdBatch, MirrorError>;
+
+    fn run<Q>(self, query: Q) -> Self::Output
+    where
+        Q: ListQuery + MirrorQuery + Send + Sync + 'static,
+        Q::Item: TableRecord + Send + 'static,
+    {
+        let mut batch = crate::app::selection::IdBatch::with_capacity(1024);
+        self.0.matching_ids(&query, |id| batch.push(id))?;
+        Ok(batch.finish())
     }
 }

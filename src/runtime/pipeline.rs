@@ -31,14 +31,14 @@ pub(super) struct Pages {
 }
 
 /// The chosen reader: the mirror's complete copy (synced then) or the service.
-enum Reader {
+pub(super) enum Reader {
     Mirror(MirrorReader, DateTime<Utc>),
     Service(Arc<dyn DataSource>),
 }
 
 impl Pages {
     /// The mirror when its copy of the resource is complete, else the service.
-    async fn reader(self, spec: &QuerySpec) -> Result<Reader, String> {
+    pub(super) async fn reader(self, spec: &QuerySpec) -> Result<Reader, String> {
         if let Some(m) = self.mirror {
             let kind = spec.kind;
             if let Ok(Some(at)) = m.run(move |r| r.complete_since(kind)).await {
@@ -50,7 +50,7 @@ impl Pages {
 }
 
 impl Reader {
-    async fn page(&self, spec: QuerySpec) -> Result<FetchedPage, String> {
+    pub(super) async fn page(&self, spec: QuerySpec) -> Result<FetchedPage, String> {
         match self {
             Reader::Service(s) => s.fetch(spec).await.map_err(|e| e.summary()),
             Reader::Mirror(m, _) => m
@@ -140,7 +140,7 @@ pub(super) async fn collect(
 /// Every page of `spec` in a stable order (created_at ascending, `per_page` 100, so pages do
 /// not shift while read), handed to `take` with the page number and the last page, up to
 /// `max_pages` from the service (the mirror's complete copy has no cap).
-async fn walk(
+pub(super) async fn walk(
     pages: Pages,
     spec: QuerySpec,
     max_pages: u32,

@@ -14,7 +14,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::mirror::MirrorReader;
 use super::source::DataSource;
-use crate::app::message::{CollectEvent, SummaryEvent};
 use crate::app::mirror::{MirrorEffect, MirrorMessage};
 use crate::app::{Effect, ExportEvent, Message, RequestId};
 
@@ -94,12 +93,6 @@ impl Requests {
             | Message::LoggedIn { id, .. } => {
                 self.tasks.remove(id);
             }
-            Message::Summary { id, event } if !matches!(event, SummaryEvent::Progress { .. }) => {
-                self.tasks.remove(id);
-            }
-            Message::Collected { id, event } if !matches!(event, CollectEvent::Progress { .. }) => {
-                self.tasks.remove(id);
-            }
             Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
                 self.exports.remove(id);
             }
@@ -129,28 +122,6 @@ impl Requests {
                 cx,
             ),
             Effect::CancelExport(id) => self.cancel_export(id, cx.tx),
-            Effect::Summarize {
-                id,
-                spec,
-                opts,
-                max_pages,
-                from_service,
-            } => {
-                let pages = self.pages(cx.mirror.filter(|_| !from_service));
-                let task =
-                    super::pipeline::summarize(pages, id, spec, opts, max_pages, cx.tx.clone());
-                self.tasks.insert(id, tokio::spawn(task).abort_handle());
-            }
-            Effect::Collect {
-                id,
-                spec,
-                max_pages,
-                from_service,
-            } => {
-                let pages = self.pages(cx.mirror.filter(|_| !from_service));
-                let task = super::pipeline::collect(pages, id, spec, max_pages, cx.tx.clone());
-                self.tasks.insert(id, tokio::spawn(task).abort_handle());
-            }
             Effect::CreateContact { id, contact, key } => {
                 // The created contact goes into the mirror before the form hears of it,
                 // so Ctrl-F finds it at once (not only after the next sync).
@@ -309,6 +280,11 @@ impl Requests {
         }
     }
 
+    /// Where a job's pages come from: the mirror's complete copy, else the service.
+    pub fn job_pages(&self, mirror: Option<MirrorReader>) -> super::pipeline::Pages {
+        self.pages(mirror)
+    }
+
     /// Runs a write a dialog asked for; its answer comes back as the message `run` makes.
     /// Without a source, the answer is the not-logged-in error.
     fn write<F, Fut>(&mut self, id: RequestId, cx: RequestCx<'_>, run: F)
@@ -428,6 +404,7 @@ pub(super) fn needs_source(e: &Effect) -> bool {
             | Effect::Summarize { .. }
             | Effect::Collect { .. }
             | Effect::Export { .. }
+            | Effect::StartJob { .. }
             | Effect::CreateContact { .. }
             | Effect::Reschedule { .. }
     )

@@ -28,6 +28,7 @@ mod reschedule;
 mod review_fixes;
 mod sandbox;
 mod screen_snapshots;
+mod selection;
 mod settings_keys;
 mod table_cells;
 mod timeline;

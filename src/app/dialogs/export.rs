@@ -10,6 +10,7 @@ use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::{Effect, ExportFormat, RequestId};
+use crate::app::jobs::{ExportTo, JobEvent, JobOutput, JobSpec};
 use crate::app::keymap::{Action, Hint};
 use crate::app::message::{ExportEvent, Message};
 use crate::app::table::spec::QuerySpec;
@@ -125,6 +126,8 @@ pub struct ExportDialog {
     now: String,
     /// The file the running export was asked to write (to tell when it wrote another).
     target: Option<PathBuf>,
+    /// Only these records (the tab's marks): written by a job of the runtime's runner.
+    pub only: Option<std::sync::Arc<crate::app::selection::Selection>>,
 }
 
 impl ExportDialog {
@@ -144,9 +147,16 @@ impl ExportDialog {
             scope,
             places: Places::current(),
             target: None,
+            only: None,
             error: None,
             now: now.format("%Y%m%d-%H%M%S").to_string(),
         }
+    }
+
+    /// Exports only these records (the marked ones).
+    pub fn only(mut self, marked: crate::app::selection::Selection) -> Self {
+        self.only = Some(std::sync::Arc::new(marked));
+        self
     }
 
     /// The same dialog resolving names from these places (tests).
@@ -210,6 +220,20 @@ impl ExportDialog {
             page: 0,
             last_page: None,
         };
+        if let Some(ids) = &self.only {
+            return Outcome::Effects(vec![Effect::StartJob {
+                id,
+                job: JobSpec::SelectionRecords {
+                    spec: self.spec.clone(),
+                    ids: ids.clone(),
+                    export: Some(ExportTo {
+                        path,
+                        format: self.chosen_format(),
+                        overwrite,
+                    }),
+                },
+            }]);
+        }
         Outcome::Effects(vec![Effect::Export {
             id,
             spec: self.spec.clone(),
@@ -323,6 +347,7 @@ impl Dialog for ExportDialog {
                 }
             }
             ExportStage::Running { id, .. } => match keys.pick(key, &[Action::Cancel]) {
+                Some(_) if self.only.is_some() => Outcome::Effects(vec![Effect::CancelJob(*id)]),
                 Some(_) => Outcome::Effects(vec![Effect::CancelExport(*id)]),
                 None => Outcome::Handled,
             },
@@ -344,6 +369,9 @@ impl Dialog for ExportDialog {
     }
 
     fn on_message(&mut self, msg: &Message, _cx: &mut DialogCx) -> Outcome {
+        if let Message::Job { id, event } = msg {
+            return self.on_job(*id, event);
+        }
         let Message::Export { id, event } = msg else {
             return Outcome::Ignored;
         };
@@ -397,6 +425,55 @@ impl Dialog for ExportDialog {
 
     fn captures_text(&self) -> bool {
         matches!(self.stage, ExportStage::Asking | ExportStage::Exists { .. })
+    }
+}
+
+impl ExportDialog {
+    /// The marked records' export, reported by its job.
+    fn on_job(&mut self, id: RequestId, event: &JobEvent) -> Outcome {
+        let ExportStage::Running {
+            id: running,
+            records,
+            ..
+        } = &mut self.stage
+        else {
+            return Outcome::Ignored;
+        };
+        if id != *running {
+            return Outcome::Ignored;
+        }
+        match event {
+            JobEvent::Progress { done, .. } => *records = *done as usize,
+            JobEvent::Done(JobOutput::Exported {
+                records,
+                missing,
+                path,
+            }) => {
+                let mut msg = format!(
+                    "Wrote {records} selected {} to {}",
+                    self.kind.noun(),
+                    path.display()
+                );
+                if *missing > 0 {
+                    msg.push_str(&format!(
+                        " ({missing} selected were not found: gone from the service)"
+                    ));
+                }
+                if let Some(asked) = self.target.as_ref().filter(|t| *t != path) {
+                    msg.push_str(&format!(
+                        " ({} appeared while exporting and was left alone)",
+                        asked.display()
+                    ));
+                }
+                self.stage = ExportStage::Finished(msg);
+            }
+            JobEvent::Done(_) => return Outcome::Ignored,
+            JobEvent::Failed(e) => self.stage = ExportStage::Failed(e.clone()),
+            JobEvent::Cancelled => {
+                self.stage = ExportStage::Failed("Export cancelled; no file was kept".into())
+            }
+        }
+        Outcome::Handled
     }
 }
 

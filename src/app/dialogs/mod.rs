@@ -26,6 +26,7 @@ pub mod detail;
 pub mod export;
 pub mod help;
 pub mod includes;
+pub mod jobs;
 pub mod login;
 pub mod notice;
 pub mod palette;
@@ -175,6 +176,12 @@ pub enum DialogResult {
     Related(crate::app::mirror::RecordRef),
     /// The detail pane steps to the next (`1`) or previous (`-1`) row's record.
     StepRecord(isize),
+    /// `:jobs` moved its cursor (the app clamps it to the list).
+    JobsCursor,
+    /// `:jobs`: stop the job at this position of `Jobs::in_order`.
+    StopJob(usize),
+    /// Open each of these addresses (asked first: more than a few).
+    OpenUrls(Vec<String>),
 }
 
 /// A contact a dialog points at.
@@ -284,6 +291,8 @@ pub enum Overlay {
     Notice(Notice),
     Search(Box<search::SearchDialog>),
     Related(related::RelatedView),
+    Jobs(jobs::JobsView),
+    ConfirmOpen(jobs::ConfirmOpen),
 }
 
 impl Overlay {
@@ -304,6 +313,8 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_mut(),
             Overlay::Related(d) => d,
+            Overlay::Jobs(d) => d,
+            Overlay::ConfirmOpen(d) => d,
         }
     }
 
@@ -324,6 +335,8 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_ref(),
             Overlay::Related(d) => d,
+            Overlay::Jobs(d) => d,
+            Overlay::ConfirmOpen(d) => d,
         }
     }
 }

@@ -88,6 +88,10 @@ actions! {
         OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];
         Search => "search", "search everything in the local mirror", ["ctrl-f"];
         Related => "related", "related records of the selected one (local mirror)", ["R"];
+        ToggleMark => "toggle_mark", "mark / unmark the row (multi-select)", ["space"];
+        MarkRange => "mark_range", "mark every row from the last marked one to this", ["V"];
+        MarkAll => "mark_all", "mark every record matching the tab's filters", ["*"];
+        Jobs => "jobs", "jobs: exports, readings, syncs, selections (running and done)", ["J"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
@@ -121,5 +125,6 @@ actions! {
         PrevRecord => "prev_record", "related records: back to the previous record", ["backspace"];
         DetailNext => "detail_next", "detail pane: the next record (the pane stays open)", ["j", "]"];
         DetailPrev => "detail_prev", "detail pane: the previous record", ["k", "["];
+        StopJob => "stop_job", "jobs: stop the job under the cursor", ["x"];
     }
 }

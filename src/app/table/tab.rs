@@ -53,6 +53,9 @@ pub struct TabState {
     pub debounce_until: Option<Instant>,
     /// The query whose next page was prefetched (at most one prefetch per settled query).
     pub prefetched_for: Option<QuerySpec>,
+    /// The records marked for an action (`space`, `V`, `*`): ids, kept across pages, sorts
+    /// and refreshes.
+    pub selection: crate::app::selection::Selection,
 }
 
 impl TabState {
@@ -77,6 +80,7 @@ impl TabState {
             filter_open: false,
             debounce_until: None,
             prefetched_for: None,
+            selection: Default::default(),
             resource,
         }
     }

@@ -82,6 +82,12 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(m) = mirror.filter(|_| !app.is_offline()) {
         facts.push((2, Span::styled(m, theme.dim)));
     }
+    // Long work under way (`J` lists it): exports, readings, syncs, selections.
+    let jobs = app.jobs.running();
+    if jobs > 0 {
+        let s = if jobs == 1 { "" } else { "s" };
+        facts.push((2, Span::styled(format!("{jobs} job{s}"), theme.pending)));
+    }
     if app.status.awaiting_token {
         facts.push((0, Span::styled("looking up the API token", theme.pending)));
     }

@@ -15,6 +15,9 @@ use crate::app::table::tab::TabState;
 use crate::ui::common::{cell_text, fit, frame_box};
 use crate::ui::theme::Theme;
 
+/// Drawn over the table's left border beside each marked row.
+pub const MARK: &str = "*";
+
 fn arrow(d: SortDirection) -> &'static str {
     match d {
         SortDirection::Asc => "↑",
@@ -29,6 +32,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         format!(" {} ", tab.resource.kind.title()),
         theme.title,
     )];
+    // The multi-selection's size comes first: it decides what the next action acts on.
+    let marked = tab.selection.len();
+    if marked > 0 {
+        title.push(Span::styled(format!("· {marked} selected "), theme.key));
+    }
     // Every filter in force, while the bar that shows them is closed.
     let filters = tab.filter_summary();
     if !tab.filter_open && !filters.is_empty() {
@@ -223,6 +231,11 @@ fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, fitted: &[(usize, u16)],
     for (y, (index, r)) in (area.y + 1..).zip(visible) {
         if index == tab.selected {
             buf.set_style(Rect::new(area.x, y, area.width, 1), theme.selected);
+        }
+        // A selected (marked) row: `▌` on the left border, readable without colours.
+        if !tab.selection.is_empty() && area.x > 0 && tab.selection.contains(&r.id) {
+            let mark = Rect::new(area.x - 1, y, 1, 1);
+            fit::draw_str(buf, mark, MARK, theme.key);
         }
         for ((i, _), place) in fitted.iter().zip(places.iter()) {
             let cell = &r.cells[*i];

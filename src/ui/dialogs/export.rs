@@ -23,7 +23,15 @@ pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &
         return;
     }
     let scope = Line::from(vec![
-        Span::styled("Every page of ", theme.dim),
+        // The selected records are read from wherever they are, not page by page.
+        Span::styled(
+            if d.only.is_some() {
+                "Only "
+            } else {
+                "Every page of "
+            },
+            theme.dim,
+        ),
         Span::raw(d.scope.as_str()),
     ]);
     fit::draw_line(f.buffer_mut(), Rect { height: 1, ..inner }, scope);

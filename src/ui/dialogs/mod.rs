@@ -8,6 +8,7 @@ pub mod detail;
 pub mod export;
 pub mod help;
 pub mod includes;
+pub mod jobs;
 pub mod login;
 pub mod notice;
 pub mod palette;
@@ -42,6 +43,8 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Notice(n) => notice::draw(f, area, n, keys, theme),
         Overlay::Search(s) => search::draw(f, area, s, spinner(app), keys, theme),
         Overlay::Related(r) => related::draw(f, area, r, spinner(app), keys, theme),
+        Overlay::Jobs(v) => jobs::draw(f, area, v, app, theme),
+        Overlay::ConfirmOpen(c) => jobs::draw_confirm_open(f, area, c, keys, theme),
     }
 }
 

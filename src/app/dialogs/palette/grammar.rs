@@ -39,6 +39,18 @@ pub enum Command {
     /// `:columns` opens the picker; `:columns name,value` sets them.
     Columns(Option<Vec<&'static str>>),
     Sync,
+    /// `:select status=open` marks every record matching the tab's filters with these put
+    /// over them (bare: every match, as `*`); `:unselect` unmarks them (bare: all).
+    Select {
+        filters: Vec<(&'static str, String)>,
+        unmark: bool,
+    },
+    /// `:copy ids|emails|json`: the marked records (or the row under the cursor).
+    Copy(crate::app::jobs::SelectionUse),
+    /// `:open`: the marked records (or the row) in the browser.
+    Open,
+    /// `:jobs`: long work, running and finished.
+    Jobs,
     Help,
     Quit,
 }
@@ -68,6 +80,23 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("profile", "[NAME]: switch profile (without NAME: pick one)"),
     ("help", "keys and commands"),
     ("sync", "refresh the local mirror"),
+    (
+        "select",
+        "[KEY=VALUE...]: mark every match (status=open); bare: the tab's",
+    ),
+    (
+        "unselect",
+        "[KEY=VALUE...]: unmark the matches; bare: every mark",
+    ),
+    (
+        "copy",
+        "ids|emails|json: copy the marked records (or the row)",
+    ),
+    ("open", "the marked records (or the row) in the browser"),
+    (
+        "jobs",
+        "exports, readings, syncs and selections, with outcome",
+    ),
     ("q", "quit"),
 ];
 
@@ -220,6 +249,36 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             views::check_columns(active, &list).map(|c| Command::Columns(Some(c)))
         }
         "sync" => none().map(|()| Command::Sync),
+        "select" | "unselect" => {
+            let q = query_command(active, args)?;
+            if q.sort.is_some()
+                || q.includes.is_some()
+                || q.per_page.is_some()
+                || q.page.is_some()
+                || q.columns.is_some()
+            {
+                let keys: Vec<&str> = active.filters().iter().map(|f| f.key).collect();
+                return Err(format!(":{head} takes filters only: {}", keys.join(", ")));
+            }
+            Ok(Command::Select {
+                filters: q.filters,
+                unmark: head == "unselect",
+            })
+        }
+        "copy" => {
+            use crate::app::jobs::SelectionUse;
+            match one("what to copy: ids, emails or json")?
+                .to_ascii_lowercase()
+                .as_str()
+            {
+                "ids" | "id" => Ok(Command::Copy(SelectionUse::CopyIds)),
+                "emails" | "email" | "e-mails" => Ok(Command::Copy(SelectionUse::CopyEmails)),
+                "json" => Ok(Command::Copy(SelectionUse::CopyJson)),
+                other => Err(format!("copy '{other}': use ids, emails or json")),
+            }
+        }
+        "open" => none().map(|()| Command::Open),
+        "jobs" => none().map(|()| Command::Jobs),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

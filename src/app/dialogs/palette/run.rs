@@ -123,6 +123,19 @@ impl App {
                 self.set_columns(self.active, &ids)
             }
             Command::Sync => self.sync_now(),
+            Command::Select {
+                filters,
+                unmark: true,
+            } if filters.is_empty() => {
+                if !self.clear_marks() {
+                    self.note(format!("No {} selected", self.active.noun()));
+                }
+                Vec::new()
+            }
+            Command::Select { filters, unmark } => self.mark_matching(filters, unmark),
+            Command::Copy(what) => self.copy_command(what),
+            Command::Open => self.on_action(Action::OpenWeb),
+            Command::Jobs => self.open_jobs(),
             Command::Help => self.on_action(Action::Help),
             Command::Quit => self.request_quit(),
         }

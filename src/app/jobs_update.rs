@@ -1,0 +1,349 @@
+//! How the app keeps `:jobs` up to date: every effect that starts long work registers a job
+//! (`jobs_track`, after each update, so no caller can forget it), the messages of the older
+//! kinds (export, readings, sync) and `Message::Job` move it along, and a finished job's
+//! result is put to use (marks, the clipboard).
+
+use super::App;
+use crate::app::dialogs::Overlay;
+use crate::app::dialogs::jobs::JobsView;
+use crate::app::effects::{Effect, RequestId};
+use crate::app::jobs::SelectionUse;
+use crate::app::jobs::{JobEntry, JobEvent, JobKind, JobOutput, JobSpec, JobState, JobThen};
+use crate::app::message::{CollectEvent, ExportEvent, Message, SummaryEvent};
+use crate::app::mirror::{MirrorEffect, MirrorMessage};
+use crate::app::table::record::Record;
+
+impl App {
+    /// `J` / `:jobs`.
+    pub(crate) fn open_jobs(&mut self) -> Vec<Effect> {
+        self.overlays.push(Overlay::Jobs(JobsView::default()));
+        self.dirty = true;
+        Vec::new()
+    }
+
+    pub(super) fn clamp_jobs_cursor(&mut self) {
+        let n = self.jobs.list.len();
+        if let Some(Overlay::Jobs(v)) = self.overlays.last_mut() {
+            v.cursor = v.cursor.min(n.saturating_sub(1));
+        }
+    }
+
+    /// `x` in `:jobs`: stops the job at that place of the list, each kind its own way.
+    pub(super) fn stop_job_at(&mut self, at: usize) -> Vec<Effect> {
+        let Some(j) = self.jobs.in_order().get(at).map(|j| (*j).clone()) else {
+            return Vec::new();
+        };
+        if !j.running() {
+            self.note(format!("{} already ended: {}", j.title, j.outcome()));
+            return Vec::new();
+        }
+        if !j.cancellable {
+            self.note(format!(
+                "A {} cannot be stopped; it ends by itself",
+                j.kind.name()
+            ));
+            return Vec::new();
+        }
+        match j.kind {
+            JobKind::Export if !matches!(j.then, JobThen::Use(_)) && !self.is_runner_job(j.id) => {
+                vec![Effect::CancelExport(j.id)]
+            }
+            JobKind::Pipeline => self.cancel_pipeline_reading(),
+            JobKind::Timeline => self.cancel_timeline_reading(),
+            _ => vec![Effect::CancelJob(j.id)],
+        }
+    }
+
+    fn is_runner_job(&self, id: RequestId) -> bool {
+        self.jobs.runner.contains(&id)
+    }
+
+    /// Registers the long work the effects start and notes the cancels that end some.
+    pub(super) fn jobs_track(&mut self, fx: &[Effect]) {
+        for e in fx {
+            let (id, kind, title, runner) =
+                match e {
+                    Effect::StartJob { id, job } => {
+                        if self.jobs.get(*id).is_some() {
+                            self.jobs.runner.insert(*id);
+                            continue;
+                        }
+                        let (kind, title) = match job {
+                            JobSpec::SelectionRecords {
+                                ids,
+                                export: Some(to),
+                                spec,
+                            } => (
+                                JobKind::Export,
+                                format!(
+                                    "{} selected {} to {}",
+                                    ids.len(),
+                                    spec.kind.noun(),
+                                    to.path.display()
+                                ),
+                            ),
+                            JobSpec::SelectionRecords { ids, spec, .. } => (
+                                JobKind::Selection,
+                                format!("{} selected {}", ids.len(), spec.kind.noun()),
+                            ),
+                            JobSpec::MatchingIds { spec } => (
+                                JobKind::Select,
+                                format!("{} {}", spec.kind.noun(), spec.filter_summary()),
+                            ),
+                        };
+                        (*id, kind, title, true)
+                    }
+                    Effect::Export { id, spec, path, .. } => (
+                        *id,
+                        JobKind::Export,
+                        format!("{} to {}", view_words(spec), path.display()),
+                        false,
+                    ),
+                    Effect::Summarize { id, spec, .. } => {
+                        (*id, JobKind::Pipeline, view_words(spec), false)
+                    }
+                    Effect::Collect { id, spec, .. } => {
+                        (*id, JobKind::Timeline, view_words(spec), false)
+                    }
+                    Effect::Mirror(MirrorEffect::Sync) => {
+                        if self.jobs.sync.is_some() {
+                            continue;
+                        }
+                        let id = self.new_id();
+                        self.jobs.sync = Some(id);
+                        (id, JobKind::Sync, "the local mirror".to_string(), false)
+                    }
+                    Effect::Cancel(id) => {
+                        // An aborted reading sends nothing more: it ends here.
+                        if self.jobs.get(*id).is_some_and(|j| {
+                            matches!(j.kind, JobKind::Pipeline | JobKind::Timeline)
+                        }) {
+                            self.jobs.finish(*id, JobState::Cancelled);
+                        }
+                        continue;
+                    }
+                    _ => continue,
+                };
+            if runner {
+                self.jobs.runner.insert(id);
+            }
+            self.jobs.add(JobEntry {
+                id,
+                kind,
+                title,
+                started: self.wall,
+                progress: None,
+                state: JobState::Running,
+                then: JobThen::Report,
+                cancellable: kind != JobKind::Sync,
+            });
+            self.dirty = true;
+        }
+    }
+
+    /// The older kinds' own messages, as job progress and outcomes.
+    pub(super) fn jobs_heard(&mut self, msg: &Message) {
+        let changed = match msg {
+            Message::Export { id, event } => match event {
+                ExportEvent::Progress {
+                    page, last_page, ..
+                } => self
+                    .jobs
+                    .progress(*id, u64::from(*page), last_page.map(u64::from), "pages"),
+                ExportEvent::Done { records, path } => self.jobs.finish(
+                    *id,
+                    JobState::Done(format!("wrote {records} to {}", path.display())),
+                ),
+                ExportEvent::Failed(e) => self.jobs.finish(*id, JobState::Failed(e.clone())),
+                ExportEvent::Cancelled => self.jobs.finish(*id, JobState::Cancelled),
+            },
+            Message::Summary { id, event } => match event {
+                SummaryEvent::Progress {
+                    pages, last_page, ..
+                } => self
+                    .jobs
+                    .progress(*id, u64::from(*pages), *last_page, "pages"),
+                SummaryEvent::Done(s) => self
+                    .jobs
+                    .finish(*id, JobState::Done(format!("{} deals", s.0.deals))),
+                SummaryEvent::Failed(e) => self.jobs.finish(*id, JobState::Failed(e.clone())),
+            },
+            Message::Collected { id, event } => match event {
+                CollectEvent::Progress {
+                    pages, last_page, ..
+                } => self
+                    .jobs
+                    .progress(*id, u64::from(*pages), *last_page, "pages"),
+                CollectEvent::Done(rows) => self
+                    .jobs
+                    .finish(*id, JobState::Done(format!("{} projects", rows.0.len()))),
+                CollectEvent::Failed(e) => self.jobs.finish(*id, JobState::Failed(e.clone())),
+            },
+            Message::Mirror(MirrorMessage::SyncProgress(p)) => match self.jobs.sync {
+                Some(id) => self
+                    .jobs
+                    .progress(id, p.fetched, p.total, p.resource.noun()),
+                None => false,
+            },
+            Message::Mirror(MirrorMessage::Synced(r)) => match self.jobs.sync.take() {
+                Some(id) => self.jobs.finish(
+                    id,
+                    match r {
+                        Ok(s) => JobState::Done(s.clone()),
+                        Err(e) => JobState::Failed(e.clone()),
+                    },
+                ),
+                None => false,
+            },
+            _ => false,
+        };
+        if changed && self.overlays.iter().any(|o| matches!(o, Overlay::Jobs(_))) {
+            self.dirty = true;
+        }
+    }
+
+    /// A runner job's report: the list follows; a finished job's result is used.
+    pub(super) fn on_job(&mut self, id: RequestId, event: JobEvent) -> Vec<Effect> {
+        // The export dialog follows its own job.
+        let mut fx = self.dispatch_to_dialogs(&Message::Job {
+            id,
+            event: event.clone(),
+        });
+        let Some(then) = self.jobs.get(id).map(|j| j.then.clone()) else {
+            return fx;
+        };
+        match event {
+            JobEvent::Progress { done, total, unit } => {
+                if self.jobs.progress(id, done, total, unit) {
+                    self.dirty = true;
+                }
+            }
+            JobEvent::Done(out) => {
+                let summary = summary_of(&out);
+                if !self.jobs.finish(id, JobState::Done(summary)) {
+                    return fx;
+                }
+                fx.extend(self.use_result(then, out));
+                self.dirty = true;
+            }
+            JobEvent::Failed(e) => {
+                if self.jobs.finish(id, JobState::Failed(e.clone())) && then != JobThen::Report {
+                    self.show_error(e);
+                }
+            }
+            JobEvent::Cancelled => {
+                if self.jobs.finish(id, JobState::Cancelled) && then != JobThen::Report {
+                    self.note("Stopped; nothing was changed");
+                }
+            }
+        }
+        fx
+    }
+
+    fn use_result(&mut self, then: JobThen, out: JobOutput) -> Vec<Effect> {
+        match (then, out) {
+            (JobThen::Mark { kind, unmark }, JobOutput::Ids(batch)) => {
+                let batch = std::sync::Arc::try_unwrap(batch).unwrap_or_else(|b| (*b).clone());
+                self.apply_marks(kind, batch, unmark);
+                Vec::new()
+            }
+            (JobThen::Use(u), JobOutput::Records { records, missing }) => {
+                self.copy_records(u, &records, missing)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn copy_records(&mut self, u: SelectionUse, records: &[Record], missing: usize) -> Vec<Effect> {
+        let n = records.len();
+        let (text, what) = match u {
+            SelectionUse::CopyIds | SelectionUse::Export => {
+                let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+                (ids.join("\n"), "ids")
+            }
+            SelectionUse::CopyEmails => {
+                let emails: Vec<String> = records.iter().filter_map(email_of).collect();
+                let none = n - emails.len();
+                let without = if none > 0 {
+                    format!(", {none} without one")
+                } else {
+                    String::new()
+                };
+                let noun = self.active.noun();
+                let gone = gone(missing);
+                self.note(format!(
+                    "Copied {} e-mails of {n} {noun}{without}{gone}",
+                    emails.len()
+                ));
+                return vec![Effect::Copy(emails.join("\n"))];
+            }
+            SelectionUse::CopyJson => {
+                let mut s = String::from("[");
+                for (i, r) in records.iter().enumerate() {
+                    if i > 0 {
+                        s.push(',');
+                    }
+                    s.push_str(&r.raw);
+                }
+                s.push(']');
+                (s, "JSON")
+            }
+        };
+        self.copied(text, n, what, missing)
+    }
+
+    fn copied(&mut self, text: String, n: usize, what: &str, missing: usize) -> Vec<Effect> {
+        let noun = self.active.noun();
+        let gone = gone(missing);
+        self.note(format!("Copied {n} {noun} as {what}{gone}"));
+        vec![Effect::Copy(text)]
+    }
+}
+
+/// `; 2 selected no longer found`, when some were not.
+fn gone(missing: usize) -> String {
+    if missing > 0 {
+        format!("; {missing} selected no longer found")
+    } else {
+        String::new()
+    }
+}
+
+/// A record's e-mail address, from its JSON.
+fn email_of(r: &Record) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(&r.raw).ok()?;
+    let e = v.get("email")?.as_str()?.trim();
+    (!e.is_empty()).then(|| e.to_string())
+}
+
+/// `deals status=open`.
+fn view_words(spec: &crate::app::QuerySpec) -> String {
+    let f = spec.filter_summary();
+    if f.is_empty() {
+        format!("all {}", spec.kind.noun())
+    } else {
+        format!("{} {f}", spec.kind.noun())
+    }
+}
+
+fn summary_of(out: &JobOutput) -> String {
+    match out {
+        JobOutput::Ids(b) => format!("{} found", b.len()),
+        JobOutput::Records { records, missing } if *missing > 0 => {
+            format!("{} read, {missing} not found", records.len())
+        }
+        JobOutput::Records { records, .. } => format!("{} read", records.len()),
+        JobOutput::Exported {
+            records,
+            missing,
+            path,
+        } => {
+            let gone = if *missing > 0 {
+                format!(" ({missing} not found)")
+            } else {
+                String::new()
+            };
+            format!("wrote {records} to {}{gone}", path.display())
+        }
+    }
+}
