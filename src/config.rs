@@ -222,6 +222,9 @@ pub struct CacheSettings {
     /// The dashboard syncs in the background when it starts and then every this many
     /// minutes; 0 turns the dashboard's background sync off (`crmdash sync` still works).
     pub sync_every_minutes: u64,
+    /// List requests a sync keeps in flight at most (1 to 32); a rate limit halves it for a
+    /// while.
+    pub sync_jobs: usize,
 }
 
 impl Default for CacheSettings {
@@ -231,6 +234,7 @@ impl Default for CacheSettings {
             dir: None,
             full_sync_after_hours: 24,
             sync_every_minutes: 15,
+            sync_jobs: crate::mirror::sync::DEFAULT_JOBS,
         }
     }
 }

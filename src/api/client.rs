@@ -279,6 +279,19 @@ impl Client {
         }
     }
 
+    /// A clone that reports its requests to `observer` as well as to the one it had (a sync's
+    /// governor hears of rate limits while `-v` output goes on).
+    pub fn also_observed_by(&self, observer: Observer) -> Self {
+        let both: Observer = match self.observer.clone() {
+            Some(first) => Arc::new(move |ev: &RequestEvent| {
+                first(ev);
+                observer(ev);
+            }),
+            None => observer,
+        };
+        self.with_observer(both)
+    }
+
     /// A clone whose every attempt passes `gate` in `lane`: a background client waits
     /// while a foreground request of the same gate is in flight (see `api::priority`).
     pub fn with_lane(&self, gate: Arc<super::PriorityGate>, lane: super::Lane) -> Self {

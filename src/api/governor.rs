@@ -1,7 +1,7 @@
-//! How many requests a batch (an import, a reschedule plan) has in flight. Every request takes
-//! a permit. A rate limit (429) halves the limit and pauses every new request for the time the
-//! service asked; each run of successes as long as the limit raises it by one again, up to
-//! `--jobs`. [`Governor::call`] is the loop both batches send through.
+//! How many requests a batch (an import, a reschedule plan, a sync) has in flight. Every request
+//! takes a permit. A rate limit (429) halves the limit and pauses every new request for the time
+//! the service asked; each run of successes as long as the limit raises it by one again, up to
+//! the maximum (`--jobs`, `[cache] sync_jobs`). [`Governor::call`] is the loop batches send through.
 
 use std::future::Future;
 use std::sync::Mutex;
@@ -27,7 +27,7 @@ struct State {
 /// The wait after a 429 without `Retry-After`.
 const DEFAULT_RATE_WAIT: Duration = Duration::from_secs(1);
 
-/// A batch's request gate.
+/// The request gate of a batch (an import, a plan) or a sync.
 #[derive(Debug)]
 pub struct Governor {
     max: usize,

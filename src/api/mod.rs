@@ -16,7 +16,7 @@ pub use client::{
     Client, ClientOptions, Created, Observer, RequestEvent, check_base_url, is_loopback,
 };
 pub use error::{ApiError, ErrorKind, parse_error_body, parse_retry_after};
-pub use governor::Governor;
+pub use governor::{Governor, Permit};
 pub use models::{
     ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,
     Page, Project, Related, Timestamp, When, decode_page, decode_single, value_to_string,

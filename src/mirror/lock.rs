@@ -76,21 +76,24 @@ impl HolderLock {
         let mut name = db_path.as_os_str().to_owned();
         name.push(format!("{}{}", paths::OPEN_MARK, std::process::id()));
         let path = PathBuf::from(name);
-        paths::ensure_private_file(&path)?;
+        // Locked under a name no one looks for, then renamed into place: `cache clear` never
+        // sees the mark unlocked (it would take the mirror for unused and delete it).
+        let mut fresh = path.clone().into_os_string();
+        fresh.push(".new");
+        let fresh = PathBuf::from(fresh);
+        paths::ensure_private_file(&fresh)?;
+        let io = |action, e| MirrorError::Io {
+            action,
+            path: path.clone(),
+            source: e,
+        };
         let file = OpenOptions::new()
             .read(true)
             .write(true)
-            .open(&path)
-            .map_err(|e| MirrorError::Io {
-                action: "cannot open",
-                path: path.clone(),
-                source: e,
-            })?;
-        file.try_lock().map_err(|e| MirrorError::Io {
-            action: "cannot lock",
-            path: path.clone(),
-            source: e.into(),
-        })?;
+            .open(&fresh)
+            .map_err(|e| io("cannot open", e))?;
+        file.try_lock().map_err(|e| io("cannot lock", e.into()))?;
+        std::fs::rename(&fresh, &path).map_err(|e| io("cannot rename", e))?;
         Ok(HolderLock {
             file: Some(file),
             path,

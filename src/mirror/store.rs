@@ -51,14 +51,16 @@ pub struct MirrorStatus {
     pub resources: Vec<ResourceStatus>,
 }
 
-/// A full pass under way, saved with every page so a killed sync continues where it stopped.
+/// A full pass under way, saved with the records it read (every few thousand) so a killed
+/// sync continues where it stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FullPass {
     /// Records seen by this pass are marked with it; the rest are gone when it completes.
     pub generation: i64,
-    pub next_page: u32,
-    /// `meta.total` of the last page read (a drop means records were deleted mid-pass).
-    pub last_total: Option<u64>,
+    /// Where the pass's chain of reads ended (the next read chains onto it); a pass saved by
+    /// an older crmdash has none and starts over (with the same generation).
+    #[serde(default)]
+    pub chain: Option<super::sync::Tail>,
     /// The newest `updated_at` on the server when the pass began: the watermark it leaves.
     pub start_mark: Option<String>,
     pub fetched: u64,
@@ -177,6 +179,31 @@ impl Mirror {
         let tx = self.conn.transaction().map_err(err)?;
         let applied = Self::write_records(&tx, &path, records, generation)?;
         Self::put_state(&tx, T::RESOURCE, state).map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(applied)
+    }
+
+    /// Writes pages of records (each marked as seen by its generation when given) and, when
+    /// given, the state they complete, in one transaction: the sync's writer commits a few
+    /// thousand records at a time.
+    pub fn apply_batch<T: Mirrored>(
+        &mut self,
+        pages: &[(Vec<T>, Option<i64>)],
+        state: Option<&SyncState>,
+    ) -> Result<Applied, MirrorError> {
+        let path = self.path.clone();
+        let err = |e| MirrorError::sqlite(&path, e);
+        let tx = self.conn.transaction().map_err(err)?;
+        let mut applied = Applied::default();
+        for (records, generation) in pages {
+            let a = Self::write_records(&tx, &path, records, *generation)?;
+            applied.inserted += a.inserted;
+            applied.updated += a.updated;
+            applied.unchanged += a.unchanged;
+        }
+        if let Some(s) = state {
+            Self::put_state(&tx, T::RESOURCE, s).map_err(err)?;
+        }
         tx.commit().map_err(err)?;
         Ok(applied)
     }

@@ -1,17 +1,24 @@
 //! Sync: the service's records into the mirror.
 //!
-//! - A **full pass** pages through a resource by `created_at` (`per_page=100`, every include),
-//!   saving its position with every page, so a killed sync continues where it stopped; records
-//!   are keyed by id, so none is ever doubled. When it completes, records it did not see are
-//!   marked gone. If `meta.total` drops between pages (deletions shift later records back),
-//!   the pass re-reads the pages those records moved into.
+//! - A **full pass** walks a resource oldest created first (`per_page` up to 100, every
+//!   include) through a window of concurrent requests (`[cache] sync_jobs`, default 8) that a
+//!   rate limit narrows ([`Governor`]), the dashboard's own requests still going first (the
+//!   client's priority gate). Its reads are chained ([`walk`]): every record that exists for
+//!   the whole pass is read, whatever is created, changed or deleted meanwhile. Records are
+//!   keyed by id, so none is ever doubled; a writer on the blocking pool stores them a few
+//!   thousand at a time with the pass's position, so a killed sync continues where it stopped.
 //! - An **incremental pass** reads what changed since the watermark (minus an overlap for
-//!   clock skew and late commits), newest first: contacts with `updated_after`, deals and
-//!   projects with `sort_by=updated_at&sort_direction=desc` until a page reaches older records.
-//!   N changed records cost about ceil(N/100)+1 requests.
+//!   clock skew and late commits), newest first and chained the same way: contacts with
+//!   `updated_after`, deals and projects with `sort_by=updated_at&sort_direction=desc` until a
+//!   read reaches older records. N changed records cost about N/100+1 requests.
 //! - A sync is full when asked (`--full`), when none was ever completed, or when the last is
 //!   older than `full_after`; a full pass is followed by an incremental one (for what changed
-//!   while it ran). One sync per mirror at a time ([`SyncLock`]).
+//!   while it ran) and only then marks the records neither saw as gone. One sync per mirror at
+//!   a time ([`SyncLock`]).
+
+mod query;
+mod walk;
+mod writer;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,17 +27,25 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::doc::{Mirrored, sortable, sortable_ts};
-use super::store::{Applied, FullPass, SyncState};
+use super::store::{FullPass, SyncState};
 use super::{Mirror, MirrorError, MirrorLocation, Resource, SyncLock};
 use crate::api::{
-    ApiRecord, Client, ContactInclude, ContactQuery, ContactSort, DealInclude, DealQuery, DealSort,
-    ListQuery, Page, Paging, ProjectInclude, ProjectQuery, ProjectSort, SortDirection,
+    ApiRecord, Client, ContactQuery, DealQuery, Governor, ProjectQuery, RequestEvent,
 };
+pub use query::SyncQuery;
+pub use walk::{Interval, OVERLAP, Order, Tail, chains};
+use walk::{Walk, Walked};
+use writer::Writer;
+
+/// Requests a sync has in flight at most when `[cache] sync_jobs` does not say.
+pub const DEFAULT_JOBS: usize = 8;
+/// The most `sync_jobs` may ask for.
+pub const MAX_JOBS: usize = 32;
 
 impl SyncOptions {
     /// The options `[cache]` asks for (the CLI's `crmdash sync` and the dashboard's
     /// background sync alike): a full pass when the last one is older than
-    /// `full_sync_after_hours`.
+    /// `full_sync_after_hours`, `sync_jobs` requests in flight.
     pub fn from_settings(
         cache: &crate::config::CacheSettings,
         full: bool,
@@ -40,6 +55,7 @@ impl SyncOptions {
             resources,
             full,
             full_after: Duration::from_secs(cache.full_sync_after_hours.saturating_mul(3600)),
+            jobs: cache.sync_jobs.clamp(1, MAX_JOBS),
             ..SyncOptions::default()
         }
     }
@@ -56,7 +72,10 @@ pub struct SyncOptions {
     pub full_after: Duration,
     /// How far before the watermark an incremental pass starts.
     pub overlap: Duration,
+    /// Records per request at most (20 to 100: smaller pages could not overlap and advance).
     pub per_page: u32,
+    /// Requests in flight at most (a rate limit halves it for a while).
+    pub jobs: usize,
 }
 
 impl Default for SyncOptions {
@@ -67,6 +86,7 @@ impl Default for SyncOptions {
             full_after: Duration::from_secs(24 * 3600),
             overlap: Duration::from_secs(60),
             per_page: 100,
+            jobs: DEFAULT_JOBS,
         }
     }
 }
@@ -78,7 +98,7 @@ pub enum PassKind {
     Incremental,
 }
 
-/// Reported after every page.
+/// Reported as the reads chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncProgress {
     pub resource: Resource,
@@ -105,6 +125,9 @@ pub struct ResourceReport {
     pub unchanged: u64,
     /// Marked gone by a full pass.
     pub gone: u64,
+    /// Reads that did not chain onto the one before (records deleted meanwhile): each sent
+    /// the pass back to read again from farther before.
+    pub rereads: u64,
     pub elapsed_ms: u64,
 }
 
@@ -113,83 +136,6 @@ pub struct SyncReport {
     pub resources: Vec<ResourceReport>,
     /// A damaged or foreign file found at the mirror's place, moved here.
     pub moved_aside: Option<std::path::PathBuf>,
-}
-
-/// A list query the sync can page with.
-pub trait SyncQuery: ListQuery<Item: Mirrored> {
-    /// Whether the API filters this resource by `updated_after`.
-    const UPDATED_AFTER: bool;
-    /// Everything, oldest created first, with every include.
-    fn everything(paging: Paging) -> Self;
-    /// Newest changed first, with every include; `since` only for `UPDATED_AFTER` resources.
-    fn changed(since: Option<DateTime<Utc>>, paging: Paging) -> Self;
-}
-
-impl SyncQuery for ContactQuery {
-    const UPDATED_AFTER: bool = true;
-    fn everything(paging: Paging) -> Self {
-        ContactQuery {
-            sort_by: Some(ContactSort::CreatedAt),
-            sort_direction: Some(SortDirection::Asc),
-            include: ContactInclude::ALL.to_vec(),
-            paging,
-            ..ContactQuery::default()
-        }
-    }
-    fn changed(since: Option<DateTime<Utc>>, paging: Paging) -> Self {
-        ContactQuery {
-            updated_after: since,
-            sort_by: Some(ContactSort::UpdatedAt),
-            sort_direction: Some(SortDirection::Desc),
-            include: ContactInclude::ALL.to_vec(),
-            paging,
-            ..ContactQuery::default()
-        }
-    }
-}
-
-impl SyncQuery for DealQuery {
-    const UPDATED_AFTER: bool = false;
-    fn everything(paging: Paging) -> Self {
-        DealQuery {
-            sort_by: Some(DealSort::CreatedAt),
-            sort_direction: Some(SortDirection::Asc),
-            include: DealInclude::ALL.to_vec(),
-            paging,
-            ..DealQuery::default()
-        }
-    }
-    fn changed(_since: Option<DateTime<Utc>>, paging: Paging) -> Self {
-        DealQuery {
-            sort_by: Some(DealSort::UpdatedAt),
-            sort_direction: Some(SortDirection::Desc),
-            include: DealInclude::ALL.to_vec(),
-            paging,
-            ..DealQuery::default()
-        }
-    }
-}
-
-impl SyncQuery for ProjectQuery {
-    const UPDATED_AFTER: bool = false;
-    fn everything(paging: Paging) -> Self {
-        ProjectQuery {
-            sort_by: Some(ProjectSort::CreatedAt),
-            sort_direction: Some(SortDirection::Asc),
-            include: ProjectInclude::ALL.to_vec(),
-            paging,
-            ..ProjectQuery::default()
-        }
-    }
-    fn changed(_since: Option<DateTime<Utc>>, paging: Paging) -> Self {
-        ProjectQuery {
-            sort_by: Some(ProjectSort::UpdatedAt),
-            sort_direction: Some(SortDirection::Desc),
-            include: ProjectInclude::ALL.to_vec(),
-            paging,
-            ..ProjectQuery::default()
-        }
-    }
 }
 
 type Shared = Arc<Mutex<Mirror>>;
@@ -216,43 +162,30 @@ pub fn needs_full(state: &SyncState, opts: &SyncOptions, now: DateTime<Utc>) -> 
     }
 }
 
-/// Whether a page was not the last one: by `meta`, else by being full.
-fn more_after<T>(page: &Page<T>, per_page: u32) -> bool {
-    match page.meta {
-        Some(m) if m.current_page.is_some() && m.last_page.is_some() => page.has_next(),
-        _ => page.data.len() >= per_page as usize,
-    }
+/// What every pass of one sync shares.
+struct Ctx<'a> {
+    client: Client,
+    gov: Arc<Governor>,
+    mirror: Shared,
+    opts: &'a SyncOptions,
+    per_page: u32,
+    progress: &'a (dyn Fn(&SyncProgress) + Send + Sync),
 }
 
-/// The page to read next: the following one, or back over the pages records moved into when
-/// `meta.total` dropped since the previous read (deletions shift later records back).
-fn next_page(read: u32, prev_total: Option<u64>, total: Option<u64>, per_page: u32) -> u32 {
-    match (prev_total, total) {
-        (Some(prev), Some(now)) if now < prev => {
-            let back = (prev - now)
-                .div_ceil(u64::from(per_page))
-                .min(u64::from(read)) as u32;
-            read.saturating_sub(back).max(1)
+/// The client the sync sends with: rate limits seen while it retries reach the governor at
+/// once (not only when it gives up), as the import's do.
+fn governed(client: &Client, gov: Arc<Governor>) -> Client {
+    client.also_observed_by(Arc::new(move |ev: &RequestEvent| {
+        if let RequestEvent::Retrying { delay, reason, .. } = ev
+            && reason.starts_with("Rate limited")
+        {
+            gov.rate_limited(*delay);
         }
-        _ => read + 1,
-    }
-}
-
-fn paging(page: u32, per_page: u32) -> Paging {
-    Paging {
-        page: Some(page),
-        per_page: Some(per_page),
-    }
-}
-
-fn add(report: &mut ResourceReport, a: Applied) {
-    report.inserted += a.inserted;
-    report.updated += a.updated;
-    report.unchanged += a.unchanged;
+    }))
 }
 
 /// Syncs the mirror at `location` from `client`. Takes the mirror's sync lock for the whole
-/// run (`MirrorError::Busy` when another sync holds it). `progress` is called after every page.
+/// run (`MirrorError::Busy` when another sync holds it). `progress` is called as reads chain.
 pub async fn sync(
     client: &Client,
     location: &MirrorLocation,
@@ -274,12 +207,26 @@ pub async fn sync(
             tracing::warn!(%problem, "mirror failed its check; rebuilding");
             opened.moved_aside = Some(opened.mirror.rebuild()?);
         }
+        // Index pages stay in memory across a transaction of thousands of records instead of
+        // spilling to the journal and being written again (this connection ends with the sync).
+        let _ = opened
+            .mirror
+            .conn
+            .pragma_update(None, "cache_size", -32_768);
         Ok::<_, MirrorError>((lock, opened))
     })
     .await
     .map_err(|e| MirrorError::Stopped(e.to_string()))??;
     let mut moved_aside = opened.moved_aside;
-    let mirror: Shared = Arc::new(Mutex::new(opened.mirror));
+    let gov = Arc::new(Governor::new(opts.jobs.clamp(1, MAX_JOBS)));
+    let ctx = Ctx {
+        client: governed(client, gov.clone()),
+        gov,
+        mirror: Arc::new(Mutex::new(opened.mirror)),
+        opts,
+        per_page: opts.per_page.clamp(20, crate::api::MAX_PER_PAGE),
+        progress,
+    };
     let resources = if opts.resources.is_empty() {
         Resource::ALL.to_vec()
     } else {
@@ -290,7 +237,7 @@ pub async fn sync(
     };
     let mut rebuilt = false;
     loop {
-        match sync_all(client, &mirror, &resources, opts, progress).await {
+        match sync_all(&ctx, &resources).await {
             Ok(resources) => {
                 return Ok(SyncReport {
                     resources,
@@ -301,7 +248,7 @@ pub async fn sync(
             Err(e) if e.is_corruption() && !rebuilt => {
                 tracing::warn!(error = %e, "mirror damaged during sync; rebuilding");
                 rebuilt = true;
-                moved_aside = Some(on_disk(&mirror, |m| m.rebuild()).await?);
+                moved_aside = Some(on_disk(&ctx.mirror, |m| m.rebuild()).await?);
             }
             Err(e) => return Err(e),
         }
@@ -309,32 +256,33 @@ pub async fn sync(
 }
 
 async fn sync_all(
-    client: &Client,
-    mirror: &Shared,
+    ctx: &Ctx<'_>,
     resources: &[Resource],
-    opts: &SyncOptions,
-    progress: &(dyn Fn(&SyncProgress) + Send + Sync),
 ) -> Result<Vec<ResourceReport>, MirrorError> {
     let mut reports = Vec::new();
     for r in resources {
         reports.push(match r {
-            Resource::Contacts => sync_one::<ContactQuery>(client, mirror, opts, progress).await?,
-            Resource::Deals => sync_one::<DealQuery>(client, mirror, opts, progress).await?,
-            Resource::Projects => sync_one::<ProjectQuery>(client, mirror, opts, progress).await?,
+            Resource::Contacts => sync_one::<ContactQuery>(ctx).await?,
+            Resource::Deals => sync_one::<DealQuery>(ctx).await?,
+            Resource::Projects => sync_one::<ProjectQuery>(ctx).await?,
         });
     }
     Ok(reports)
 }
 
-async fn sync_one<Q: SyncQuery>(
-    client: &Client,
-    mirror: &Shared,
-    opts: &SyncOptions,
-    progress: &(dyn Fn(&SyncProgress) + Send + Sync),
+/// How the passes of one resource ended: the state to save, and the full pass's generation
+/// when one ran (records it and the incremental pass after it did not see are gone).
+struct Passed {
+    state: SyncState,
+    full: Option<i64>,
+}
+
+async fn sync_one<Q: SyncQuery + Send + Sync>(
+    ctx: &Ctx<'_>,
 ) -> Result<ResourceReport, MirrorError> {
     let r = Q::Item::RESOURCE;
     let started = Instant::now();
-    let state = on_disk(mirror, move |m| m.sync_state(r)).await?;
+    let state = on_disk(&ctx.mirror, move |m| m.sync_state(r)).await?;
     let mut report = ResourceReport {
         resource: r,
         passes: Vec::new(),
@@ -345,39 +293,92 @@ async fn sync_one<Q: SyncQuery>(
         updated: 0,
         unchanged: 0,
         gone: 0,
+        rereads: 0,
         elapsed_ms: 0,
     };
-    let per_page = opts.per_page.clamp(1, crate::api::MAX_PER_PAGE);
-    if needs_full(&state, opts, Utc::now()) {
-        report.passes.push(PassKind::Full);
-        full_pass::<Q>(client, mirror, state, per_page, &mut report, progress).await?;
+    let writer = Writer::<Q::Item>::start(ctx.mirror.clone());
+    let passed = passes::<Q>(ctx, &writer, state, &mut report).await;
+    // What was read is written even when a pass failed: the next sync goes on from there.
+    let applied = writer.finish().await;
+    let (passed, applied) = match (passed, applied) {
+        (Ok(p), Ok(a)) => (p, a),
+        // The writer's failure (a damaged file, a full disk) is why the walk stopped.
+        (_, Err(w)) => return Err(w),
+        (Err(e), Ok(_)) => return Err(e),
+    };
+    report.inserted += applied.inserted;
+    report.updated += applied.updated;
+    report.unchanged += applied.unchanged;
+    let Passed { state, full } = passed;
+    match full {
+        Some(generation) => {
+            report.gone += on_disk(&ctx.mirror, move |m| {
+                m.finish_full_pass(r, generation, &state)
+            })
+            .await?;
+        }
+        None => on_disk(&ctx.mirror, move |m| m.set_sync_state(r, &state)).await?,
     }
-    report.passes.push(PassKind::Incremental);
-    incremental_pass::<Q>(client, mirror, opts, per_page, &mut report, progress).await?;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)
 }
 
-async fn full_pass<Q: SyncQuery>(
-    client: &Client,
-    mirror: &Shared,
-    mut state: SyncState,
-    per_page: u32,
+async fn passes<Q: SyncQuery + Send + Sync>(
+    ctx: &Ctx<'_>,
+    writer: &Writer<Q::Item>,
+    state: SyncState,
     report: &mut ResourceReport,
-    progress: &(dyn Fn(&SyncProgress) + Send + Sync),
-) -> Result<(), MirrorError> {
+) -> Result<Passed, MirrorError> {
+    let now = Utc::now();
+    let full = needs_full(&state, ctx.opts, now);
+    let (generation, since) = if full {
+        report.passes.push(PassKind::Full);
+        let pass = full_pass::<Q>(ctx, writer, state.clone(), report).await?;
+        (
+            Some(pass.generation),
+            pass.start_mark.or(state.watermark.clone()),
+        )
+    } else {
+        (None, state.watermark.clone())
+    };
+    report.passes.push(PassKind::Incremental);
+    let newest = incremental_pass::<Q>(ctx, writer, since.clone(), generation, report).await?;
+    let now = Utc::now();
+    Ok(Passed {
+        state: SyncState {
+            watermark: match (since, newest) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            },
+            last_sync_at: Some(now),
+            last_full_at: if full { Some(now) } else { state.last_full_at },
+            generation: generation.unwrap_or(state.generation),
+            pass: None,
+        },
+        full: generation,
+    })
+}
+
+/// Reads every record (seen with the pass's generation); the pass is saved with the records
+/// as it goes, and returned for the incremental pass and the gone marking that follow.
+async fn full_pass<Q: SyncQuery + Send + Sync>(
+    ctx: &Ctx<'_>,
+    writer: &Writer<Q::Item>,
+    mut state: SyncState,
+    report: &mut ResourceReport,
+) -> Result<FullPass, MirrorError> {
     let r = Q::Item::RESOURCE;
-    let mut pass = match state.pass.take() {
+    let pass = match state.pass.take() {
         Some(p) => p,
         None => {
             // The newest change before the pass starts: what changes during the pass is
             // newer, so the incremental pass after it catches it.
-            let newest = client.list(&Q::changed(None, paging(1, 1))).await?;
+            let newest =
+                walk::fetch(&ctx.client, &ctx.gov, &Q::changed(None, walk::one_record())).await?;
             report.requests += 1;
             FullPass {
                 generation: state.generation + 1,
-                next_page: 1,
-                last_total: None,
+                chain: None,
                 start_mark: newest
                     .data
                     .iter()
@@ -388,148 +389,97 @@ async fn full_pass<Q: SyncQuery>(
             }
         }
     };
-    loop {
-        let read = pass.next_page;
-        let page = client.list(&Q::everything(paging(read, per_page))).await?;
-        report.requests += 1;
-        pass.requests += 1;
-        let total = page.meta.and_then(|m| m.total);
-        let next = next_page(read, pass.last_total, total, per_page);
-        pass.last_total = total;
-        pass.fetched += page.data.len() as u64;
-        report.fetched += page.data.len() as u64;
-        let done = next > read && (page.data.is_empty() || !more_after(&page, per_page));
-        pass.next_page = next;
-        let generation = pass.generation;
-        progress(&SyncProgress {
+    let walk = Walk {
+        client: &ctx.client,
+        gov: &ctx.gov,
+        window: ctx.opts.jobs.clamp(1, MAX_JOBS),
+        per_page: ctx.per_page,
+        order: Order::Ascending,
+        query: &|p| Q::everything(p),
+        key: |rec: &Q::Item| sortable_ts(rec.created_at()),
+        stop_before: None,
+        generation: Some(pass.generation),
+    };
+    let saved = |tail: &Tail, w: &Walked| {
+        let mut p = pass.clone();
+        p.chain = Some(tail.clone());
+        p.fetched += w.fetched;
+        p.requests += w.requests;
+        (ctx.progress)(&SyncProgress {
             resource: r,
             pass: PassKind::Full,
-            fetched: pass.fetched,
-            total,
+            fetched: p.fetched,
+            total: w.total,
         });
-        let mut page_state = state.clone();
-        page_state.pass = Some(pass.clone());
-        let records = page.data;
-        let applied = on_disk(mirror, move |m| {
-            m.apply_page(&records, Some(generation), &page_state)
+        Some(SyncState {
+            pass: Some(p),
+            ..state.clone()
         })
-        .await?;
-        add(report, applied);
-        if done {
-            break;
-        }
-    }
-    let now = Utc::now();
-    let generation = pass.generation;
-    let final_state = SyncState {
-        watermark: pass.start_mark.clone().or(state.watermark.clone()),
-        last_sync_at: Some(now),
-        last_full_at: Some(now),
-        generation,
-        pass: None,
     };
-    report.gone += on_disk(mirror, move |m| {
-        m.finish_full_pass(r, generation, &final_state)
-    })
-    .await?;
-    Ok(())
+    let mut walked = Walked::default();
+    let result = walk
+        .run(pass.chain.clone(), writer, &mut walked, &saved)
+        .await;
+    report.requests += walked.requests;
+    report.fetched += walked.fetched;
+    report.rereads += walked.breaks;
+    result?;
+    Ok(pass)
 }
 
-async fn incremental_pass<Q: SyncQuery>(
-    client: &Client,
-    mirror: &Shared,
-    opts: &SyncOptions,
-    per_page: u32,
+/// Reads what changed since `since` (minus the overlap), newest first; returns the newest
+/// change it saw (the next watermark).
+async fn incremental_pass<Q: SyncQuery + Send + Sync>(
+    ctx: &Ctx<'_>,
+    writer: &Writer<Q::Item>,
+    since: Option<String>,
+    generation: Option<i64>,
     report: &mut ResourceReport,
-    progress: &(dyn Fn(&SyncProgress) + Send + Sync),
-) -> Result<(), MirrorError> {
+) -> Result<Option<String>, MirrorError> {
     let r = Q::Item::RESOURCE;
-    let state = on_disk(mirror, move |m| m.sync_state(r)).await?;
-    let overlap = chrono::Duration::from_std(opts.overlap).unwrap_or_default();
-    let since: Option<DateTime<Utc>> = state
-        .watermark
+    let overlap = chrono::Duration::from_std(ctx.opts.overlap).unwrap_or_default();
+    let since: Option<DateTime<Utc>> = since
         .as_deref()
         .and_then(|w| DateTime::parse_from_rfc3339(w).ok())
         .map(|w| w.with_timezone(&Utc) - overlap);
-    let since_text = since.map(sortable);
-    let mut read = 1;
-    let mut last_total = None;
-    // A drop in `meta.total` means records were deleted mid-pass: the pages are re-read, but
-    // the watermark stays put (the next pass reads this range again) to be safe.
-    let mut deletions_seen = false;
-    let mut newest: Option<String> = None;
-    let mut fetched = 0u64;
-    loop {
-        let page = client
-            .list(&Q::changed(
-                since.filter(|_| Q::UPDATED_AFTER),
-                paging(read, per_page),
-            ))
-            .await?;
-        report.requests += 1;
-        let total = page.meta.and_then(|m| m.total);
-        let next = next_page(read, last_total, total, per_page);
-        deletions_seen |= next <= read;
-        last_total = total;
-        let stamps: Vec<Option<String>> = page
-            .data
-            .iter()
-            .map(|rec| sortable_ts(rec.updated_at()))
-            .collect();
-        if read == 1 && newest.is_none() {
-            newest = stamps.iter().flatten().max().cloned();
-        }
-        let reached_older = match &since_text {
-            Some(s) => stamps.iter().flatten().any(|t| t < s),
-            None => false,
-        };
-        fetched += page.data.len() as u64;
-        report.fetched += page.data.len() as u64;
-        progress(&SyncProgress {
+    let filter = since.filter(|_| Q::UPDATED_AFTER);
+    let walk = Walk {
+        client: &ctx.client,
+        gov: &ctx.gov,
+        // Without `updated_after` nothing says how far back the changes go: one at a time.
+        window: if Q::UPDATED_AFTER {
+            ctx.opts.jobs.clamp(1, MAX_JOBS)
+        } else {
+            1
+        },
+        per_page: ctx.per_page,
+        order: Order::Descending,
+        query: &move |p| Q::changed(filter, p),
+        key: |rec: &Q::Item| sortable_ts(rec.updated_at()),
+        stop_before: since.map(sortable),
+        generation,
+    };
+    let told = |_: &Tail, w: &Walked| {
+        (ctx.progress)(&SyncProgress {
             resource: r,
             pass: PassKind::Incremental,
-            fetched,
-            total: if Q::UPDATED_AFTER { total } else { None },
+            fetched: w.fetched,
+            total: if Q::UPDATED_AFTER { w.total } else { None },
         });
-        let done =
-            next > read && (page.data.is_empty() || reached_older || !more_after(&page, per_page));
-        let records = page.data;
-        let unchanged_state = state.clone();
-        let applied = on_disk(mirror, move |m| {
-            m.apply_page(&records, None, &unchanged_state)
-        })
-        .await?;
-        add(report, applied);
-        if done {
-            break;
-        }
-        read = next;
-    }
-    let mut final_state = state;
-    if !deletions_seen {
-        final_state.watermark = match (final_state.watermark.take(), newest) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
-    }
-    final_state.last_sync_at = Some(Utc::now());
-    on_disk(mirror, move |m| m.set_sync_state(r, &final_state)).await?;
-    Ok(())
+        None
+    };
+    let mut walked = Walked::default();
+    let result = walk.run(None, writer, &mut walked, &told).await;
+    report.requests += walked.requests;
+    report.fetched += walked.fetched;
+    report.rereads += walked.breaks;
+    result?;
+    Ok(walked.first_key)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_total_drop_steps_back_over_the_shifted_records() {
-        assert_eq!(next_page(3, Some(1000), Some(1000), 100), 4);
-        assert_eq!(next_page(3, Some(1000), Some(1003), 100), 4);
-        assert_eq!(next_page(3, Some(1000), Some(999), 100), 2);
-        assert_eq!(next_page(3, Some(1000), Some(850), 100), 1);
-        assert_eq!(next_page(1, Some(1000), Some(999), 100), 1);
-        assert_eq!(next_page(1, None, Some(999), 100), 2);
-    }
 
     #[test]
     fn full_when_asked_interrupted_never_done_or_old() {

@@ -1,8 +1,10 @@
 //! The change generator (`--churn N`): N changes a second to contacts, deals and projects, as
 //! a busy CRM would see them: mostly updates (a phone, a status, a value; `updated_at` moves
-//! to now), some deletions. Lets sync be tested and demonstrated against a moving service.
+//! to now), some deletions, some new contacts (as `POST /contacts` makes them). Lets sync be
+//! tested and demonstrated against a moving service; the `churn` fault makes changes as
+//! requests arrive, so a test interleaves them with a sync's reads without timing.
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Weak;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -26,9 +28,16 @@ pub enum Change {
         kind: &'static str,
         id: String,
     },
+    /// A new contact (created and updated now).
+    Created {
+        kind: &'static str,
+        id: String,
+    },
 }
 
-/// Out of 100 changes, how many delete a record (the rest update one).
+/// Out of 100 changes, how many create a contact.
+const CREATE_PERCENT: u64 = 10;
+/// Out of 100 of the other changes, how many delete a record (the rest update one).
 const DELETE_PERCENT: u64 = 20;
 /// Changes are made in batches this often.
 const TICK: Duration = Duration::from_millis(50);
@@ -73,6 +82,18 @@ impl Churner {
         let mut made = Vec::with_capacity(n);
         let mut store = shared.store_mut();
         for _ in 0..n {
+            if self.rng.chance(CREATE_PERCENT) {
+                let id = store.next_contact_id();
+                let stamp = self.now();
+                let digits = self.rng.digits("#######");
+                let row = new_contact(&id, &digits, &stamp);
+                store.contacts.push(row);
+                made.push(Change::Created {
+                    kind: "contacts",
+                    id,
+                });
+                continue;
+            }
             // Contacts are the big table: half the changes; deals and projects share the rest.
             let kind = match self.rng.below(4) {
                 0 | 1 => "contacts",
@@ -128,14 +149,30 @@ impl Churner {
     }
 }
 
+/// A contact as `POST /contacts` stores it, made by the generator.
+fn new_contact(id: &str, digits: &str, stamp: &str) -> super::store::Row {
+    let mut m = serde_json::Map::new();
+    for (k, v) in [
+        ("id", json!(id)),
+        ("first_name", json!("Neue")),
+        ("last_name", json!(format!("Kundin{digits}"))),
+        ("full_name", json!(format!("Neue Kundin{digits}"))),
+        ("email", json!(format!("neu.{digits}@churn.example"))),
+        ("phone", json!(format!("+49 40 {digits}"))),
+        ("account_ids", json!([])),
+        ("assigned_user_ids", json!([])),
+        ("assigned_user_id", Value::Null),
+        ("created_at", json!(stamp)),
+        ("updated_at", json!(stamp)),
+    ] {
+        m.insert(k.to_string(), v);
+    }
+    super::store::Row::new(m)
+}
+
 /// Runs the generator at `per_second` changes a second until `stop` is cancelled or the
 /// sandbox is gone.
-pub fn spawn(
-    shared: Weak<Shared>,
-    churner: Arc<Mutex<Churner>>,
-    per_second: u32,
-    stop: CancellationToken,
-) {
+pub fn spawn(shared: Weak<Shared>, per_second: u32, stop: CancellationToken) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -153,15 +190,8 @@ pub fn spawn(
                 let Some(shared) = shared.upgrade() else {
                     return;
                 };
-                let churner = churner.clone();
                 // Touching 100,000 rows' orderings is CPU work: keep it off the server's workers.
-                let _ = tokio::task::spawn_blocking(move || {
-                    churner
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .apply(&shared, n as usize);
-                })
-                .await;
+                let _ = tokio::task::spawn_blocking(move || shared.churn(n as usize)).await;
             }
         }
     });

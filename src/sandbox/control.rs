@@ -58,7 +58,7 @@ async fn index() -> axum::Json<Value> {
             "POST /_sandbox/reset", "GET /_sandbox/appointments/{id}", "GET /_sandbox/stats"
         ],
         "fault_kinds": ["server_error", "rate_limited", "drop_after_commit", "truncated_json",
-            "cut_mid_body", "non_json", "huge_body", "latency", "hang", "redirect", "unauthorized"],
+            "cut_mid_body", "non_json", "huge_body", "latency", "churn", "hang", "redirect", "unauthorized"],
         "fault_example": {"kind": "server_error", "status": 503, "method": "GET", "path": "/deals", "times": 2}
     }))
 }

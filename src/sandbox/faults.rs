@@ -42,6 +42,10 @@ pub enum FaultKind {
     },
     /// Waits `ms` before handling the request normally.
     Latency { ms: u64 },
+    /// Makes `changes` changes (as `--churn` does: updates, deletions, new contacts) before
+    /// handling the request normally: a sync's reads and the service's changes interleave
+    /// without timing.
+    Churn { changes: u32 },
     /// Accepts the request and never answers.
     Hang,
     /// A redirect (302 by default) to `location`; nothing is executed.

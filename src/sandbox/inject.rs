@@ -84,6 +84,8 @@ pub async fn inject(kind: FaultKind, req: Request, next: Next) -> Response {
         }
         FaultKind::NonJson => html(StatusCode::OK, "Welcome - please sign in to continue"),
         FaultKind::Hang => std::future::pending().await,
+        // Made by the fault layer, which holds the sandbox's state (see `middleware::faults`).
+        FaultKind::Churn { .. } => next.run(req).await,
         FaultKind::Latency { ms } => {
             tokio::time::sleep(Duration::from_millis(ms)).await;
             next.run(req).await

@@ -166,6 +166,10 @@ pub async fn faults(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         .take(req.method().as_str(), req.uri().path());
     match kind {
         None => next.run(req).await,
+        Some(super::faults::FaultKind::Churn { changes }) => {
+            shared.churn(changes as usize);
+            next.run(req).await
+        }
         Some(kind) => inject(kind, req, next).await,
     }
 }

@@ -32,7 +32,7 @@ mod synced;
 mod timefmt;
 mod validation;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
@@ -75,7 +75,6 @@ impl Sandbox {
             rule.check().map_err(SandboxError::Fault)?;
         }
         let (data, planted) = Dataset::for_sandbox(cfg.seed, cfg.contacts, cfg.near_duplicates)?;
-        let churner = Arc::new(Mutex::new(churn::Churner::new(cfg.seed)));
         let churn_stop = tokio_util::sync::CancellationToken::new();
         let shared = Arc::new(Shared::new(
             Settings {
@@ -111,18 +110,12 @@ impl Sandbox {
             },
         )?;
         if cfg.churn > 0 {
-            churn::spawn(
-                Arc::downgrade(&shared),
-                churner.clone(),
-                cfg.churn,
-                churn_stop.clone(),
-            );
+            churn::spawn(Arc::downgrade(&shared), cfg.churn, churn_stop.clone());
         }
         Ok(SandboxHandle {
             planted,
             shared,
             server,
-            churner,
             churn_stop,
         })
     }
@@ -157,7 +150,6 @@ pub struct SandboxHandle {
     planted: Vec<Planted>,
     shared: Arc<Shared>,
     server: server::Server,
-    churner: Arc<Mutex<churn::Churner>>,
     churn_stop: tokio_util::sync::CancellationToken,
 }
 
@@ -252,10 +244,7 @@ impl SandboxHandle {
 
     /// Makes `n` changes now (as `--churn` does over time) and returns them.
     pub fn churn(&self, n: usize) -> Vec<Change> {
-        self.churner
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .apply(&self.shared, n)
+        self.shared.churn(n)
     }
 
     /// Stops the background change generator (`--churn`); `churn(n)` still works.
@@ -265,11 +254,7 @@ impl SandboxHandle {
 
     /// Every change the generator made so far, oldest first.
     pub fn churned(&self) -> Vec<Change> {
-        self.churner
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .log()
-            .to_vec()
+        self.shared.churned()
     }
 
     /// The planted near duplicates and look-alikes, with what each copies (empty unless the

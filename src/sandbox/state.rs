@@ -4,6 +4,7 @@
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
+use super::churn::{Change, Churner};
 use super::faults::FaultBook;
 use super::idempotency::IdempotencyStore;
 use super::listing::OrderCache;
@@ -30,6 +31,7 @@ pub struct Shared {
     faults: Mutex<FaultBook>,
     log: Mutex<RequestLog>,
     idempotency: Mutex<IdempotencyStore>,
+    churner: Mutex<Churner>,
 }
 
 /// A poisoned lock only means a handler panicked mid-way; the data is still usable for a fake.
@@ -39,6 +41,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     pub fn new(settings: Settings, data: Dataset) -> Shared {
+        let settings_seed = settings.seed;
         Shared {
             settings,
             store: RwLock::new(Store::new(data)),
@@ -46,6 +49,7 @@ impl Shared {
             faults: Mutex::new(FaultBook::default()),
             log: Mutex::new(RequestLog::default()),
             idempotency: Mutex::new(IdempotencyStore::default()),
+            churner: Mutex::new(Churner::new(settings_seed)),
         }
     }
 
@@ -72,6 +76,16 @@ impl Shared {
 
     pub fn idempotency(&self) -> MutexGuard<'_, IdempotencyStore> {
         lock(&self.idempotency)
+    }
+
+    /// Makes `n` changes now (the change generator's) and returns them.
+    pub fn churn(&self, n: usize) -> Vec<Change> {
+        lock(&self.churner).apply(self, n)
+    }
+
+    /// Every change the generator made so far, oldest first.
+    pub fn churned(&self) -> Vec<Change> {
+        lock(&self.churner).log().to_vec()
     }
 
     /// Back to the seed data; faults, the request log and idempotency keys forgotten.

@@ -2,6 +2,7 @@
 //! churning sandbox, deletions), search, privacy, damaged files, and the `sync`/`search`/`cache`
 //! commands of the real binary.
 
+mod churn;
 mod cli;
 #[path = "../cli/cli_support.rs"]
 mod cli_support;

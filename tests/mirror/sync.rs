@@ -7,10 +7,22 @@ use crate::mirror_support;
 use std::time::Duration;
 
 use crmdash::api::{ContactQuery, Paging};
-use crmdash::mirror::sync::{PassKind, SyncOptions, SyncQuery};
+use crmdash::mirror::sync::{Interval, PassKind, SyncOptions, SyncQuery, Tail};
 use crmdash::mirror::{FullPass, Mirror, Resource};
 use crmdash::sandbox::{Change, SandboxConfig};
 use mirror_support::{Env, assert_same, file_mode, mirror_records, own_fields};
+
+/// The reads a full pass plans to cover `total` records from the chain end `from` (each
+/// overlapping the one before).
+fn reads_from(from: u64, total: u64) -> u64 {
+    let mut end = if from == 0 { 100 } else { from };
+    let mut reads = u64::from(from == 0);
+    while end < total {
+        end = Interval::after(end, 100).end();
+        reads += 1;
+    }
+    reads
+}
 
 fn all_resources_same(env: &Env) {
     let m = env.mirror();
@@ -30,17 +42,18 @@ async fn first_sync_mirrors_every_record_exactly_with_about_one_request_per_100(
     }
     let contacts = &report.resources[0];
     assert_eq!(contacts.inserted, 1000);
-    // 1 for the starting watermark, 10 pages of 100, 1 incremental pass.
-    assert_eq!(contacts.requests, 12, "{report:?}");
-    // Every list request asked for 100 a page (the watermark probe asks for 1).
+    // 1 for the starting watermark, the overlapping reads of 1,000, 1 incremental pass.
+    assert_eq!(contacts.requests, 1 + reads_from(0, 1000) + 1, "{report:?}");
+    assert_eq!(contacts.rereads, 0);
+    // Every list request asked for at most 100 a page (the watermark probe asks for 1).
     for q in env.sb.requests() {
         let query = q.query.unwrap_or_default();
-        assert!(
-            query.contains("per_page=100")
-                || query.contains("per_page=1&")
-                || query.ends_with("per_page=1"),
-            "{query}"
-        );
+        let per_page: u32 = query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("per_page="))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        assert!((1..=100).contains(&per_page), "{query}");
     }
     let status = env.mirror().status().unwrap();
     assert_eq!(status.resources[0].records, 1000);
@@ -224,8 +237,7 @@ async fn an_interrupted_full_pass_continues_from_its_saved_page() {
                 .data;
             state.pass = Some(FullPass {
                 generation,
-                next_page: page + 1,
-                last_total: Some(1000),
+                chain: Some(Tail::after_full_read(u64::from(page) * 100, &records)),
                 start_mark: state.watermark.clone(),
                 fetched: u64::from(page) * 100,
                 requests: u64::from(page) + 1,
@@ -242,21 +254,20 @@ async fn an_interrupted_full_pass_continues_from_its_saved_page() {
         .await;
     let c = &report.resources[0];
     assert!(c.resumed);
-    // Pages 5..=10, then the incremental pass: no watermark probe, no page 1-4 again.
-    assert_eq!(c.requests, 7, "{report:?}");
-    let pages: Vec<String> = env
-        .sb
-        .requests()
-        .into_iter()
-        .filter_map(|q| q.query)
-        .collect();
-    assert!(pages[0].contains("page=5&"), "{pages:?}");
-    assert!(
-        !pages
-            .iter()
-            .any(|p| p.contains("page=1&") && p.contains("sort_by=created_at")),
-        "{pages:?}"
-    );
+    // Reads chained onto record 400 up to 1,000, then the incremental pass: no watermark
+    // probe, nothing before record 397 again.
+    assert_eq!(c.requests, reads_from(400, 1000) + 1, "{report:?}");
+    let first = env.sb.requests()[0].query.clone().unwrap_or_default();
+    let num = |k: &str| -> u64 {
+        first
+            .split('&')
+            .find_map(|kv| kv.strip_prefix(k))
+            .and_then(|v| v.parse().ok())
+            .unwrap()
+    };
+    let start = (num("page=") - 1) * num("per_page=");
+    assert!((300..=397).contains(&start), "{first}");
+    assert!(first.contains("sort_by=created_at"), "{first}");
     assert_eq!(c.gone, 0, "{report:?}");
     assert_same(
         &env.server_records(Resource::Contacts),

@@ -1,0 +1,122 @@
+//! Writing off the fetch path: one task on the blocking pool takes the pages the walk reads
+//! (through a bounded channel, so a slow disk slows the reads rather than filling memory) and
+//! writes them in large transactions, each with the latest sync state that they complete.
+//! A transaction per page cost most of a first sync's time and of its bytes written (every
+//! page rewrote the same index pages and journal); a transaction per few thousand records
+//! writes each index page a few times instead.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+
+use super::super::store::{Applied, SyncState};
+use super::super::{Mirror, MirrorError, Mirrored};
+
+/// Records written per transaction (at most this many plus one page).
+pub const BATCH_RECORDS: usize = 5_000;
+/// Pages waiting for the writer before the walk waits for it.
+const QUEUE: usize = 32;
+
+enum ToDisk<T> {
+    Records(Vec<T>, Option<i64>),
+    /// The state to save with the next commit; with a sender: commit at once, then say so.
+    State(Box<SyncState>, Option<tokio::sync::oneshot::Sender<()>>),
+}
+
+/// The writer of one resource's sync.
+pub struct Writer<T: Mirrored> {
+    tx: Option<mpsc::Sender<ToDisk<T>>>,
+    task: tokio::task::JoinHandle<Result<Applied, MirrorError>>,
+}
+
+impl<T: Mirrored> Writer<T> {
+    pub fn start(mirror: Arc<Mutex<Mirror>>) -> Writer<T> {
+        let (tx, mut rx) = mpsc::channel::<ToDisk<T>>(QUEUE);
+        let task = tokio::task::spawn_blocking(move || {
+            let mut applied = Applied::default();
+            let mut pages: Vec<(Vec<T>, Option<i64>)> = Vec::new();
+            let mut pending = 0usize;
+            let mut state: Option<SyncState> = None;
+            let commit = |pages: &mut Vec<(Vec<T>, Option<i64>)>,
+                          state: &mut Option<SyncState>,
+                          applied: &mut Applied|
+             -> Result<(), MirrorError> {
+                if pages.is_empty() && state.is_none() {
+                    return Ok(());
+                }
+                let mut m = mirror.lock().unwrap_or_else(|e| e.into_inner());
+                let a = m.apply_batch(pages, state.as_ref())?;
+                applied.inserted += a.inserted;
+                applied.updated += a.updated;
+                applied.unchanged += a.unchanged;
+                pages.clear();
+                *state = None;
+                Ok(())
+            };
+            while let Some(msg) = rx.blocking_recv() {
+                let ack = match msg {
+                    ToDisk::Records(records, generation) => {
+                        pending += records.len();
+                        pages.push((records, generation));
+                        None
+                    }
+                    ToDisk::State(s, ack) => {
+                        state = Some(*s);
+                        ack
+                    }
+                };
+                if ack.is_some() || pending >= BATCH_RECORDS {
+                    commit(&mut pages, &mut state, &mut applied)?;
+                    pending = 0;
+                }
+                if let Some(ack) = ack {
+                    let _ = ack.send(());
+                }
+            }
+            commit(&mut pages, &mut state, &mut applied)?;
+            Ok(applied)
+        });
+        Writer { tx: Some(tx), task }
+    }
+
+    async fn send(&self, msg: ToDisk<T>) -> Result<(), MirrorError> {
+        match &self.tx {
+            Some(tx) if tx.send(msg).await.is_ok() => Ok(()),
+            // The writer stopped: its error is told by `finish`.
+            _ => Err(MirrorError::Stopped("the mirror's writer stopped".into())),
+        }
+    }
+
+    /// Queues records (marked seen by `generation` when given).
+    pub async fn records(
+        &self,
+        records: Vec<T>,
+        generation: Option<i64>,
+    ) -> Result<(), MirrorError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.send(ToDisk::Records(records, generation)).await
+    }
+
+    /// The state the records queued so far complete; `now` commits them at once and waits
+    /// until they are on disk (a signal or a kill right after loses none of it).
+    pub async fn state(&self, state: SyncState, now: bool) -> Result<(), MirrorError> {
+        if !now {
+            return self.send(ToDisk::State(Box::new(state), None)).await;
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.send(ToDisk::State(Box::new(state), Some(tx))).await?;
+        rx.await
+            .map_err(|_| MirrorError::Stopped("the mirror's writer stopped".into()))
+    }
+
+    /// Writes what is queued and says how the records changed the mirror (or why writing
+    /// stopped).
+    pub async fn finish(mut self) -> Result<Applied, MirrorError> {
+        drop(self.tx.take());
+        (&mut self.task)
+            .await
+            .map_err(|e| MirrorError::Stopped(e.to_string()))?
+    }
+}
