@@ -151,6 +151,8 @@ pub struct UiSettings {
     /// international prefix, when duplicates are looked for; unset compares only numbers
     /// with one.
     pub region: Option<String>,
+    /// The first screen: `"today"` opens Today over the table; unset (or `"table"`) does not.
+    pub start: Option<String>,
 }
 
 impl Default for UiSettings {
@@ -164,6 +166,7 @@ impl Default for UiSettings {
             opener: None,
             currency: None,
             region: None,
+            start: None,
         }
     }
 }
@@ -190,7 +193,12 @@ pub struct CacheSettings {
     /// The dashboard syncs in the background when it starts and then every this many
     /// minutes; 0 turns the dashboard's background sync off (`crmdash sync` still works).
     pub sync_every_minutes: u64,
+    /// The change feed keeps what every sync saw change for this many days.
+    pub history_days: u32,
 }
+
+/// `[cache] history_days` when the file says nothing.
+pub const DEFAULT_HISTORY_DAYS: u32 = 90;
 
 impl Default for CacheSettings {
     fn default() -> Self {
@@ -199,6 +207,7 @@ impl Default for CacheSettings {
             dir: None,
             full_sync_after_hours: 24,
             sync_every_minutes: 15,
+            history_days: DEFAULT_HISTORY_DAYS,
         }
     }
 }

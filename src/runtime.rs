@@ -5,6 +5,7 @@
 
 mod engine;
 mod export;
+pub mod feed;
 mod login;
 pub mod mirror;
 pub mod opener;
@@ -177,6 +178,7 @@ pub fn build_engine_with(
     app.set_forms_config(forms);
     let views_path = crate::config::views::views_path();
     app.set_workspace(workspace_of(opts, views_path.as_deref()));
+    app.start_today = ui.start.as_deref() == Some("today");
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let source: Option<Arc<dyn DataSource>> = opts.client.clone().map(|c| {
         Arc::new(ClientSource::new(c, format.clone(), Some(tx.clone()))) as Arc<dyn DataSource>

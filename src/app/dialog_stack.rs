@@ -147,6 +147,7 @@ impl App {
             DialogResult::SetColumns(ids) => self.set_columns(self.active, &ids),
             DialogResult::SwitchProfile(name) => self.switch_profile(&name),
             DialogResult::StepRecord(delta) => self.step_detail(delta),
+            DialogResult::MarkSeen { group, seq } => self.mark_seen(group, seq),
         }
     }
 

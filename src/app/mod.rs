@@ -4,6 +4,7 @@
 mod dialog_stack;
 pub mod dialogs;
 pub mod effects;
+pub mod feed;
 pub mod hints;
 mod input;
 pub mod keymap;
@@ -231,6 +232,10 @@ pub struct App {
     parked: HashMap<String, profiles::Parked>,
     /// The local mirror and the connection (offline mode, background sync).
     pub mirror: mirror::MirrorState,
+    /// Today's last visit, once read this session (`Some(None)`: there was none).
+    pub today_since: Option<Option<crate::mirror::Cursor>>,
+    /// `[ui] start = "today"`: Today opens at start.
+    pub start_today: bool,
 }
 
 impl App {
@@ -292,6 +297,8 @@ impl App {
             },
             parked: HashMap::new(),
             mirror: mirror::MirrorState::default(),
+            today_since: None,
+            start_today: false,
         }
     }
 
@@ -302,6 +309,9 @@ impl App {
         // answers.
         let mut fx = self.mirror_start();
         fx.extend(self.load(self.active, false));
+        if self.start_today {
+            fx.extend(self.open_today());
+        }
         self.after_update(&mut fx);
         fx
     }
@@ -478,6 +488,7 @@ impl App {
             }
             Message::Mirror(m) => self.on_mirror(m),
         };
+        fx.extend(self.history_wanted());
         self.after_update(&mut fx);
         fx
     }

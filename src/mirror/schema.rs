@@ -7,7 +7,7 @@ use rusqlite::Connection;
 /// "crmd" in ASCII.
 pub const APPLICATION_ID: i64 = 0x6372_6d64;
 /// The schema this build writes.
-pub const VERSION: i64 = 5;
+pub const VERSION: i64 = 7;
 
 /// The columns a tab sorts by. Version 3 indexes each (live records only), so a page is read
 /// in index order: the first page of 100,000 contacts in about a millisecond instead of a
@@ -161,6 +161,9 @@ pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     }
     if from < 5 {
         tx.execute_batch(META)?;
+    }
+    if from < 7 {
+        tx.execute_batch(super::changes::SCHEMA)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.pragma_update(None, "user_version", VERSION)?;

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use super::changes::{self, Feed};
 use super::doc::{Mirrored, sortable};
 use super::{MirrorError, Resource};
 
@@ -172,7 +173,8 @@ impl Mirror {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
-        let applied = Self::write_records(&tx, &path, records, generation)?;
+        let feed = Feed::for_state(state);
+        let applied = Self::write_records(&tx, &path, records, generation, feed)?;
         Self::put_state(&tx, T::RESOURCE, state).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(applied)
@@ -184,8 +186,9 @@ impl Mirror {
     pub fn upsert<T: Mirrored>(&mut self, records: &[T]) -> Result<Applied, MirrorError> {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
+        let feed = Feed::for_state(&self.sync_state(T::RESOURCE)?);
         let tx = self.conn.transaction().map_err(err)?;
-        let applied = Self::write_records(&tx, &path, records, None)?;
+        let applied = Self::write_records(&tx, &path, records, None, feed)?;
         tx.commit().map_err(err)?;
         Ok(applied)
     }
@@ -195,6 +198,7 @@ impl Mirror {
         path: &Path,
         records: &[T],
         generation: Option<i64>,
+        feed: Feed,
     ) -> Result<Applied, MirrorError> {
         let err = |e| MirrorError::sqlite(path, e);
         let mut applied = Applied::default();
@@ -269,6 +273,8 @@ impl Mirror {
                         continue;
                     }
                     existing => {
+                        let old = existing.as_ref().map(|(_, o, g)| (o.as_str(), g.is_some()));
+                        changes::note(tx, feed, r, rec.id(), old, raw).map_err(err)?;
                         let d = rec.doc();
                         let rid: i64 = upsert
                             .query_row(
@@ -335,8 +341,11 @@ impl Mirror {
     ) -> Result<u64, MirrorError> {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
+        // The state before this pass says whether the resource has a baseline yet.
+        let feed = Feed::for_state(&self.sync_state(r)?);
         let tx = self.conn.transaction().map_err(err)?;
         let now = sortable(Utc::now());
+        changes::note_gone(&tx, feed, r, generation).map_err(err)?;
         for table in ["fts", "fuzzy"] {
             tx.execute(
                 &format!(

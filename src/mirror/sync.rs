@@ -40,6 +40,7 @@ impl SyncOptions {
             resources,
             full,
             full_after: Duration::from_secs(cache.full_sync_after_hours.saturating_mul(3600)),
+            history_days: cache.history_days,
             ..SyncOptions::default()
         }
     }
@@ -57,6 +58,8 @@ pub struct SyncOptions {
     /// How far before the watermark an incremental pass starts.
     pub overlap: Duration,
     pub per_page: u32,
+    /// Changes older than this many days are pruned at the end of a sync.
+    pub history_days: u32,
 }
 
 impl Default for SyncOptions {
@@ -67,6 +70,7 @@ impl Default for SyncOptions {
             full_after: Duration::from_secs(24 * 3600),
             overlap: Duration::from_secs(60),
             per_page: 100,
+            history_days: crate::config::DEFAULT_HISTORY_DAYS,
         }
     }
 }
@@ -323,6 +327,8 @@ async fn sync_all(
             Resource::Projects => sync_one::<ProjectQuery>(client, mirror, opts, progress).await?,
         });
     }
+    let before = Utc::now() - chrono::Duration::days(i64::from(opts.history_days));
+    on_disk(mirror, move |m| m.prune_changes(before)).await?;
     Ok(reports)
 }
 

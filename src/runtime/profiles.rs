@@ -181,6 +181,10 @@ impl Profiles {
                     id,
                     result: Ok(None),
                 },
+                MirrorEffect::Feed { id, .. } => MirrorMessage::Feed {
+                    id,
+                    result: Ok(None),
+                },
             };
             let _ = tx.send(Message::Mirror(msg));
             return;
@@ -216,6 +220,13 @@ impl Profiles {
                 tokio::spawn(async move {
                     let result = reader.run(move |r| r.related(&of)).await;
                     let _ = tx.send(Message::Mirror(MirrorMessage::Related { id, result }));
+                });
+            }
+            MirrorEffect::Feed { id, ask } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.feed(ask)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Feed { id, result }));
                 });
             }
             MirrorEffect::Sync => m.start_sync(tx),

@@ -38,7 +38,7 @@ use axum::middleware::from_fn_with_state;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-pub use churn::Change;
+pub use churn::{Change, ChangedField};
 pub use config::{SandboxArgs, SandboxConfig};
 pub use error::SandboxError;
 pub use faults::{DEFAULT_REDIRECT, FaultKind, FaultRule, Faults, HUGE_BODY_BYTES};

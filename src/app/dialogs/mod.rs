@@ -33,6 +33,7 @@ pub mod profiles_picker;
 pub mod related;
 pub mod reschedule;
 pub mod search;
+pub mod today;
 pub mod views_picker;
 
 use std::path::PathBuf;
@@ -175,6 +176,11 @@ pub enum DialogResult {
     Related(crate::app::mirror::RecordRef),
     /// The detail pane steps to the next (`1`) or previous (`-1`) row's record.
     StepRecord(isize),
+    /// Today's `x`: remember this group as seen up to this change.
+    MarkSeen {
+        group: crate::insights::today::GroupKind,
+        seq: i64,
+    },
 }
 
 /// A contact a dialog points at.
@@ -284,6 +290,8 @@ pub enum Overlay {
     Notice(Notice),
     Search(Box<search::SearchDialog>),
     Related(related::RelatedView),
+    /// Today (`:today`, `t`) or the `:changes` list.
+    Today(Box<today::TodayView>),
 }
 
 impl Overlay {
@@ -304,6 +312,7 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_mut(),
             Overlay::Related(d) => d,
+            Overlay::Today(d) => d.as_mut(),
         }
     }
 
@@ -324,6 +333,7 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_ref(),
             Overlay::Related(d) => d,
+            Overlay::Today(d) => d.as_ref(),
         }
     }
 }

@@ -88,6 +88,7 @@ actions! {
         OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];
         Search => "search", "search everything in the local mirror", ["ctrl-f"];
         Related => "related", "related records of the selected one (local mirror)", ["R"];
+        Today => "today", "Today: what changed since your last visit (local mirror)", ["t"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
@@ -121,5 +122,6 @@ actions! {
         PrevRecord => "prev_record", "related records: back to the previous record", ["backspace"];
         DetailNext => "detail_next", "detail pane: the next record (the pane stays open)", ["j", "]"];
         DetailPrev => "detail_prev", "detail pane: the previous record", ["k", "["];
+        MarkSeen => "mark_seen", "Today: mark the selected group seen", ["x"];
     }
 }

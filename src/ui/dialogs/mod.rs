@@ -15,6 +15,7 @@ pub mod profiles_picker;
 pub mod related;
 pub mod reschedule;
 pub mod search;
+pub mod today;
 pub mod views_picker;
 
 use ratatui::Frame;
@@ -42,6 +43,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Notice(n) => notice::draw(f, area, n, keys, theme),
         Overlay::Search(s) => search::draw(f, area, s, spinner(app), keys, theme),
         Overlay::Related(r) => related::draw(f, area, r, spinner(app), keys, theme),
+        Overlay::Today(t) => today::draw(f, area, t, spinner(app), keys, theme),
     }
 }
 

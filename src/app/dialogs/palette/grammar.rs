@@ -39,6 +39,10 @@ pub enum Command {
     /// `:columns` opens the picker; `:columns name,value` sets them.
     Columns(Option<Vec<&'static str>>),
     Sync,
+    /// `:today`: the Today screen.
+    Today,
+    /// `:changes`: the newest changes the syncs saw, filtered as one types.
+    Changes,
     Help,
     Quit,
 }
@@ -68,6 +72,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("profile", "[NAME]: switch profile (without NAME: pick one)"),
     ("help", "keys and commands"),
     ("sync", "refresh the local mirror"),
+    ("today", "what changed since your last visit (local mirror)"),
+    (
+        "changes",
+        "the newest changes the syncs saw (type to filter)",
+    ),
     ("q", "quit"),
 ];
 
@@ -220,6 +229,8 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             views::check_columns(active, &list).map(|c| Command::Columns(Some(c)))
         }
         "sync" => none().map(|()| Command::Sync),
+        "today" => none().map(|()| Command::Today),
+        "changes" => none().map(|()| Command::Changes),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

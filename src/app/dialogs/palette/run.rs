@@ -123,6 +123,8 @@ impl App {
                 self.set_columns(self.active, &ids)
             }
             Command::Sync => self.sync_now(),
+            Command::Today => self.open_today(),
+            Command::Changes => self.open_changes(),
             Command::Help => self.on_action(Action::Help),
             Command::Quit => self.request_quit(),
         }
