@@ -57,6 +57,7 @@ pub fn known() -> TodayInput {
         Facts {
             label: "Ada Lovelace".into(),
             currency: None,
+            raw: None,
         },
     );
     TodayInput {
@@ -122,28 +123,28 @@ pub fn known() -> TodayInput {
                 label: "Launch".into(),
                 status: Some("planned".into()),
                 start: NaiveDate::from_ymd_opt(2026, 11, 27),
-                end: None,, raw: None
+                end: None, raw: None
             },
             ProjectDates {
                 id: "p2".into(),
                 label: "Migration".into(),
                 status: Some("active".into()),
                 start: NaiveDate::from_ymd_opt(2026, 9, 1),
-                end: NaiveDate::from_ymd_opt(2026, 11, 20),, raw: None
+                end: NaiveDate::from_ymd_opt(2026, 11, 20), raw: None
             },
             ProjectDates {
                 id: "p3".into(),
                 label: "Done".into(),
                 status: Some("completed".into()),
                 start: None,
-                end: NaiveDate::from_ymd_opt(2026, 11, 1),, raw: None
+                end: NaiveDate::from_ymd_opt(2026, 11, 1), raw: None
             },
             ProjectDates {
                 id: "p4".into(),
                 label: "Later".into(),
                 status: Some("planned".into()),
                 start: NaiveDate::from_ymd_opt(2027, 1, 4),
-                end: None,, raw: None
+                end: None, raw: None
             },
         ],
         reschedules: vec![Reschedule {
