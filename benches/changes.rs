@@ -107,27 +107,56 @@ fn main() {
     let page_size: i64 = conn
         .query_row("PRAGMA page_size", [], |r| r.get(0))
         .unwrap();
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
     let before = pages(&conn);
     let now = Utc::now().timestamp();
     let span = 90 * 86_400;
     conn.execute_batch("BEGIN").unwrap();
     {
         let mut ins = conn
-            .prepare("INSERT INTO changes (at, resource, id, kind, fields) VALUES (?1, ?2, ?3, ?4, ?5)")
+            .prepare(
+                "INSERT INTO changes (at, resource, id, kind, fields) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
             .unwrap();
         for i in 0..STORED {
             let at = now - span + i * span / STORED;
             let (resource, id, fields) = match i % 4 {
-                0 => (1, format!("deal_{:06}", i % 10_000), format!(r#"[["status","open","won"],["value","{}.00","{}.50"]]"#, i % 90_000, i % 70_000)),
-                1 => (0, format!("con_{:06}", i % CONTACTS as i64), format!(r#"[["phone","+49 30 {:07}","+49 30 {:07}"]]"#, i % 9_999_999, (i * 7) % 9_999_999)),
-                2 => (0, format!("con_{:06}", i % CONTACTS as i64), r#"[["job_title","Project Lead","Head of Sales"]]"#.to_string()),
-                _ => (2, format!("prj_{:06}", i % 2_000), r#"[["status","planned","active"]]"#.to_string()),
+                0 => (
+                    1,
+                    format!("deal_{:06}", i % 10_000),
+                    format!(
+                        r#"[["status","open","won"],["value","{}.00","{}.50"]]"#,
+                        i % 90_000,
+                        i % 70_000
+                    ),
+                ),
+                1 => (
+                    0,
+                    format!("con_{:06}", i % CONTACTS as i64),
+                    format!(
+                        r#"[["phone","+49 30 {:07}","+49 30 {:07}"]]"#,
+                        i % 9_999_999,
+                        (i * 7) % 9_999_999
+                    ),
+                ),
+                2 => (
+                    0,
+                    format!("con_{:06}", i % CONTACTS as i64),
+                    r#"[["job_title","Project Lead","Head of Sales"]]"#.to_string(),
+                ),
+                _ => (
+                    2,
+                    format!("prj_{:06}", i % 2_000),
+                    r#"[["status","planned","active"]]"#.to_string(),
+                ),
             };
-            ins.execute(rusqlite::params![at, resource, id, 1, fields]).unwrap();
+            ins.execute(rusqlite::params![at, resource, id, 1, fields])
+                .unwrap();
         }
     }
-    conn.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    conn.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
     let added = (pages(&conn) - before) * page_size;
     println!(
         "{STORED} changes stored: {:.1} MB, {:.0} bytes a change with the indexes",
@@ -142,13 +171,25 @@ fn main() {
     for _ in 0..7 {
         let t = Instant::now();
         let out = Command::new(env!("CARGO_BIN_EXE_crmdash"))
-            .args(["--base-url", base_url, "changes", "--since", "7d", "--format", "jsonl"])
+            .args([
+                "--base-url",
+                base_url,
+                "changes",
+                "--since",
+                "7d",
+                "--format",
+                "jsonl",
+            ])
             .env("CRMDASH_CONFIG", &config)
             .env("CRMDASH_TOKEN", "unused")
             .output()
             .expect("crmdash runs");
         runs.push(t.elapsed());
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         lines = out.stdout.iter().filter(|b| **b == b'\n').count();
     }
     println!(

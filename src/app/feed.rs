@@ -120,7 +120,7 @@ impl App {
                     .map(|log| RescheduleSource {
                         log,
                         settings: self.forms.config.reschedule.clone(),
-                        zone: self.forms.config.zone.clone(),
+                        zone: self.forms.config.zone,
                     }),
             },
         })]

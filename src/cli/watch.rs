@@ -166,7 +166,7 @@ fn stopped() -> Result<(), CliError> {
 
 fn humantime(d: Duration) -> String {
     let s = d.as_secs();
-    if s >= 60 && s % 60 == 0 {
+    if s >= 60 && s.is_multiple_of(60) {
         format!("{} min", s / 60)
     } else {
         format!("{s} s")

@@ -21,15 +21,11 @@ fn resource(kind: &str) -> Resource {
 }
 
 type Fields = BTreeMap<String, (Value, Value)>;
+type Key = (Resource, String);
 
 /// What the churn did, per record: for those updated and still there, each field's first old
 /// and last new value (fields set back to where they were left out); and the deleted ones.
-fn net_effect(
-    log: &[Change],
-) -> (
-    BTreeMap<(Resource, String), Fields>,
-    BTreeSet<(Resource, String)>,
-) {
+fn net_effect(log: &[Change]) -> (BTreeMap<Key, Fields>, BTreeSet<Key>) {
     let mut updated: BTreeMap<(Resource, String), Fields> = BTreeMap::new();
     let mut deleted = BTreeSet::new();
     for c in log {
