@@ -161,6 +161,8 @@ pub struct UiSettings {
     /// international prefix, when duplicates are looked for; unset compares only numbers
     /// with one.
     pub region: Option<String>,
+    /// The first screen: `"today"` opens Today over the table; unset (or `"table"`) does not.
+    pub start: Option<String>,
 }
 
 impl Default for UiSettings {
@@ -174,6 +176,7 @@ impl Default for UiSettings {
             opener: None,
             currency: None,
             region: None,
+            start: None,
         }
     }
 }
@@ -225,7 +228,12 @@ pub struct CacheSettings {
     /// List requests a sync keeps in flight at most (1 to 32); a rate limit halves it for a
     /// while.
     pub sync_jobs: usize,
+    /// The change feed keeps what every sync saw change for this many days.
+    pub history_days: u32,
 }
+
+/// `[cache] history_days` when the file says nothing.
+pub const DEFAULT_HISTORY_DAYS: u32 = 90;
 
 impl Default for CacheSettings {
     fn default() -> Self {
@@ -235,6 +243,7 @@ impl Default for CacheSettings {
             full_sync_after_hours: 24,
             sync_every_minutes: 15,
             sync_jobs: crate::mirror::sync::DEFAULT_JOBS,
+            history_days: DEFAULT_HISTORY_DAYS,
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod engine;
 mod export;
+pub mod feed;
 mod jobs;
 mod login;
 pub mod mirror;
@@ -201,6 +202,7 @@ pub fn build_engine_with(
     app.set_user_actions(crate::user_actions::from_settings(&opts.settings.actions, &app.keymap).0);
     let views_path = crate::config::views::views_path();
     app.set_workspace(workspace_of(opts, views_path.as_deref()));
+    app.start_today = ui.start.as_deref() == Some("today");
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let source: Option<Arc<dyn DataSource>> = opts.client.clone().map(|c| {
         Arc::new(ClientSource::new(c, format.clone(), Some(tx.clone()))) as Arc<dyn DataSource>

@@ -3,8 +3,8 @@
 
 pub mod client;
 pub mod error;
-pub mod governor;
 pub mod exchange;
+pub mod governor;
 pub mod models;
 pub mod priority;
 pub mod query;

@@ -160,6 +160,7 @@ impl App {
                 .collect(),
             DialogResult::ProfileNameTyped(ok) => self.profile_name_typed(ok),
             DialogResult::QuitWithWrites { send } => self.quit_with_writes(send),
+            DialogResult::MarkSeen { group, seq } => self.mark_seen(group, seq),
         }
     }
 

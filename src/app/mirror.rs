@@ -84,6 +84,11 @@ pub enum MirrorEffect {
     Sync,
     /// Ask the service for `spec` (offline: is it back?); answer `MirrorMessage::Probed`.
     Probe(QuerySpec),
+    /// Read (or mark) the change feed; answer `MirrorMessage::Feed` with the id.
+    Feed {
+        id: RequestId,
+        ask: crate::app::feed::FeedAsk,
+    },
 }
 
 /// What the mirror (and the runtime around it) answers.
@@ -104,6 +109,10 @@ pub enum MirrorMessage {
     Related {
         id: RequestId,
         result: Result<Option<RelatedRecords>, String>,
+    },
+    Feed {
+        id: RequestId,
+        result: Result<Option<crate::app::feed::FeedAnswer>, String>,
     },
     /// The service could not be reached (`Some(why)`), or answered again (`None`).
     Connectivity(Option<String>),
@@ -457,7 +466,16 @@ impl App {
                     vec![Effect::Mirror(MirrorEffect::Rows(specs))]
                 }
             }
-            msg @ (MirrorMessage::Search { .. } | MirrorMessage::Related { .. }) => {
+            msg @ (MirrorMessage::Search { .. }
+            | MirrorMessage::Related { .. }
+            | MirrorMessage::Feed { .. }) => {
+                if let MirrorMessage::Feed {
+                    result: Ok(Some(answer)),
+                    ..
+                } = &msg
+                {
+                    self.feed_answered(answer);
+                }
                 self.dispatch_to_dialogs(&super::Message::Mirror(msg))
             }
         }

@@ -4,6 +4,7 @@
 mod dialog_stack;
 pub mod dialogs;
 pub mod effects;
+pub mod feed;
 pub mod hints;
 mod input;
 mod input_select;
@@ -246,6 +247,10 @@ pub struct App {
     pub requests: dialogs::requests::RequestLog,
     /// `[actions.NAME]` of the config file.
     pub user_actions: Vec<crate::user_actions::UserAction>,
+    /// Today's last visit, once read this session (`Some(None)`: there was none).
+    pub today_since: Option<Option<crate::mirror::Cursor>>,
+    /// `[ui] start = "today"`: Today opens at start.
+    pub start_today: bool,
 }
 
 impl App {
@@ -311,6 +316,8 @@ impl App {
             safety: write_gate::WriteGate::default(),
             requests: Default::default(),
             user_actions: Vec::new(),
+            today_since: None,
+            start_today: false,
         }
     }
 
@@ -321,6 +328,9 @@ impl App {
         // answers.
         let mut fx = self.mirror_start();
         fx.extend(self.load(self.active, false));
+        if self.start_today {
+            fx.extend(self.open_today());
+        }
         self.after_update(&mut fx);
         fx
     }
@@ -520,6 +530,7 @@ impl App {
         self.gate_writes(&mut fx);
         fx.extend(self.release_due());
         fx.extend(answered);
+        fx.extend(self.history_wanted());
         self.after_update(&mut fx);
         fx
     }

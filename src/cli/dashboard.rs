@@ -102,6 +102,29 @@ async fn run_first_login(
 
 /// `--demo`: the sandbox on a free loopback port with its local token.
 /// `CRMDASH_DEMO_LATENCY_MS` adds latency to every request (to try a slow link).
+/// Gives the demo a history for Today and the change feed: the mirror's baseline sync, then
+/// deals and projects moved on the sandbox, which the dashboard's first background sync
+/// (waiting for this one's lock) records as changes.
+async fn seed_demo_history(
+    cache: crate::config::CacheSettings,
+    sandbox: &crate::sandbox::SandboxHandle,
+    client: Client,
+) {
+    // Where the dashboard keeps the demo's mirror (its profile is `demo`).
+    let base_url = sandbox.base_url();
+    let Ok(location) = crate::mirror::MirrorLocation::for_settings(&cache, "demo", &base_url)
+    else {
+        return;
+    };
+    let opts = crate::mirror::sync::SyncOptions::from_settings(&cache, false, Vec::new());
+    match crate::mirror::sync::sync(&client, &location, &opts, &|_| {}).await {
+        Ok(_) => {
+            sandbox.churn_deals_and_projects(40);
+        }
+        Err(e) => tracing::warn!(error = %e, "the demo's history was not made"),
+    }
+}
+
 async fn run_demo(
     mut settings: Settings,
     log_path: Option<std::path::PathBuf>,
@@ -128,7 +151,8 @@ async fn run_demo(
         SecretString::from(sandbox.token()),
         settings.client_options(),
     )?;
-    let result = run_dashboard(
+    let history = seed_demo_history(settings.cache.clone(), &sandbox, client.clone());
+    let dashboard = run_dashboard(
         DashboardOptions {
             profile: "demo".into(),
             base_url,
@@ -139,8 +163,13 @@ async fn run_demo(
             demo: true,
         },
         None,
-    )
-    .await;
+    );
+    tokio::pin!(dashboard);
+    // The history is made while the dashboard runs (its first frame is not kept waiting).
+    let result = tokio::select! {
+        r = &mut dashboard => r,
+        () = history => dashboard.await,
+    };
     sandbox.shutdown().await;
     result.map_err(|e| CliError::other(format!("{e:#}")))
 }

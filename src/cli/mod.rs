@@ -5,6 +5,7 @@
 pub mod appointments;
 pub mod auth;
 pub mod cache;
+pub mod changes;
 pub mod commands;
 pub mod complete_names;
 pub mod completions;
@@ -29,6 +30,7 @@ pub mod sync;
 pub mod times;
 pub mod verbose;
 pub mod view;
+pub mod watch;
 pub mod write_log;
 
 use std::process::ExitCode;
@@ -120,6 +122,12 @@ pub enum Command {
     /// Search the local mirror: names, emails, phones, accounts, statuses, custom fields.
     #[command(after_help = search::EXAMPLES)]
     Search(search::SearchArgs),
+    /// What the syncs saw change: created, updated (field by field), gone, back.
+    #[command(after_help = changes::EXAMPLES)]
+    Changes(changes::ChangesArgs),
+    /// Sync every --every and print each new change as a JSON line, or run a program per change.
+    #[command(after_help = watch::EXAMPLES)]
+    Watch(watch::WatchArgs),
     /// The local mirror's files.
     #[command(
         subcommand,
@@ -261,6 +269,14 @@ pub fn main() -> ExitCode {
                         sync::run(&ctx, &args).await
                     }
                     Command::Search(args) => search::run(&globals, &setup::load_settings(), &args),
+                    Command::Changes(args) => {
+                        let ctx = Ctx::new(&globals, setup::load_settings());
+                        changes::run(&ctx, &args).await
+                    }
+                    Command::Watch(args) => {
+                        let ctx = Ctx::new(&globals, setup::load_settings());
+                        watch::run(&ctx, &args).await
+                    }
                     Command::Cache(cache::CacheCommand::Clear(args)) => {
                         cache::clear(&globals, &setup::load_settings(), &args)
                     }

@@ -117,7 +117,7 @@ pub async fn run(ctx: &Ctx, args: &SyncArgs) -> Result<(), CliError> {
 }
 
 /// The first SIGINT or SIGTERM: its name and the exit code (128 + its number).
-async fn stop_signal() -> (&'static str, u8) {
+pub(crate) async fn stop_signal() -> (&'static str, u8) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

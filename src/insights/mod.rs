@@ -2,7 +2,9 @@
 //! projects timeline (`timeline`). Pure modules, tested without a terminal; the CLI prints
 //! them and the dashboard draws them.
 
+pub mod changes;
 pub mod dupes;
 mod page_walk;
 pub mod pipeline;
 pub mod timeline;
+pub mod today;

@@ -6,6 +6,7 @@
 //! (`spawn_blocking`) and gets plain data back. [`sync::sync`] is async (HTTP) and does its
 //! own disk writes on the blocking pool.
 
+pub mod changes;
 mod complete;
 mod doc;
 mod error;
@@ -23,6 +24,7 @@ mod store;
 pub mod sync;
 mod why;
 
+pub use changes::{ChangeKind, ChangeQuery, Cursor, FieldChange, RecordChange};
 pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::{HolderLock, SyncLock, holders};

@@ -15,7 +15,7 @@ use super::Resource;
 /// "crmd" in ASCII.
 pub const APPLICATION_ID: i64 = 0x6372_6d64;
 /// The schema this build writes.
-pub const VERSION: i64 = 6;
+pub const VERSION: i64 = 7;
 
 /// The columns each resource's lists sort by, each with a partial index over the resource's
 /// live records (`RESOURCE_by_COLUMN`): a page is read in index order, never by sorting
@@ -201,6 +201,9 @@ pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         for r in Resource::ALL {
             tx.execute_batch(&per_resource(r))?;
         }
+    }
+    if from < 7 {
+        tx.execute_batch(super::changes::SCHEMA)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.pragma_update(None, "user_version", VERSION)?;

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use super::changes::{self, Feed};
 use super::doc::{Mirrored, sortable};
 use super::packed::{Packer, PartCache};
 use super::{MirrorError, Resource};
@@ -177,7 +178,8 @@ impl Mirror {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
-        let applied = Self::write_records(&tx, &path, records, generation)?;
+        let feed = Feed::for_state(state);
+        let applied = Self::write_records(&tx, &path, records, generation, feed)?;
         Self::put_state(&tx, T::RESOURCE, state).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(applied)
@@ -193,10 +195,11 @@ impl Mirror {
     ) -> Result<Applied, MirrorError> {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
+        let feed = Feed::for_state(&self.sync_state(T::RESOURCE)?);
         let tx = self.conn.transaction().map_err(err)?;
         let mut applied = Applied::default();
         for (records, generation) in pages {
-            let a = Self::write_records(&tx, &path, records, *generation)?;
+            let a = Self::write_records(&tx, &path, records, *generation, feed)?;
             applied.inserted += a.inserted;
             applied.updated += a.updated;
             applied.unchanged += a.unchanged;
@@ -214,8 +217,9 @@ impl Mirror {
     pub fn upsert<T: Mirrored>(&mut self, records: &[T]) -> Result<Applied, MirrorError> {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
+        let feed = Feed::for_state(&self.sync_state(T::RESOURCE)?);
         let tx = self.conn.transaction().map_err(err)?;
-        let applied = Self::write_records(&tx, &path, records, None)?;
+        let applied = Self::write_records(&tx, &path, records, None, feed)?;
         tx.commit().map_err(err)?;
         Ok(applied)
     }
@@ -225,11 +229,13 @@ impl Mirror {
         path: &Path,
         records: &[T],
         generation: Option<i64>,
+        feed: Feed,
     ) -> Result<Applied, MirrorError> {
         let err = |e| MirrorError::sqlite(path, e);
         let mut applied = Applied::default();
         let r = T::RESOURCE;
         let mut packer = Packer::new(tx);
+        let parts = PartCache::default();
         {
             let mut find = tx
                 .prepare_cached(
@@ -299,6 +305,19 @@ impl Mirror {
                         continue;
                     }
                     existing => {
+                        // The change feed compares the server's text before and after
+                        // (unpacked only when the feed records: never for a baseline).
+                        if matches!(feed, Feed::Record(_)) {
+                            let old = match existing.as_ref() {
+                                Some((_, o, g)) => {
+                                    Some((parts.unpack(tx, o).map_err(err)?, g.is_some()))
+                                }
+                                None => None,
+                            };
+                            let old = old.as_ref().map(|(o, g)| (o.as_str(), *g));
+                            changes::note(tx, feed, r, rec.id(), old, rec.raw().get())
+                                .map_err(err)?;
+                        }
                         let d = rec.doc();
                         let rid: i64 = upsert
                             .query_row(
@@ -387,8 +406,11 @@ impl Mirror {
     ) -> Result<u64, MirrorError> {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
+        // The state before this pass says whether the resource has a baseline yet.
+        let feed = Feed::for_state(&self.sync_state(r)?);
         let tx = self.conn.transaction().map_err(err)?;
         let now = sortable(Utc::now());
+        changes::note_gone(&tx, feed, r, generation).map_err(err)?;
         let mut tables = vec![format!("fts_{r}"), format!("fuzzy_{r}")];
         if r == Resource::Contacts {
             tables.push("phones".to_string());

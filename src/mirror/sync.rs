@@ -56,6 +56,7 @@ impl SyncOptions {
             full,
             full_after: Duration::from_secs(cache.full_sync_after_hours.saturating_mul(3600)),
             jobs: cache.sync_jobs.clamp(1, MAX_JOBS),
+            history_days: cache.history_days,
             ..SyncOptions::default()
         }
     }
@@ -76,6 +77,8 @@ pub struct SyncOptions {
     pub per_page: u32,
     /// Requests in flight at most (a rate limit halves it for a while).
     pub jobs: usize,
+    /// Changes older than this many days are pruned at the end of a sync.
+    pub history_days: u32,
 }
 
 impl Default for SyncOptions {
@@ -87,6 +90,7 @@ impl Default for SyncOptions {
             overlap: Duration::from_secs(60),
             per_page: 100,
             jobs: DEFAULT_JOBS,
+            history_days: crate::config::DEFAULT_HISTORY_DAYS,
         }
     }
 }
@@ -267,6 +271,8 @@ async fn sync_all(
             Resource::Projects => sync_one::<ProjectQuery>(ctx).await?,
         });
     }
+    let before = Utc::now() - chrono::Duration::days(i64::from(ctx.opts.history_days));
+    on_disk(&ctx.mirror, move |m| m.prune_changes(before)).await?;
     Ok(reports)
 }
 

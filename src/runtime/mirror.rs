@@ -201,13 +201,13 @@ async fn wait_for_lock(location: &MirrorLocation) {
 pub struct MirrorReader {
     path: std::path::PathBuf,
     conn: Arc<Mutex<Option<Mirror>>>,
-    format: CellFormat,
+    pub(super) format: CellFormat,
     notify: Option<UnboundedSender<Message>>,
 }
 
 impl MirrorReader {
     /// Runs `f` on the open mirror; `Ok(None)` when there is none on disk.
-    fn with<T>(
+    pub(super) fn with<T>(
         &self,
         f: impl FnOnce(&Mirror) -> Result<T, MirrorError>,
     ) -> Result<Option<T>, String> {

@@ -131,6 +131,7 @@ impl Profiles {
                 MirrorMessage::Rows { .. }
                 | MirrorMessage::Search { .. }
                 | MirrorMessage::Related { .. }
+                | MirrorMessage::Feed { .. }
                 | MirrorMessage::Probed(_),
             ) => {
                 self.mirror_work = self.mirror_work.saturating_sub(1);
@@ -189,6 +190,10 @@ impl Profiles {
                     id,
                     result: Ok(None),
                 },
+                MirrorEffect::Feed { id, .. } => MirrorMessage::Feed {
+                    id,
+                    result: Ok(None),
+                },
             };
             let _ = tx.send(Message::Mirror(msg));
             return;
@@ -224,6 +229,13 @@ impl Profiles {
                 tokio::spawn(async move {
                     let result = reader.run(move |r| r.related(&of)).await;
                     let _ = tx.send(Message::Mirror(MirrorMessage::Related { id, result }));
+                });
+            }
+            MirrorEffect::Feed { id, ask } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.feed(ask)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Feed { id, result }));
                 });
             }
             MirrorEffect::Sync => m.start_sync(tx),

@@ -1,6 +1,8 @@
 //! The change generator (`--churn N`): N changes a second to contacts, deals and projects, as
-//! a busy CRM would see them: mostly updates (a phone, a status, a value; `updated_at` moves
-//! to now), some deletions, some new contacts (as `POST /contacts` makes them). Lets sync be
+//! a busy CRM would see them: mostly updates (a phone, a deal's status or value, a project's
+//! status or end date; `updated_at` moves to now), some deletions, some new contacts (as
+//! `POST /contacts` makes them). Each update is logged field by field, old and new value, so
+//! tests can compare the mirror's change feed with it. Lets sync, the change feed and Today be
 //! tested and demonstrated against a moving service; the `churn` fault makes changes as
 //! requests arrive, so a test interleaves them with a sync's reads without timing.
 
@@ -16,13 +18,22 @@ use super::state::Shared;
 use super::store::Table;
 use super::timefmt::format_ts;
 
+/// One field an update set: its value before and after (`null` when absent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangedField {
+    pub field: &'static str,
+    pub old: Value,
+    pub new: Value,
+}
+
 /// One change the generator made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Change {
-    /// `kind` is `contacts`, `deals` or `projects`.
+    /// `kind` is `contacts`, `deals` or `projects`; `fields` what it set (never `updated_at`).
     Updated {
         kind: &'static str,
         id: String,
+        fields: Vec<ChangedField>,
     },
     Deleted {
         kind: &'static str,
@@ -43,6 +54,35 @@ const DELETE_PERCENT: u64 = 20;
 const TICK: Duration = Duration::from_millis(50);
 /// Stream id of the generator's random numbers (distinct from the seed data's kinds).
 const RNG_KIND: u64 = 0xC4_0000;
+/// The statuses a deal or project moves between.
+const DEAL_STATUSES: [&str; 4] = ["open", "won", "lost", "on_hold"];
+const PROJECT_STATUSES: [&str; 5] = ["planned", "active", "on_hold", "completed", "cancelled"];
+
+/// Sets `key` to `value` in `json` and logs the change (none when the value is the same).
+fn set(
+    json: &mut serde_json::Map<String, Value>,
+    fields: &mut Vec<ChangedField>,
+    key: &'static str,
+    value: Value,
+) {
+    let old = json
+        .insert(key.to_string(), value.clone())
+        .unwrap_or(Value::Null);
+    if old != value {
+        fields.push(ChangedField {
+            field: key,
+            old,
+            new: value,
+        });
+    }
+}
+
+/// A status from `statuses` other than `current`.
+fn other_status(rng: &mut SeedRng, statuses: &[&'static str], current: Option<&Value>) -> Value {
+    let current = current.and_then(Value::as_str).unwrap_or("");
+    let choices: Vec<&'static str> = statuses.iter().copied().filter(|s| *s != current).collect();
+    json!(rng.pick_str(&choices))
+}
 
 /// The generator's state: its random stream, the last timestamp it wrote and what it did.
 pub struct Churner {
@@ -79,6 +119,16 @@ impl Churner {
 
     /// Makes `n` changes now; tables left empty are skipped.
     pub fn apply(&mut self, shared: &Shared, n: usize) -> Vec<Change> {
+        self.apply_some(shared, n, true)
+    }
+
+    /// Makes `n` updates of deals and projects (no deletion, no contact touched): what the
+    /// `--demo` dashboard's Today and change feed show, leaving its contacts as seeded.
+    pub fn apply_deal_and_project_updates(&mut self, shared: &Shared, n: usize) -> Vec<Change> {
+        self.apply_some(shared, n, false)
+    }
+
+    fn apply_some(&mut self, shared: &Shared, n: usize, all: bool) -> Vec<Change> {
         let mut made = Vec::with_capacity(n);
         let mut store = shared.store_mut();
         for _ in 0..n {
@@ -96,8 +146,8 @@ impl Churner {
             }
             // Contacts are the big table: half the changes; deals and projects share the rest.
             let kind = match self.rng.below(4) {
-                0 | 1 => "contacts",
-                2 => "deals",
+                0 | 1 if all => "contacts",
+                0 | 2 => "deals",
                 _ => "projects",
             };
             let table: &mut Table = match kind {
@@ -110,7 +160,7 @@ impl Churner {
             }
             let index = self.rng.below(table.len() as u64) as usize;
             let id = table.rows[index].id().to_string();
-            if self.rng.chance(DELETE_PERCENT) {
+            if self.rng.chance(DELETE_PERCENT) && all {
                 table.remove(&id);
                 made.push(Change::Deleted { kind, id });
                 continue;
@@ -122,26 +172,57 @@ impl Churner {
                 continue;
             };
             let json = row.json_mut();
+            let mut fields = Vec::new();
             match (kind, pick) {
-                ("contacts", 0) => json.insert("phone".into(), json!(format!("+49 30 {digits}"))),
-                ("contacts", 1) => json.insert("job_title".into(), json!("Head of Churn")),
-                ("contacts", _) => json.insert("last_name".into(), json!(format!("Neu{digits}"))),
-                ("deals", 0) => json.insert("status".into(), json!("won")),
-                ("deals", 1) => json.insert("value".into(), json!(format!("{digits}.50"))),
-                ("deals", _) => json.insert("probability".into(), json!(pick * 10)),
-                (_, 0) => json.insert("status".into(), json!("active")),
-                _ => json.insert("description".into(), json!(format!("Revised {digits}"))),
+                ("contacts", 0) => set(
+                    json,
+                    &mut fields,
+                    "phone",
+                    json!(format!("+49 30 {digits}")),
+                ),
+                ("contacts", 1) => set(json, &mut fields, "job_title", json!("Head of Churn")),
+                ("contacts", _) => {
+                    set(
+                        json,
+                        &mut fields,
+                        "last_name",
+                        json!(format!("Neu{digits}")),
+                    );
+                    // Keep full_name consistent with the parts, as the service would.
+                    let first = json.get("first_name").and_then(Value::as_str).unwrap_or("");
+                    let last = json.get("last_name").and_then(Value::as_str).unwrap_or("");
+                    let full = format!("{first} {last}").trim().to_string();
+                    set(json, &mut fields, "full_name", json!(full));
+                }
+                ("deals", 0) => {
+                    let status = other_status(&mut self.rng, &DEAL_STATUSES, json.get("status"));
+                    set(json, &mut fields, "status", status);
+                }
+                ("deals", 1) => set(json, &mut fields, "value", json!(format!("{digits}.50"))),
+                ("deals", _) => {
+                    let status = other_status(&mut self.rng, &DEAL_STATUSES, json.get("status"));
+                    set(json, &mut fields, "status", status);
+                    set(json, &mut fields, "value", json!(format!("{digits}.00")));
+                }
+                ("projects", 0) => {
+                    let status = other_status(&mut self.rng, &PROJECT_STATUSES, json.get("status"));
+                    set(json, &mut fields, "status", status);
+                }
+                ("projects", 1) => {
+                    let days = 7 + self.rng.below(60) as i64;
+                    let end = (Utc::now() + chrono::Duration::days(days)).date_naive();
+                    set(json, &mut fields, "end_date", json!(end.to_string()));
+                }
+                _ => set(
+                    json,
+                    &mut fields,
+                    "description",
+                    json!(format!("Revised {digits}")),
+                ),
             };
-            if kind == "contacts" && pick == 2 {
-                // Keep full_name consistent with the parts, as the service would.
-                let first = json.get("first_name").and_then(Value::as_str).unwrap_or("");
-                let last = json.get("last_name").and_then(Value::as_str).unwrap_or("");
-                let full = format!("{first} {last}").trim().to_string();
-                json.insert("full_name".into(), json!(full));
-            }
             json.insert("updated_at".into(), json!(stamp));
             row.refresh();
-            made.push(Change::Updated { kind, id });
+            made.push(Change::Updated { kind, id, fields });
         }
         drop(store);
         self.log.extend(made.iter().cloned());

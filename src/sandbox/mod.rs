@@ -39,7 +39,7 @@ use axum::middleware::from_fn_with_state;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-pub use churn::Change;
+pub use churn::{Change, ChangedField};
 pub use config::{SandboxArgs, SandboxConfig};
 pub use error::SandboxError;
 pub use faults::{DEFAULT_REDIRECT, FaultKind, FaultRule, Faults, HUGE_BODY_BYTES};
@@ -245,6 +245,11 @@ impl SandboxHandle {
     /// Makes `n` changes now (as `--churn` does over time) and returns them.
     pub fn churn(&self, n: usize) -> Vec<Change> {
         self.shared.churn(n)
+    }
+
+    /// Makes `n` updates of deals and projects now (no deletion, no contact touched).
+    pub fn churn_deals_and_projects(&self, n: usize) -> Vec<Change> {
+        self.shared.churn_deals_and_projects(n)
     }
 
     /// Stops the background change generator (`--churn`); `churn(n)` still works.

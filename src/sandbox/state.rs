@@ -83,6 +83,11 @@ impl Shared {
         lock(&self.churner).apply(self, n)
     }
 
+    /// Makes `n` updates of deals and projects now (no deletion, no contact touched).
+    pub fn churn_deals_and_projects(&self, n: usize) -> Vec<Change> {
+        lock(&self.churner).apply_deal_and_project_updates(self, n)
+    }
+
     /// Every change the generator made so far, oldest first.
     pub fn churned(&self) -> Vec<Change> {
         lock(&self.churner).log().to_vec()

@@ -34,6 +34,7 @@ mod selection;
 mod settings_keys;
 mod table_cells;
 mod timeline;
+mod today;
 mod token_lookup;
 mod trust;
 mod tryout;

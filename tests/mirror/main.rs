@@ -2,6 +2,8 @@
 //! churning sandbox, deletions), search, privacy, damaged files, and the `sync`/`search`/`cache`
 //! commands of the real binary.
 
+mod changes;
+mod changes_cli;
 mod churn;
 mod cli;
 #[path = "../cli/cli_support.rs"]

@@ -38,6 +38,8 @@ pub struct DetailView {
     pub link: Option<crate::app::mirror::RecordRef>,
     /// Opened from the table: `j`/`k` (`]`/`[`) show the next or previous row's record.
     pub browse: bool,
+    /// The request for the record's history (from the change feed), once asked.
+    pub history: Option<crate::app::effects::RequestId>,
 }
 
 impl DetailView {
@@ -64,6 +66,7 @@ impl DetailView {
                 note: None,
             }),
             browse: false,
+            history: None,
         }
     }
 
@@ -302,6 +305,19 @@ impl Dialog for DetailView {
                 label: self.label.clone(),
             }),
             Some(Action::Back) | Some(Action::Detail) => Outcome::Close,
+            _ => Outcome::Ignored,
+        }
+    }
+
+    fn on_message(&mut self, msg: &crate::app::message::Message, _cx: &mut DialogCx) -> Outcome {
+        match msg {
+            crate::app::message::Message::Mirror(crate::app::mirror::MirrorMessage::Feed {
+                id,
+                result,
+            }) if self.history == Some(*id) => {
+                crate::app::feed::add_history(&mut self.text, result);
+                Outcome::Handled
+            }
             _ => Outcome::Ignored,
         }
     }

@@ -36,6 +36,7 @@ pub mod related;
 pub mod requests;
 pub mod reschedule;
 pub mod search;
+pub mod today;
 pub mod views_picker;
 pub mod write_guard;
 pub mod write_log;
@@ -196,6 +197,11 @@ pub enum DialogResult {
     CopyRequest(usize),
     /// Run this (a confirmed user action).
     Run(Box<Effect>),
+    /// Today's `x`: remember this group as seen up to this change.
+    MarkSeen {
+        group: crate::insights::today::GroupKind,
+        seq: i64,
+    },
 }
 
 /// A contact a dialog points at.
@@ -315,6 +321,8 @@ pub enum Overlay {
     WriteLog(Box<write_log::WriteLogView>),
     Requests(requests::RequestLogView),
     ConfirmAction(confirm_action::ConfirmAction),
+    /// Today (`:today`, `t`) or the `:changes` list.
+    Today(Box<today::TodayView>),
 }
 
 impl Overlay {
@@ -342,6 +350,7 @@ impl Overlay {
             Overlay::WriteLog(d) => d.as_mut(),
             Overlay::Requests(d) => d,
             Overlay::ConfirmAction(d) => d,
+            Overlay::Today(d) => d.as_mut(),
         }
     }
 
@@ -369,6 +378,7 @@ impl Overlay {
             Overlay::WriteLog(d) => d.as_ref(),
             Overlay::Requests(d) => d,
             Overlay::ConfirmAction(d) => d,
+            Overlay::Today(d) => d.as_ref(),
         }
     }
 }

@@ -95,6 +95,7 @@ actions! {
         Undo => "undo", "take back the write waiting to be sent (its countdown is on the status line)", ["u"];
         WriteLog => "write_log", "the write journal: every write sent from this machine (:log)", ["L"];
         RequestLog => "request_log", "request log: this session's last 500 requests (Enter shows one, y copies it as curl)", ["W"];
+        Today => "today", "Today: what changed since your last visit (local mirror)", ["t"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];
@@ -129,5 +130,6 @@ actions! {
         DetailNext => "detail_next", "detail pane: the next record (the pane stays open)", ["j", "]"];
         DetailPrev => "detail_prev", "detail pane: the previous record", ["k", "["];
         StopJob => "stop_job", "jobs: stop the job under the cursor", ["x"];
+        MarkSeen => "mark_seen", "Today: mark the selected group seen", ["x"];
     }
 }

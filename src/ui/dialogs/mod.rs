@@ -18,6 +18,7 @@ pub mod related;
 pub mod requests;
 pub mod reschedule;
 pub mod search;
+pub mod today;
 pub mod views_picker;
 pub mod write_guard;
 pub mod write_log;
@@ -54,6 +55,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::WriteLog(v) => write_log::draw(f, area, v, keys, theme),
         Overlay::Requests(r) => requests::draw(f, area, r, app, theme),
         Overlay::ConfirmAction(c) => confirm_action::draw(f, area, c, keys, theme),
+        Overlay::Today(t) => today::draw(f, area, t, spinner(app), keys, theme),
     }
 }
 

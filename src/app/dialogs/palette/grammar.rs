@@ -53,6 +53,10 @@ pub enum Command {
     Jobs,
     /// `:log`: the write journal.
     Log,
+    /// `:today`: the Today screen.
+    Today,
+    /// `:changes`: the newest changes the syncs saw, filtered as one types.
+    Changes,
     Help,
     /// `:requests`: the request log.
     Requests,
@@ -111,6 +115,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "run",
         "NAME: run your action [actions.NAME] on the selected record",
+    ),
+    ("today", "what changed since your last visit (local mirror)"),
+    (
+        "changes",
+        "the newest changes the syncs saw (type to filter)",
     ),
     ("q", "quit"),
 ];
@@ -298,6 +307,8 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
         "requests" => none().map(|()| Command::Requests),
         "run" => one("an action's name ([actions.NAME] in the config file)")
             .map(|n| Command::Run(n.clone())),
+        "today" => none().map(|()| Command::Today),
+        "changes" => none().map(|()| Command::Changes),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

@@ -137,6 +137,8 @@ impl App {
             Command::Open => self.on_action(Action::OpenWeb),
             Command::Jobs => self.open_jobs(),
             Command::Log => self.open_write_log(),
+            Command::Today => self.open_today(),
+            Command::Changes => self.open_changes(),
             Command::Help => self.on_action(Action::Help),
             Command::Requests => self.open_request_log(),
             Command::Run(name) => self.run_user_action(&name),

@@ -1,0 +1,398 @@
+//! `crmdash changes`: what the syncs saw change, read from the local mirror (no network unless
+//! `--sync`). `--since last` reads from a named cursor that only `--mark` moves, and only after
+//! everything was written: a cron job sees each change exactly once, even across a run that
+//! failed half way.
+
+use std::collections::HashMap;
+use std::io::{BufWriter, Write};
+
+use chrono::{DateTime, Utc};
+
+use crate::api::{ApiRecord, Contact, Deal, Project};
+use crate::cli::cache::{self, cli_error, read_error};
+use crate::cli::context::{Ctx, Ttys};
+use crate::cli::exit::CliError;
+use crate::cli::format::{resolve, table_width};
+use crate::insights::changes::{ChangeJson, currency_of, json_line, summary};
+use crate::mirror::sync::{self as mirror_sync, SyncOptions};
+use crate::mirror::{ChangeKind, ChangeQuery, Mirror, MirrorError, MirrorLocation, RecordChange};
+use crate::output::{Format, display_width, pad, sanitize_cell, truncate_to_width};
+use crate::resource::Resource;
+use crate::timeparse::{self, Zone};
+
+/// The cursor `--since last` reads when `--cursor` names none.
+pub const DEFAULT_CURSOR: &str = "default";
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChangesArgs {
+    /// From when: a duration back from now (`1d`, `12h`, `2w`, `30m`), a time (`2026-11-20`,
+    /// `yesterday`, RFC 3339), or `last`: after the cursor (see --cursor, --mark). Default:
+    /// every change kept ([cache] history_days).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// The cursor `--since last` reads and `--mark` moves (default: `default`; one set per
+    /// profile, kept in its mirror).
+    #[arg(long, value_name = "NAME")]
+    pub cursor: Option<String>,
+    /// With `--since last`: move the cursor past what was printed, once all of it was written.
+    #[arg(long)]
+    pub mark: bool,
+    /// Only this resource (repeatable).
+    #[arg(long = "type", value_enum, value_name = "RESOURCE")]
+    pub types: Vec<Resource>,
+    /// Only changes of this field (a dotted path; `consent` covers `consent.email`).
+    #[arg(long, value_name = "FIELD")]
+    pub field: Option<String>,
+    /// Only changes of this record.
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// Only this kind of change (repeatable).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub kind: Vec<ChangeKind>,
+    /// table, json, jsonl or csv (default: table on a terminal, JSON otherwise).
+    #[arg(long, value_enum)]
+    pub format: Option<ChangesFormat>,
+    /// Sync the mirror first (an incremental sync, or a full one when due).
+    #[arg(long)]
+    pub sync: bool,
+}
+
+/// What `changes` prints in each format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChangesFormat {
+    /// One change a line: when, type, id, name, what changed
+    Table,
+    /// An array of {seq, at, resource, id, kind, fields: [{field, old, new}]}
+    Json,
+    /// One such object a line
+    Jsonl,
+    /// The header seq,at,resource,id,kind,field,old,new; one row per changed field
+    Csv,
+}
+
+pub const EXAMPLES: &str = "Examples:
+  crmdash changes --since 1d
+  crmdash changes --since 2026-11-20 --type deals --field status
+  crmdash changes --since last --mark --format jsonl
+  crmdash changes --id deal_000042
+  crmdash changes --sync --since 7d --format csv
+
+Changes are what syncs saw: run `crmdash sync` (or pass --sync) to record new ones. The first
+sync of a resource is a baseline and records none.
+
+What is printed:
+  table  one change a line: when (local time), type, id, name, then `created`, `gone`, or
+         each changed field `status open → won` joined by ` · `.
+  json   an array of {\"seq\", \"at\", \"resource\", \"id\", \"kind\", \"fields\": [{\"field\",
+         \"old\", \"new\"}]}; at is RFC 3339 in UTC, kind created, updated, gone or back, old
+         and new the values as the service sent them (null when absent).
+  jsonl  one such object a line.
+  csv    the header seq,at,resource,id,kind,field,old,new, then one row per changed field
+         (one row with empty field, old and new for created and gone); old and new are
+         JSON for anything but text.";
+
+/// Where `--since` starts reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Since {
+    All,
+    At(DateTime<Utc>),
+    Cursor,
+}
+
+/// Reads `--since`: `last`, a bare duration back from now (`1d`), or a time in the grammar.
+pub fn parse_since(text: &str, zone: &Zone, now: DateTime<Utc>) -> Result<Since, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("last") {
+        return Ok(Since::Cursor);
+    }
+    let bare_duration = t.starts_with(|c: char| c.is_ascii_digit())
+        && t.ends_with(|c: char| "smhdwSMHDW".contains(c))
+        && t.chars().all(|c| c.is_ascii_alphanumeric());
+    let input = if bare_duration {
+        format!("-{t}")
+    } else {
+        t.to_string()
+    };
+    timeparse::parse_instant(&input, zone, now)
+        .map(Since::At)
+        .map_err(|e| format!("--since: {e} (or a duration back from now like 1d, or `last`)"))
+}
+
+pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
+    let since = match &args.since {
+        Some(s) => {
+            parse_since(s, &crate::cli::times::local_zone(), Utc::now()).map_err(CliError::Usage)?
+        }
+        None => Since::All,
+    };
+    if since != Since::Cursor && (args.mark || args.cursor.is_some()) {
+        return Err(CliError::Usage(
+            "--mark and --cursor go with --since last".to_string(),
+        ));
+    }
+    let settings = &ctx.settings;
+    if !settings.cache.enabled {
+        return Err(cli_error(MirrorError::Disabled));
+    }
+    let loc = if args.sync {
+        sync_quietly(ctx).await?
+    } else {
+        cache::location(ctx.globals(), settings)?
+    };
+    let mirror = open(&loc, ctx.demo())?;
+    let cursor = args.cursor.as_deref().unwrap_or(DEFAULT_CURSOR);
+    let mut q = ChangeQuery {
+        resources: args.types.clone(),
+        kinds: args.kind.clone(),
+        field: args.field.clone(),
+        id: args.id.clone(),
+        ..ChangeQuery::default()
+    };
+    match since {
+        Since::All => {}
+        Since::At(t) => q.since = Some(t),
+        Since::Cursor => {
+            q.after_seq = Some(
+                mirror
+                    .cursor(cursor)
+                    .map_err(read_error)?
+                    .map_or(0, |c| c.seq),
+            );
+        }
+    }
+    // The cursor moves to what existed when reading started, filtered out or not: those
+    // changes were passed over on purpose, not missed.
+    let last = mirror.last_change_seq().map_err(read_error)?;
+    let changes = mirror.changes(&q).map_err(read_error)?;
+    let fmt = resolve(args.format.map(Format::from), Ttys::detect());
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let written = match fmt {
+        Format::Table => write_table(&mirror, &changes, &mut out),
+        Format::Json => write_json(&changes, &mut out),
+        Format::Jsonl => changes
+            .iter()
+            .try_for_each(|c| writeln!(out, "{}", json_line(c))),
+        Format::Csv => write_csv(&changes, &mut out),
+    }
+    .and_then(|()| out.flush());
+    match written {
+        Ok(()) => {
+            if args.mark {
+                let upto = q.after_seq.unwrap_or(0).max(last);
+                mirror
+                    .set_cursor(cursor, upto, Utc::now())
+                    .map_err(cli_error)?;
+            }
+            Ok(())
+        }
+        // The reader went away: not everything was delivered, so the cursor stays.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::other(format!("cannot write the output: {e}"))),
+    }
+}
+
+impl From<ChangesFormat> for Format {
+    fn from(f: ChangesFormat) -> Format {
+        match f {
+            ChangesFormat::Table => Format::Table,
+            ChangesFormat::Json => Format::Json,
+            ChangesFormat::Jsonl => Format::Jsonl,
+            ChangesFormat::Csv => Format::Csv,
+        }
+    }
+}
+
+/// The profile's mirror, said clearly when there is none yet.
+pub fn open(loc: &MirrorLocation, demo: bool) -> Result<Mirror, CliError> {
+    let opened = Mirror::open_existing(&loc.db_path())
+        .map_err(read_error)?
+        .ok_or_else(|| {
+            if demo {
+                return CliError::other(
+                    "a --demo run starts with no local mirror: add --sync (the first sync is a baseline, so a demo shows changes from its second sync on; try `crmdash --demo` and :changes)",
+                );
+            }
+            cli_error(MirrorError::NotSynced {
+                profile: loc.profile.clone(),
+            })
+        })?;
+    Ok(opened.mirror)
+}
+
+/// What a sync of the profile's mirror needs: its client, where the mirror is, the options
+/// `[cache]` asks for.
+pub async fn sync_setup(
+    ctx: &Ctx,
+) -> Result<(&crate::api::Client, MirrorLocation, SyncOptions), CliError> {
+    let settings = &ctx.settings;
+    let client = ctx.client().await?;
+    let location = if ctx.demo() {
+        MirrorLocation::demo(&settings.cache)
+    } else {
+        MirrorLocation::for_settings(
+            &settings.cache,
+            ctx.profile().await?,
+            client.base_url().as_str(),
+        )
+    }
+    .map_err(cli_error)?;
+    let opts = SyncOptions::from_settings(&settings.cache, false, Vec::new());
+    Ok((client, location, opts))
+}
+
+/// Syncs the profile's mirror without printing anything (the output is the changes).
+async fn sync_quietly(ctx: &Ctx) -> Result<MirrorLocation, CliError> {
+    let (client, location, opts) = sync_setup(ctx).await?;
+    mirror_sync::sync(client, &location, &opts, &|_| {})
+        .await
+        .map_err(cli_error)?;
+    Ok(location)
+}
+
+/// Names and currencies of changed records, each read once from the mirror.
+struct Names<'m> {
+    mirror: &'m Mirror,
+    seen: HashMap<(Resource, String), (String, Option<String>)>,
+}
+
+impl Names<'_> {
+    fn of(&mut self, r: Resource, id: &str) -> &(String, Option<String>) {
+        let m = self.mirror;
+        self.seen.entry((r, id.to_string())).or_insert_with(|| {
+            fn facts<T: ApiRecord>(rec: T) -> (String, Option<String>) {
+                let currency = rec.extra().get("currency").and_then(|v| v.as_str());
+                (rec.label(), currency.map(str::to_string))
+            }
+            let found = match r {
+                Resource::Contacts => m.get::<Contact>(id).ok().flatten().map(facts),
+                Resource::Deals => m.get::<Deal>(id).ok().flatten().map(facts),
+                Resource::Projects => m.get::<Project>(id).ok().flatten().map(facts),
+            };
+            found.unwrap_or_default()
+        })
+    }
+}
+
+fn write_table(
+    mirror: &Mirror,
+    changes: &[RecordChange],
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    if changes.is_empty() {
+        writeln!(out, "No changes.")?;
+        return Ok(());
+    }
+    let mut names = Names {
+        mirror,
+        seen: HashMap::new(),
+    };
+    let rows: Vec<[String; 5]> = changes
+        .iter()
+        .map(|c| {
+            let (label, currency) = names.of(c.resource, &c.id).clone();
+            [
+                c.at.with_timezone(&chrono::Local)
+                    .format("%Y-%m-%d %H:%M")
+                    .to_string(),
+                c.resource.singular().to_string(),
+                sanitize_cell(&c.id),
+                sanitize_cell(&label),
+                sanitize_cell(&summary(c, currency_of(c, currency.as_deref()))),
+            ]
+        })
+        .collect();
+    let width = usize::from(table_width());
+    let id_w = rows.iter().map(|r| display_width(&r[2])).max().unwrap_or(0);
+    let name_w = rows
+        .iter()
+        .map(|r| display_width(&r[3]))
+        .max()
+        .unwrap_or(0)
+        .min(30);
+    for r in &rows {
+        let line = format!(
+            "{}  {:<7}  {}  {}  {}",
+            r[0],
+            r[1],
+            pad(&r[2], id_w, false),
+            pad(&truncate_to_width(&r[3], name_w), name_w, false),
+            r[4]
+        );
+        writeln!(out, "{}", truncate_to_width(line.trim_end(), width))?;
+    }
+    Ok(())
+}
+
+fn write_json(changes: &[RecordChange], out: &mut impl Write) -> std::io::Result<()> {
+    let all: Vec<ChangeJson<'_>> = changes.iter().map(ChangeJson::new).collect();
+    serde_json::to_writer_pretty(&mut *out, &all)?;
+    writeln!(out)
+}
+
+/// A value as a CSV cell: text as is, anything else as JSON, nothing when absent.
+fn csv_cell(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn write_csv(changes: &[RecordChange], out: &mut impl Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(["seq", "at", "resource", "id", "kind", "field", "old", "new"])?;
+    for c in changes {
+        let seq = c.seq.to_string();
+        let at = timeparse::to_utc_rfc3339(c.at);
+        let head = [
+            seq.as_str(),
+            at.as_str(),
+            c.resource.noun(),
+            c.id.as_str(),
+            c.kind.word(),
+        ];
+        if c.fields.is_empty() {
+            w.write_record(head.iter().copied().chain(["", "", ""]))?;
+        }
+        for f in &c.fields {
+            let (old, new) = (csv_cell(&f.old), csv_cell(&f.new));
+            w.write_record(head.iter().copied().chain([
+                f.field.as_str(),
+                old.as_str(),
+                new.as_str(),
+            ]))?;
+        }
+    }
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_reads_durations_dates_and_last() {
+        let now = DateTime::parse_from_rfc3339("2026-11-25T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let utc: Zone = "UTC".parse().unwrap();
+        assert_eq!(parse_since("last", &utc, now), Ok(Since::Cursor));
+        assert_eq!(
+            parse_since("1d", &utc, now),
+            Ok(Since::At(now - chrono::Duration::days(1)))
+        );
+        assert_eq!(
+            parse_since("12h", &utc, now),
+            Ok(Since::At(now - chrono::Duration::hours(12)))
+        );
+        assert_eq!(
+            parse_since("2026-11-20", &utc, now),
+            Ok(Since::At(
+                DateTime::parse_from_rfc3339("2026-11-20T00:00:00Z")
+                    .unwrap()
+                    .with_timezone(&Utc)
+            ))
+        );
+        assert!(parse_since("lately", &utc, now).is_err());
+    }
+}
