@@ -170,6 +170,7 @@ impl App {
                 return fx;
             }
             Action::Search => return self.open_search(),
+            Action::Dupes => return self.open_dupes(),
             Action::Related => {
                 let kind = self.active;
                 if let Some(r) = self.tab().selected_record() {

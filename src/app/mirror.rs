@@ -80,6 +80,17 @@ pub enum MirrorEffect {
     Search { id: RequestId, text: String },
     /// The records related to `of`; answer `MirrorMessage::Related`.
     Related { id: RequestId, of: RecordRef },
+    /// Find the near duplicate contacts; answer `MirrorMessage::Dupes`.
+    Dupes {
+        id: RequestId,
+        finder: crate::insights::dupes::mirrored::Finder,
+    },
+    /// The contacts like the form's draft; answer `MirrorMessage::NearContacts`.
+    NearContacts {
+        id: RequestId,
+        draft: crate::insights::dupes::Person,
+        finder: crate::insights::dupes::mirrored::Finder,
+    },
     /// Run a sync in the background (unless one runs); progress and the end come back.
     Sync,
     /// Ask the service for `spec` (offline: is it back?); answer `MirrorMessage::Probed`.
@@ -104,6 +115,14 @@ pub enum MirrorMessage {
     Related {
         id: RequestId,
         result: Result<Option<RelatedRecords>, String>,
+    },
+    Dupes {
+        id: RequestId,
+        result: Result<Option<Arc<crate::insights::dupes::mirrored::DupesReport>>, String>,
+    },
+    NearContacts {
+        id: RequestId,
+        result: Result<Option<Vec<crate::insights::dupes::mirrored::NearContact>>, String>,
     },
     /// The service could not be reached (`Some(why)`), or answered again (`None`).
     Connectivity(Option<String>),
@@ -457,7 +476,10 @@ impl App {
                     vec![Effect::Mirror(MirrorEffect::Rows(specs))]
                 }
             }
-            msg @ (MirrorMessage::Search { .. } | MirrorMessage::Related { .. }) => {
+            msg @ (MirrorMessage::Search { .. }
+            | MirrorMessage::Related { .. }
+            | MirrorMessage::Dupes { .. }
+            | MirrorMessage::NearContacts { .. }) => {
                 self.dispatch_to_dialogs(&super::Message::Mirror(msg))
             }
         }

@@ -206,8 +206,13 @@ pub struct MirrorReader {
 }
 
 impl MirrorReader {
+    /// The mirror's file.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
     /// Runs `f` on the open mirror; `Ok(None)` when there is none on disk.
-    fn with<T>(
+    pub(super) fn with<T>(
         &self,
         f: impl FnOnce(&Mirror) -> Result<T, MirrorError>,
     ) -> Result<Option<T>, String> {

@@ -181,6 +181,14 @@ impl Profiles {
                     id,
                     result: Ok(None),
                 },
+                MirrorEffect::Dupes { id, .. } => MirrorMessage::Dupes {
+                    id,
+                    result: Ok(None),
+                },
+                MirrorEffect::NearContacts { id, .. } => MirrorMessage::NearContacts {
+                    id,
+                    result: Ok(None),
+                },
             };
             let _ = tx.send(Message::Mirror(msg));
             return;
@@ -216,6 +224,21 @@ impl Profiles {
                 tokio::spawn(async move {
                     let result = reader.run(move |r| r.related(&of)).await;
                     let _ = tx.send(Message::Mirror(MirrorMessage::Related { id, result }));
+                });
+            }
+            MirrorEffect::Dupes { id, finder } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.dupes(&finder)).await;
+                    let result = result.map(|r| r.map(Arc::new));
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Dupes { id, result }));
+                });
+            }
+            MirrorEffect::NearContacts { id, draft, finder } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.near_contacts(&draft, &finder)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::NearContacts { id, result }));
                 });
             }
             MirrorEffect::Sync => m.start_sync(tx),

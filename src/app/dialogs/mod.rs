@@ -23,6 +23,7 @@ pub mod columns_picker;
 pub mod confirm;
 pub mod contact_form;
 pub mod detail;
+pub mod dupes;
 pub mod export;
 pub mod help;
 pub mod includes;
@@ -67,6 +68,8 @@ pub struct FormsConfig {
     pub zone: Zone,
     /// The reschedule log (JSON lines in the data dir).
     pub log_path: Option<PathBuf>,
+    /// `[dupes]` and `[ui] region`: the near-duplicate finder of `:dupes` and the form.
+    pub dupes: crate::insights::dupes::mirrored::Finder,
 }
 
 impl Default for FormsConfig {
@@ -76,6 +79,7 @@ impl Default for FormsConfig {
             zone: Zone::Local,
             // The runtime names the file in the data dir; tests choose their own.
             log_path: None,
+            dupes: Default::default(),
         }
     }
 }
@@ -173,6 +177,8 @@ pub enum DialogResult {
     OpenRecord(crate::app::mirror::RecordRef),
     /// List the records related to this one (from the mirror) above the dialog.
     Related(crate::app::mirror::RecordRef),
+    /// Export these near duplicate clusters (`e` in `:dupes`).
+    ExportDupes(std::sync::Arc<crate::insights::dupes::mirrored::DupesReport>),
     /// The detail pane steps to the next (`1`) or previous (`-1`) row's record.
     StepRecord(isize),
 }
@@ -284,6 +290,7 @@ pub enum Overlay {
     Notice(Notice),
     Search(Box<search::SearchDialog>),
     Related(related::RelatedView),
+    Dupes(Box<dupes::DupesView>),
 }
 
 impl Overlay {
@@ -304,6 +311,7 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_mut(),
             Overlay::Related(d) => d,
+            Overlay::Dupes(d) => d.as_mut(),
         }
     }
 
@@ -324,6 +332,7 @@ impl Overlay {
             Overlay::Notice(d) => d,
             Overlay::Search(d) => d.as_ref(),
             Overlay::Related(d) => d,
+            Overlay::Dupes(d) => d.as_ref(),
         }
     }
 }

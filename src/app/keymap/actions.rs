@@ -88,6 +88,7 @@ actions! {
         OpenWeb => "open_web", "open the selected record in the browser (web_url)", ["o"];
         Search => "search", "search everything in the local mirror", ["ctrl-f"];
         Related => "related", "related records of the selected one (local mirror)", ["R"];
+        Dupes => "dupes", "near duplicate contacts (local mirror)", ["D"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];

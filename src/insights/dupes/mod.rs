@@ -8,6 +8,7 @@
 //! together with a shared account. A close name alone is not evidence: two people of the same
 //! name at different companies are different people.
 
+pub mod mirrored;
 pub mod normalise;
 #[cfg(test)]
 mod tests;
@@ -256,17 +257,20 @@ fn keys(p: &Person, prep: &Prepared, i: u32, out: &mut Vec<(u64, u32)>) {
 }
 
 /// Every pair of `people` scoring at least `min_score`, found through blocking keys.
+///
+/// Memory stays near the people themselves: each person's normal forms are made once for
+/// its keys and dropped (two hashes a key are kept, 16 bytes), then made again only for
+/// the people in a candidate pair.
 pub fn find(
     people: &[Person],
     region: Option<phonenumber::country::Id>,
     s: &DupesSettings,
     min_score: f64,
 ) -> Found {
-    let prepared: Vec<Prepared> = people.iter().map(|p| prepare(p, region)).collect();
     // (key, person) sorted by key: each run of one key is a block.
-    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(people.len() * 4);
-    for (i, (p, prep)) in people.iter().zip(&prepared).enumerate() {
-        keys(p, prep, i as u32, &mut keyed);
+    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(people.len() * 3);
+    for (i, p) in people.iter().enumerate() {
+        keys(p, &prepare(p, region), i as u32, &mut keyed);
     }
     keyed.sort_unstable();
     let mut candidates: Vec<(u32, u32)> = Vec::new();
@@ -285,11 +289,20 @@ pub fn find(
     drop(keyed);
     candidates.sort_unstable();
     candidates.dedup();
+    let mut prepared: HashMap<u32, Prepared> = HashMap::new();
+    for &(i, j) in &candidates {
+        for k in [i, j] {
+            prepared
+                .entry(k)
+                .or_insert_with(|| prepare(&people[k as usize], region));
+        }
+    }
     let mut pairs: Vec<Pair> = candidates
         .iter()
         .filter_map(|&(i, j)| {
+            let (pi, pj) = (&prepared[&i], &prepared[&j]);
             let (i, j) = (i as usize, j as usize);
-            let (score, reasons) = score(&people[i], &people[j], &prepared[i], &prepared[j], s)?;
+            let (score, reasons) = score(&people[i], &people[j], pi, pj, s)?;
             (score >= min_score).then_some(Pair {
                 a: i,
                 b: j,
@@ -304,6 +317,17 @@ pub fn find(
         pairs,
         crowded_keys: crowded,
     }
+}
+
+/// How alike two people are: the score and its reasons, `None` when nothing links them
+/// (the form's check, which found its candidates through the mirror's indexes).
+pub fn compare(
+    a: &Person,
+    b: &Person,
+    region: Option<phonenumber::country::Id>,
+    s: &DupesSettings,
+) -> Option<(f64, Vec<String>)> {
+    score(a, b, &prepare(a, region), &prepare(b, region), s)
 }
 
 /// Best first, then by the ids (so the order does not depend on the input's order).

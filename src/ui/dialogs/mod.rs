@@ -5,6 +5,7 @@ pub mod columns_picker;
 pub mod confirm;
 pub mod contact_form;
 pub mod detail;
+pub mod dupes;
 pub mod export;
 pub mod help;
 pub mod includes;
@@ -42,6 +43,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Notice(n) => notice::draw(f, area, n, keys, theme),
         Overlay::Search(s) => search::draw(f, area, s, spinner(app), keys, theme),
         Overlay::Related(r) => related::draw(f, area, r, spinner(app), keys, theme),
+        Overlay::Dupes(d) => dupes::draw(f, area, d, spinner(app), keys, theme),
     }
 }
 

@@ -39,6 +39,8 @@ pub enum Command {
     /// `:columns` opens the picker; `:columns name,value` sets them.
     Columns(Option<Vec<&'static str>>),
     Sync,
+    /// `:dupes`: the near duplicate contacts of the local mirror.
+    Dupes,
     Help,
     Quit,
 }
@@ -68,6 +70,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("profile", "[NAME]: switch profile (without NAME: pick one)"),
     ("help", "keys and commands"),
     ("sync", "refresh the local mirror"),
+    ("dupes", "near duplicate contacts (local mirror)"),
     ("q", "quit"),
 ];
 
@@ -220,6 +223,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             views::check_columns(active, &list).map(|c| Command::Columns(Some(c)))
         }
         "sync" => none().map(|()| Command::Sync),
+        "dupes" | "duplicates" => none().map(|()| Command::Dupes),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

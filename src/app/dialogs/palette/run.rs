@@ -123,6 +123,7 @@ impl App {
                 self.set_columns(self.active, &ids)
             }
             Command::Sync => self.sync_now(),
+            Command::Dupes => self.open_dupes(),
             Command::Help => self.on_action(Action::Help),
             Command::Quit => self.request_quit(),
         }
