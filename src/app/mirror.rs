@@ -85,6 +85,8 @@ pub enum MirrorEffect {
         id: RequestId,
         finder: crate::insights::dupes::mirrored::Finder,
     },
+    /// These contacts' records; answer `MirrorMessage::ContactRecords`.
+    ContactRecords { id: RequestId, ids: Vec<String> },
     /// The contacts like the form's draft; answer `MirrorMessage::NearContacts`.
     NearContacts {
         id: RequestId,
@@ -123,6 +125,11 @@ pub enum MirrorMessage {
     NearContacts {
         id: RequestId,
         result: Result<Option<Vec<crate::insights::dupes::mirrored::NearContact>>, String>,
+    },
+    /// One per id asked for (`None`: not in the mirror).
+    ContactRecords {
+        id: RequestId,
+        result: Result<Option<Vec<Option<Arc<str>>>>, String>,
     },
     /// The service could not be reached (`Some(why)`), or answered again (`None`).
     Connectivity(Option<String>),
@@ -479,7 +486,8 @@ impl App {
             msg @ (MirrorMessage::Search { .. }
             | MirrorMessage::Related { .. }
             | MirrorMessage::Dupes { .. }
-            | MirrorMessage::NearContacts { .. }) => {
+            | MirrorMessage::NearContacts { .. }
+            | MirrorMessage::ContactRecords { .. }) => {
                 self.dispatch_to_dialogs(&super::Message::Mirror(msg))
             }
         }

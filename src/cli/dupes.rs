@@ -110,7 +110,6 @@ fn find_and_print(g: &Globals, settings: &Settings, args: &DupesArgs) -> Result<
             since,
             email: args.email.clone(),
             name: args.name.clone(),
-            with_records: false,
         },
     )
     .map_err(read_error)?;

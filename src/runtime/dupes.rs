@@ -31,14 +31,15 @@ impl MirrorReader {
         let Some(opened) = opened else {
             return Ok(None);
         };
-        let opts = ScanOptions {
-            with_records: true,
-            ..ScanOptions::default()
-        };
-        let report = mirrored::scan(&opened.mirror, finder, &opts)
+        let report = mirrored::scan(&opened.mirror, finder, &ScanOptions::default())
             .map_err(|e| e.for_read().to_string())?;
         give_memory_back();
         Ok(Some(report))
+    }
+
+    /// These contacts' records (the members of a cluster opened in `:dupes`).
+    pub fn contact_records(&self, ids: &[String]) -> Result<Option<Vec<Option<Arc<str>>>>, String> {
+        self.with(|m| mirrored::records(m, ids))
     }
 
     /// The mirrored contacts like the form's draft (indexed reads only).

@@ -189,6 +189,10 @@ impl Profiles {
                     id,
                     result: Ok(None),
                 },
+                MirrorEffect::ContactRecords { id, .. } => MirrorMessage::ContactRecords {
+                    id,
+                    result: Ok(None),
+                },
             };
             let _ = tx.send(Message::Mirror(msg));
             return;
@@ -239,6 +243,13 @@ impl Profiles {
                 tokio::spawn(async move {
                     let result = reader.run(move |r| r.near_contacts(&draft, &finder)).await;
                     let _ = tx.send(Message::Mirror(MirrorMessage::NearContacts { id, result }));
+                });
+            }
+            MirrorEffect::ContactRecords { id, ids } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.contact_records(&ids)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::ContactRecords { id, result }));
                 });
             }
             MirrorEffect::Sync => m.start_sync(tx),

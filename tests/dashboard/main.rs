@@ -9,6 +9,7 @@ mod dialog_harness;
 mod dialog_support;
 mod display;
 mod display_polish;
+mod dupes;
 mod engine;
 mod export_target;
 mod first_login;

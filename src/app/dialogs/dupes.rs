@@ -35,6 +35,10 @@ pub struct OpenCluster {
     /// The member selected (index into the cluster's members).
     pub member: usize,
     pub rows: Vec<CompareRow>,
+    /// The members' records as stored, once read.
+    pub records: Vec<Option<Arc<str>>>,
+    /// The read of the records in flight.
+    pub reading: Option<RequestId>,
 }
 
 pub struct DupesView {
@@ -78,96 +82,37 @@ impl DupesView {
         self.report().map_or(0, |r| r.clusters.len())
     }
 
-    fn open_cluster(&mut self) {
-        let Some(r) = self.report() else { return };
+    /// Opens the selected cluster side by side and asks for its members' records (the
+    /// fields beyond the compared ones, and what `Enter` opens).
+    fn open_cluster(&mut self, cx: &mut DialogCx) -> Outcome {
+        let Some(r) = self.report() else {
+            return Outcome::Handled;
+        };
         let Some(c) = r.clusters.get(self.selected) else {
-            return;
+            return Outcome::Handled;
         };
-        let contacts: Vec<Option<Contact>> = c
-            .members
-            .iter()
-            .map(|&i| r.records.get(i).cloned().flatten().and_then(decode))
-            .collect();
-        let people: Vec<_> = c.members.iter().map(|&i| &r.people[i]).collect();
-        let text = |f: &dyn Fn(&Contact) -> Option<String>| -> Vec<String> {
-            contacts
-                .iter()
-                .map(|c| c.as_ref().and_then(f).unwrap_or_default())
-                .collect()
-        };
-        let mut rows = vec![
-            ("id", people.iter().map(|p| p.id.clone()).collect()),
-            ("name", people.iter().map(|p| p.name.clone()).collect()),
-            ("first name", text(&|c| c.first_name.clone())),
-            ("last name", text(&|c| c.last_name.clone())),
-            (
-                "email",
-                people
-                    .iter()
-                    .map(|p| p.email.clone().unwrap_or_default())
-                    .collect(),
-            ),
-            (
-                "phone",
-                people
-                    .iter()
-                    .map(|p| p.phone.clone().unwrap_or_default())
-                    .collect(),
-            ),
-            (
-                "accounts",
-                text(&|c| {
-                    let labels: Vec<String> = c
-                        .accounts
-                        .iter()
-                        .flatten()
-                        .map(crate::api::Related::label)
-                        .collect();
-                    Some(labels.join(", "))
-                }),
-            ),
-            (
-                "created",
-                text(&|c| c.created_at.as_ref().map(|t| t.to_string())),
-            ),
-            (
-                "updated",
-                text(&|c| c.updated_at.as_ref().map(|t| t.to_string())),
-            ),
-            (
-                "why",
-                c.members
-                    .iter()
-                    .map(|&i| crate::output::dupes::member_reasons(c, i))
-                    .collect(),
-            ),
-        ];
-        // Fields every member lacks say nothing.
-        rows.retain(|(_, v): &(&str, Vec<String>)| v.iter().any(|s| !s.is_empty()));
-        let rows = rows
-            .into_iter()
-            .map(|(field, values)| CompareRow {
-                differ: field != "id"
-                    && field != "why"
-                    && values.iter().any(|v| v != &values[0]),
-                field,
-                values,
-            })
-            .collect();
-        self.open = Some(OpenCluster {
+        let ids: Vec<String> = c.members.iter().map(|&i| r.people[i].id.clone()).collect();
+        let mut open = OpenCluster {
             cluster: self.selected,
             member: 0,
-            rows,
-        });
+            rows: Vec::new(),
+            records: vec![None; ids.len()],
+            reading: None,
+        };
+        open.rows = compare_rows(r, open.cluster, &open.records);
+        let id = cx.request_id();
+        open.reading = Some(id);
+        self.open = Some(open);
+        Outcome::Effects(vec![Effect::Mirror(MirrorEffect::ContactRecords { id, ids })])
     }
 
-    /// The selected member of the open cluster as a record to open.
+    /// The selected member of the open cluster as a record to open (once read).
     fn member_record(&self) -> Option<RecordRef> {
         let open = self.open.as_ref()?;
         let r = self.report()?;
         let i = *r.clusters.get(open.cluster)?.members.get(open.member)?;
         let p = &r.people[i];
-        let raw = r.records.get(i).cloned().flatten()?;
+        let raw = open.records.get(open.member).cloned().flatten()?;
         Some(RecordRef {
             kind: LinkKind::Record(Resource::Contacts),
             id: p.id.clone(),
@@ -191,7 +136,7 @@ impl DupesView {
             Some(Action::Last) => self.selected = n.saturating_sub(1),
             Some(Action::NextPage) if n > 0 => self.selected = (self.selected + 10).min(n - 1),
             Some(Action::PrevPage) => self.selected = self.selected.saturating_sub(10),
-            Some(Action::Detail) => self.open_cluster(),
+            Some(Action::Detail) => return self.open_cluster(cx),
             Some(Action::Export) => {
                 if let Some(r) = self.report().filter(|r| !r.clusters.is_empty()) {
                     return Outcome::Apply(DialogResult::ExportDupes(r.clone()));
@@ -234,6 +179,72 @@ impl DupesView {
     }
 }
 
+/// A row a field of the cluster's members: the compared facts, then (once read) the
+/// records' names, accounts and times; fields every member lacks are left out.
+fn compare_rows(r: &DupesReport, cluster: usize, records: &[Option<Arc<str>>]) -> Vec<CompareRow> {
+    let c = &r.clusters[cluster];
+    let people: Vec<_> = c.members.iter().map(|&i| &r.people[i]).collect();
+    let contacts: Vec<Option<Contact>> = records.iter().map(|x| x.clone().and_then(decode)).collect();
+    let text = |f: &dyn Fn(&Contact) -> Option<String>| -> Vec<String> {
+        contacts
+            .iter()
+            .map(|c| c.as_ref().and_then(f).unwrap_or_default())
+            .collect()
+    };
+    let of = |f: &dyn Fn(&crate::insights::dupes::Person) -> Option<String>| -> Vec<String> {
+        people.iter().map(|p| f(p).unwrap_or_default()).collect()
+    };
+    let rows: Vec<(&'static str, Vec<String>)> = vec![
+        ("id", of(&|p| Some(p.id.clone()))),
+        ("name", of(&|p| Some(p.name.clone()))),
+        ("first name", text(&|c| c.first_name.clone())),
+        ("last name", text(&|c| c.last_name.clone())),
+        ("email", of(&|p| p.email.clone())),
+        ("phone", of(&|p| p.phone.clone())),
+        ("account ids", of(&|p| Some(p.accounts.join(", ")))),
+        (
+            "accounts",
+            text(&|c| {
+                let labels: Vec<String> = c
+                    .accounts
+                    .iter()
+                    .flatten()
+                    .map(crate::api::Related::label)
+                    .collect();
+                Some(labels.join(", "))
+            }),
+        ),
+        (
+            "created",
+            of(&|p| p.created_at.map(|t| t.format("%Y-%m-%d %H:%M").to_string())),
+        ),
+        (
+            "updated",
+            text(&|c| {
+                c.updated_at
+                    .as_ref()
+                    .and_then(crate::api::Timestamp::instant)
+                    .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+            }),
+        ),
+        (
+            "why",
+            c.members
+                .iter()
+                .map(|&i| crate::output::dupes::member_reasons(c, i))
+                .collect(),
+        ),
+    ];
+    rows.into_iter()
+        .filter(|(_, v)| v.iter().any(|s| !s.is_empty()))
+        .map(|(field, values)| CompareRow {
+            differ: field != "id" && field != "why" && values.iter().any(|v| v != &values[0]),
+            field,
+            values,
+        })
+        .collect()
+}
+
 fn decode(raw: Arc<str>) -> Option<Contact> {
     let raw = serde_json::value::RawValue::from_string(raw.to_string()).ok()?;
     Contact::from_raw(raw).ok()
@@ -243,7 +254,7 @@ impl Dialog for DupesView {
     fn hints(&self) -> &'static [Hint] {
         const LIST: &[Hint] = &[
             Hint::new(&[Action::Down, Action::Up], "select", 0),
-            Hint::new(&[Action::Detail], "side by side", 0),
+            Hint::new(&[Action::Detail], "compare", 0),
             Hint::new(&[Action::Export], "export", 1),
             Hint::new(&[Action::Refresh], "again", 2),
             Hint::new(&[Action::Back], "close", 0),
@@ -269,6 +280,19 @@ impl Dialog for DupesView {
 
     fn on_message(&mut self, msg: &Message, _cx: &mut DialogCx) -> Outcome {
         match msg {
+            Message::Mirror(MirrorMessage::ContactRecords { id, result })
+                if self.open.as_ref().is_some_and(|o| o.reading == Some(*id)) =>
+            {
+                let report = self.report().cloned();
+                if let (Some(open), Some(r)) = (&mut self.open, report) {
+                    open.reading = None;
+                    if let Ok(Some(records)) = result {
+                        open.records = records.clone();
+                        open.rows = compare_rows(&r, open.cluster, &open.records);
+                    }
+                }
+                Outcome::Handled
+            }
             Message::Mirror(MirrorMessage::Dupes { id, result }) if self.pending == Some(*id) => {
                 self.pending = None;
                 self.result = Some(result.clone());
@@ -281,7 +305,7 @@ impl Dialog for DupesView {
     }
 
     fn busy(&self) -> bool {
-        self.pending.is_some()
+        self.pending.is_some() || self.open.as_ref().is_some_and(|o| o.reading.is_some())
     }
 }
 

@@ -48,8 +48,6 @@ pub struct ScanOptions {
     pub email: Option<String>,
     /// Only clusters with a contact whose folded name holds these words.
     pub name: Option<String>,
-    /// Keep each member's record as stored (the dashboard opens them).
-    pub with_records: bool,
 }
 
 /// What a scan of the mirror found.
@@ -57,8 +55,6 @@ pub struct ScanOptions {
 pub struct DupesReport {
     /// The people of the clusters (the clusters' indexes point here).
     pub people: Vec<Person>,
-    /// Each member's record as stored, when asked for (`ScanOptions::with_records`).
-    pub records: Vec<Option<Arc<str>>>,
     pub clusters: Vec<Cluster>,
     /// Live contacts read.
     pub contacts: usize,
@@ -76,7 +72,6 @@ pub struct DupesReport {
 
 /// Reads every live contact and finds the clusters.
 pub fn scan(mirror: &Mirror, finder: &Finder, o: &ScanOptions) -> Result<DupesReport, MirrorError> {
-    let min_score = o.min_score.unwrap_or(finder.settings.threshold);
     let mut people = Vec::new();
     let mut recent = Vec::new();
     mirror.each_live::<Contact>(|c| {
@@ -92,12 +87,28 @@ pub fn scan(mirror: &Mirror, finder: &Finder, o: &ScanOptions) -> Result<DupesRe
         people.push(Person::from_contact(&c));
     })?;
     let state = mirror.sync_state(Resource::Contacts)?;
+    Ok(DupesReport {
+        synced: state.last_sync_at,
+        complete: state.complete_since().is_some(),
+        ..report_of(people, &recent, finder, o)
+    })
+}
+
+/// The clusters of `people` (`recent[i]`: person `i` changed after `o.since`; empty
+/// without `since`), with only their members kept.
+pub fn report_of(
+    people: Vec<Person>,
+    recent: &[bool],
+    finder: &Finder,
+    o: &ScanOptions,
+) -> DupesReport {
+    let min_score = o.min_score.unwrap_or(finder.settings.threshold);
     let found = super::find(&people, finder.country(), &finder.settings, min_score);
     let wanted_email = o.email.as_deref().and_then(email_key);
     let wanted_name = o.name.as_deref().map(|n| fold_name(n).join(" "));
     let keep = |i: usize| {
         let p = &people[i];
-        (o.since.is_none() || recent[i])
+        (o.since.is_none() || recent.get(i).copied().unwrap_or(false))
             && wanted_email
                 .as_ref()
                 .is_none_or(|w| p.email.as_deref().and_then(email_key).as_ref() == Some(w))
@@ -110,30 +121,16 @@ pub fn scan(mirror: &Mirror, finder: &Finder, o: &ScanOptions) -> Result<DupesRe
         .filter(|c| c.members.iter().any(|&i| keep(i)))
         .collect();
     let contacts = people.len();
-    let people = keep_members(people, &mut clusters);
-    let records = if o.with_records {
-        people
-            .iter()
-            .map(|p| {
-                mirror
-                    .get::<Contact>(&p.id)
-                    .map(|c| c.map(|c| Arc::from(c.raw.get())))
-            })
-            .collect::<Result<_, _>>()?
-    } else {
-        Vec::new()
-    };
-    Ok(DupesReport {
-        people,
-        records,
+    DupesReport {
+        people: keep_members(people, &mut clusters),
         clusters,
         contacts,
         compared: found.compared,
         crowded_keys: found.crowded_keys,
         min_score,
-        synced: state.last_sync_at,
-        complete: state.complete_since().is_some(),
-    })
+        synced: None,
+        complete: true,
+    }
 }
 
 /// Only the people of `clusters`, their indexes renumbered.
@@ -153,6 +150,17 @@ fn keep_members(mut people: Vec<Person>, clusters: &mut [Cluster]) -> Vec<Person
         }
     }
     kept
+}
+
+/// These contacts' records as stored (`None` for one not in the mirror), in the order asked.
+pub fn records(mirror: &Mirror, ids: &[String]) -> Result<Vec<Option<Arc<str>>>, MirrorError> {
+    ids.iter()
+        .map(|id| {
+            mirror
+                .get::<Contact>(id)
+                .map(|c| c.map(|c| Arc::from(c.raw.get())))
+        })
+        .collect()
 }
 
 /// Every live mirrored contact as the finder sees it (the import compares its rows with them).

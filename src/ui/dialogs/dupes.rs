@@ -11,11 +11,11 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::app::dialogs::dupes::{DupesView, OpenCluster};
 use crate::app::keymap::{Action, KeyMap};
 use crate::insights::dupes::mirrored::DupesReport;
-use crate::ui::common::{fit, modal};
+use crate::ui::common::{fit, form_rows, modal};
 use crate::ui::theme::Theme;
 
 /// The field names' column in the side-by-side view.
-const FIELD_W: usize = 11;
+const FIELD_W: usize = 12;
 /// The narrowest member column.
 const MEMBER_MIN_W: usize = 12;
 
@@ -45,7 +45,7 @@ pub fn draw(f: &mut Frame, area: Rect, v: &DupesView, spinner: &str, keys: &KeyM
                 r.contacts
             ),
             format!(
-                "{} select · {} side by side · {} export · {} again · {} close",
+                "{} select · {} compare · {} export · {} again · {} close",
                 key(Action::Down),
                 key(Action::Detail),
                 key(Action::Export),
@@ -88,10 +88,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &DupesView, spinner: &str, keys: &KeyM
     };
     let mut lines: Vec<Line> = Vec::new();
     if !report.complete {
-        lines.push(Line::from(Span::styled(
-            "The mirror's contacts are incomplete (no full sync finished): clusters may be missing.",
-            theme.pending,
-        )));
+        let text = "The mirror's contacts are incomplete (no full sync finished): clusters may be missing.";
+        for l in form_rows::wrap(text, usize::from(inner.width)) {
+            lines.push(Line::from(Span::styled(l, theme.pending)));
+        }
     }
     if v.pending.is_some() {
         lines.push(Line::from(Span::styled(
@@ -171,6 +171,22 @@ fn cluster_lines(
     let col_w = room / fit_n;
     let first = open.member.saturating_sub(fit_n - 1).min(n - fit_n);
     let shown = first..first + fit_n;
+    let more = if fit_n < n {
+        format!(" · members {}–{} of {n}", first + 1, first + fit_n)
+    } else {
+        String::new()
+    };
+    let c = &r.clusters[open.cluster];
+    let p = &r.people[c.members[open.member]];
+    let reading = if open.reading.is_some() {
+        " · reading the records…"
+    } else {
+        ""
+    };
+    lines.push(Line::from(Span::styled(
+        format!("≠ differs{more} · ▸ {} ({}){reading}", p.name, p.id),
+        theme.dim,
+    )));
     for row in &open.rows {
         let mark = if row.differ { "≠ " } else { "  " };
         let mut spans = vec![
@@ -181,7 +197,13 @@ fn cluster_lines(
             ),
         ];
         for k in shown.clone() {
-            let text = fit::cut(&row.values[k], col_w.saturating_sub(1)).into_owned();
+            // The selected member's id carries a mark (seen without colours too).
+            let value = match (row.field, k == open.member) {
+                ("id", true) => format!("▸{}", row.values[k]),
+                ("id", false) => format!(" {}", row.values[k]),
+                _ => row.values[k].clone(),
+            };
+            let text = fit::cut(&value, col_w.saturating_sub(1)).into_owned();
             let pad = col_w.saturating_sub(fit::width(&text));
             let style = if row.field == "id" && k == open.member {
                 theme.selected
@@ -193,15 +215,4 @@ fn cluster_lines(
         }
         lines.push(Line::from(spans));
     }
-    let more = if fit_n < n {
-        format!(" · members {}–{} of {n}", first + 1, first + fit_n)
-    } else {
-        String::new()
-    };
-    let c = &r.clusters[open.cluster];
-    let p = &r.people[c.members[open.member]];
-    lines.push(Line::from(Span::styled(
-        format!("≠ differs{more} · selected: {} ({})", p.name, p.id),
-        theme.dim,
-    )));
 }
