@@ -13,6 +13,7 @@ mod dupes;
 mod engine;
 mod export_target;
 mod first_login;
+mod form_near;
 mod form_snapshots;
 mod forms_sandbox;
 mod keyring_support;

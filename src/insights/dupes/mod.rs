@@ -86,27 +86,37 @@ impl Person {
     }
 }
 
-/// A person in normal form.
-#[derive(Debug, Clone)]
+/// A person in normal form, kept for every person while pairs are scored: three short
+/// strings (the name's folded words joined by single spaces), made once.
+#[derive(Debug, Clone, Default)]
 struct Prepared {
-    email: Option<String>,
-    phone: Option<String>,
-    name: Vec<String>,
-    /// The folded name's words joined, as written and sorted (compared once per pair).
-    joined: String,
-    sorted: String,
+    email: Option<Box<str>>,
+    phone: Option<Box<str>>,
+    name: Box<str>,
+}
+
+impl Prepared {
+    fn words(&self) -> impl Iterator<Item = &str> + Clone {
+        self.name.split(' ').filter(|w| !w.is_empty())
+    }
+
+    /// The words sorted and joined (`smith john` for `john smith`).
+    fn sorted(&self) -> String {
+        let mut w: Vec<&str> = self.words().collect();
+        w.sort_unstable();
+        w.join(" ")
+    }
 }
 
 fn prepare(p: &Person, region: Option<phonenumber::country::Id>) -> Prepared {
-    let name = fold_name(&p.name);
-    let mut words = name.clone();
-    words.sort();
     Prepared {
-        email: p.email.as_deref().and_then(email_key),
-        phone: p.phone.as_deref().and_then(|t| phone_e164(t, region)),
-        joined: name.join(" "),
-        sorted: words.join(" "),
-        name,
+        email: p.email.as_deref().and_then(email_key).map(String::into_boxed_str),
+        phone: p
+            .phone
+            .as_deref()
+            .and_then(|t| phone_e164(t, region))
+            .map(String::into_boxed_str),
+        name: fold_name(&p.name).join(" ").into_boxed_str(),
     }
 }
 
@@ -155,18 +165,27 @@ fn score(
     b: &Prepared,
     s: &DupesSettings,
 ) -> Option<(f64, Vec<String>)> {
+    let linked = (a.email.is_some() && a.email == b.email) || (a.phone.is_some() && a.phone == b.phone);
     let named = !a.name.is_empty() && !b.name.is_empty();
-    let name = named.then(|| {
-        let as_is = strsim::jaro_winkler(&a.joined, &b.joined);
+    // Word by word first: the cheapest measure, and an upper bound of the name's. Without a
+    // shared mailbox or phone only a close name can link two people (most candidates from
+    // the name+account keys share one word and no more).
+    let words = named.then(|| normalise::word_similarity_of(a.words(), b.words()));
+    if !linked && words.is_none_or(|w| w < s.name_similarity) {
+        return None;
+    }
+    let name = words.map(|w| {
+        let as_is = strsim::jaro_winkler(&a.name, &b.name);
         if as_is >= 1.0 {
             return as_is;
         }
-        let whole = if a.sorted == a.joined && b.sorted == b.joined {
+        let (sa, sb) = (a.sorted(), b.sorted());
+        let whole = if sa == *a.name && sb == *b.name {
             as_is
         } else {
-            as_is.max(strsim::jaro_winkler(&a.sorted, &b.sorted))
+            as_is.max(strsim::jaro_winkler(&sa, &sb))
         };
-        whole.min(normalise::word_similarity(&a.name, &b.name))
+        whole.min(w)
     });
     let close = name.is_some_and(|n| n >= s.name_similarity);
     // Both named, and clearly not the same name: one mailbox or phone shared by two people.
@@ -241,7 +260,7 @@ fn keys(p: &Person, prep: &Prepared, i: u32, out: &mut Vec<(u64, u32)>) {
         out.push((key_hash(&["p", t]), i));
     }
     for acc in &p.accounts {
-        for w in prep.name.iter().filter(|w| w.chars().count() >= 2) {
+        for w in prep.words().filter(|w| w.chars().count() >= 2) {
             out.push((key_hash(&["n", acc, w]), i));
         }
     }
@@ -258,19 +277,19 @@ fn keys(p: &Person, prep: &Prepared, i: u32, out: &mut Vec<(u64, u32)>) {
 
 /// Every pair of `people` scoring at least `min_score`, found through blocking keys.
 ///
-/// Memory stays near the people themselves: each person's normal forms are made once for
-/// its keys and dropped (two hashes a key are kept, 16 bytes), then made again only for
-/// the people in a candidate pair.
+/// Each person's normal forms are made once (E.164 parsing is the dearest step) and kept
+/// compact; a blocking key is a hash and an index (12 bytes); a candidate pair two indexes.
 pub fn find(
     people: &[Person],
     region: Option<phonenumber::country::Id>,
     s: &DupesSettings,
     min_score: f64,
 ) -> Found {
+    let prepared: Vec<Prepared> = people.iter().map(|p| prepare(p, region)).collect();
     // (key, person) sorted by key: each run of one key is a block.
     let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(people.len() * 3);
-    for (i, p) in people.iter().enumerate() {
-        keys(p, &prepare(p, region), i as u32, &mut keyed);
+    for (i, (p, prep)) in people.iter().zip(&prepared).enumerate() {
+        keys(p, prep, i as u32, &mut keyed);
     }
     keyed.sort_unstable();
     let mut candidates: Vec<(u32, u32)> = Vec::new();
@@ -289,20 +308,11 @@ pub fn find(
     drop(keyed);
     candidates.sort_unstable();
     candidates.dedup();
-    let mut prepared: HashMap<u32, Prepared> = HashMap::new();
-    for &(i, j) in &candidates {
-        for k in [i, j] {
-            prepared
-                .entry(k)
-                .or_insert_with(|| prepare(&people[k as usize], region));
-        }
-    }
     let mut pairs: Vec<Pair> = candidates
         .iter()
         .filter_map(|&(i, j)| {
-            let (pi, pj) = (&prepared[&i], &prepared[&j]);
             let (i, j) = (i as usize, j as usize);
-            let (score, reasons) = score(&people[i], &people[j], pi, pj, s)?;
+            let (score, reasons) = score(&people[i], &people[j], &prepared[i], &prepared[j], s)?;
             (score >= min_score).then_some(Pair {
                 a: i,
                 b: j,

@@ -145,15 +145,31 @@ pub fn name_similarity(a: &[String], b: &[String]) -> f64 {
 /// Each word of the name with fewer words against its closest word in the other: the least
 /// of these. (`jon smith` / `john smith`: 0.93; `anna weber` / `anna fischer`: 0.5.)
 pub fn word_similarity(a: &[String], b: &[String]) -> f64 {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    short
-        .iter()
-        .map(|w| {
-            long.iter()
-                .map(|v| strsim::jaro_winkler(w, v))
-                .fold(0.0, f64::max)
-        })
-        .fold(1.0, f64::min)
+    word_similarity_of(a.iter().map(String::as_str), b.iter().map(String::as_str))
+}
+
+/// [`word_similarity`] of words given as iterators (no list is built).
+pub fn word_similarity_of<'a, I>(a: I, b: I) -> f64
+where
+    I: Iterator<Item = &'a str> + Clone,
+{
+    let (short, long) = if a.clone().count() <= b.clone().count() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let mut least: f64 = 1.0;
+    for w in short {
+        let best = long
+            .clone()
+            .map(|v| strsim::jaro_winkler(w, v))
+            .fold(0.0, f64::max);
+        least = least.min(best);
+        if least == 0.0 {
+            break;
+        }
+    }
+    least
 }
 
 #[cfg(test)]
