@@ -15,9 +15,7 @@ use super::mirror::MirrorReader;
 use crate::app::effects::RequestId;
 use crate::app::{ExportEvent, ExportFormat, Message};
 use crate::insights::dupes::Person;
-use crate::insights::dupes::mirrored::{
-    self, DupesReport, Finder, NearContact, ScanOptions,
-};
+use crate::insights::dupes::mirrored::{self, DupesReport, Finder, NearContact, ScanOptions};
 use crate::mirror::Mirror;
 
 /// Near contacts the form lists at most.
@@ -26,8 +24,7 @@ pub const NEAR_LIMIT: usize = 5;
 impl MirrorReader {
     /// Every cluster of the mirror's contacts, with their records (`Ok(None)`: no mirror).
     pub fn dupes(&self, finder: &Finder) -> Result<Option<DupesReport>, String> {
-        let opened = Mirror::open_existing(self.path())
-            .map_err(|e| e.for_read().to_string())?;
+        let opened = Mirror::open_existing(self.path()).map_err(|e| e.for_read().to_string())?;
         let Some(opened) = opened else {
             return Ok(None);
         };
@@ -99,4 +96,66 @@ pub fn export(
         };
         let _ = tx.send(Message::Export { id, event });
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::insights::dupes::mirrored::report_of;
+
+    fn report() -> Arc<DupesReport> {
+        let p = |id: &str, name: &str, email: &str| Person {
+            id: id.into(),
+            name: name.into(),
+            email: Some(email.into()),
+            ..Person::default()
+        };
+        let people = vec![
+            p("con_1", "Jon Smith", "JSmith@Example.com"),
+            p("con_2", "John Smith", "jsmith@example.com"),
+        ];
+        Arc::new(report_of(
+            people,
+            &[],
+            &Finder::default(),
+            &ScanOptions::default(),
+        ))
+    }
+
+    #[tokio::test]
+    async fn the_clusters_are_written_as_contacts_dupes_writes_them_and_never_over_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("clusters.csv");
+        std::fs::write(&path, "kept").unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let r = report();
+        export(
+            RequestId(1),
+            r.clone(),
+            path.clone(),
+            ExportFormat::Csv,
+            false,
+            &tx,
+        );
+        let Some(Message::Export { id, event }) = rx.recv().await else {
+            panic!("an answer");
+        };
+        assert_eq!(id, RequestId(1));
+        let ExportEvent::Done {
+            records,
+            path: written,
+        } = event
+        else {
+            panic!("{event:?}");
+        };
+        assert_eq!(records, 2);
+        assert_eq!(written, dir.path().join("clusters-2.csv"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "kept");
+        let mut want = Vec::new();
+        crate::output::dupes::write_csv(&r, &mut want).unwrap();
+        assert_eq!(std::fs::read(&written).unwrap(), want);
+        assert!(String::from_utf8(want).unwrap().starts_with(
+            "cluster,score,id,name,email,phone,account_ids,reasons\r\n1,1.00,con_1,Jon Smith"
+        ));
+    }
 }

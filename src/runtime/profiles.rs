@@ -249,7 +249,10 @@ impl Profiles {
                 self.mirror_work += 1;
                 tokio::spawn(async move {
                     let result = reader.run(move |r| r.contact_records(&ids)).await;
-                    let _ = tx.send(Message::Mirror(MirrorMessage::ContactRecords { id, result }));
+                    let _ = tx.send(Message::Mirror(MirrorMessage::ContactRecords {
+                        id,
+                        result,
+                    }));
                 });
             }
             MirrorEffect::Sync => m.start_sync(tx),

@@ -9,10 +9,10 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::gen_contacts::{SPAN_SECS, epoch, id};
-use crate::insights::dupes::normalise::{email_key, strip_accents};
 use super::rng::SeedRng;
 use super::seed::Dataset;
 use super::timefmt::format_ts;
+use crate::insights::dupes::normalise::{email_key, strip_accents};
 
 const KIND_PLANTED: u64 = 7;
 
@@ -318,7 +318,10 @@ impl Dataset {
             .chain(self.synthetic_contacts.iter().map(|c| c.to_json()));
         for c in all {
             if let (Some(e), Some(id)) = (text(&c, "email"), text(&c, "id")) {
-                by_email.entry(email_key(&e).unwrap_or_else(|| e.trim().to_lowercase())).or_default().push(id);
+                by_email
+                    .entry(email_key(&e).unwrap_or_else(|| e.trim().to_lowercase()))
+                    .or_default()
+                    .push(id);
             }
         }
         let mut out: Vec<(String, String)> = planted

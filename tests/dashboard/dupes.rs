@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossterm::event::KeyCode;
 use crmdash::app::dialogs::Overlay;
 use crmdash::app::mirror::{MirrorEffect, MirrorMessage};
 use crmdash::app::{Effect, ExportFormat, Message};
 use crmdash::insights::dupes::Person;
 use crmdash::insights::dupes::mirrored::{DupesReport, Finder, ScanOptions, report_of};
+use crossterm::event::KeyCode;
 
 use crate::dashboard_support::Harness;
 
@@ -31,13 +31,43 @@ fn person(id: &str, name: &str, email: &str, phone: &str, accounts: &[&str]) -> 
 
 fn people() -> Vec<Person> {
     vec![
-        person("con_000001", "Jon Smith", "JSmith@Example.com", "", &["acc_1"]),
-        person("con_000002", "John Smith", "jsmith@example.com", "", &["acc_1"]),
+        person(
+            "con_000001",
+            "Jon Smith",
+            "JSmith@Example.com",
+            "",
+            &["acc_1"],
+        ),
+        person(
+            "con_000002",
+            "John Smith",
+            "jsmith@example.com",
+            "",
+            &["acc_1"],
+        ),
         person("con_000003", "Smith, John", "", "+1 555 0100", &["acc_1"]),
         person("con_000004", "Jürgen Weiß", "", "+49 30 1234567", &[]),
-        person("con_000005", "Jurgen Weiss", "j.weiss@example.de", "030 1234567", &[]),
-        person("con_000006", "Anna Weber", "anna@example.com", "", &["acc_2"]),
-        person("con_000007", "John Smith", "john@other.example", "+1 555 0199", &["acc_9"]),
+        person(
+            "con_000005",
+            "Jurgen Weiss",
+            "j.weiss@example.de",
+            "030 1234567",
+            &[],
+        ),
+        person(
+            "con_000006",
+            "Anna Weber",
+            "anna@example.com",
+            "",
+            &["acc_2"],
+        ),
+        person(
+            "con_000007",
+            "John Smith",
+            "john@other.example",
+            "+1 555 0199",
+            &["acc_9"],
+        ),
     ]
 }
 
@@ -127,7 +157,11 @@ fn open_cluster(h: &mut Harness) {
 fn the_clusters_come_best_first_with_members_and_reasons() {
     let (mut h, _) = opened((80, 24));
     assert!(view(&h).pending.is_some());
-    assert!(h.render().contains("comparing the contacts"), "{}", h.render());
+    assert!(
+        h.render().contains("comparing the contacts"),
+        "{}",
+        h.render()
+    );
     let id = view(&h).pending.unwrap();
     h.send(Message::Mirror(MirrorMessage::Dupes {
         id,
@@ -138,14 +172,21 @@ fn the_clusters_come_best_first_with_members_and_reasons() {
     // The Smith cluster (an email in another case, a close name at the same account) has
     // three members; the other John Smith (another account, phone and email) is apart.
     let ids = |c: usize| -> Vec<&str> {
-        r.clusters[c].members.iter().map(|&i| r.people[i].id.as_str()).collect()
+        r.clusters[c]
+            .members
+            .iter()
+            .map(|&i| r.people[i].id.as_str())
+            .collect()
     };
     assert!(r.clusters[0].score >= r.clusters[1].score);
     let smiths = (0..2).find(|&c| ids(c).contains(&"con_000001")).unwrap();
     assert_eq!(ids(smiths), ["con_000001", "con_000002", "con_000003"]);
     assert!(!r.people.iter().any(|p| p.id == "con_000007"));
     let screen = h.render();
-    assert!(screen.contains("Jon Smith · John Smith · Smith, John"), "{screen}");
+    assert!(
+        screen.contains("Jon Smith · John Smith · Smith, John"),
+        "{screen}"
+    );
     assert!(screen.contains("same phone"), "{screen}");
     h.key(KeyCode::Down);
     assert_eq!(view(&h).selected, 1);
@@ -169,7 +210,10 @@ fn a_cluster_side_by_side_marks_what_differs_and_opens_each_member() {
     let open = view(&h).open.clone().expect("the cluster is open");
     let row = |f: &str| open.rows.iter().find(|r| r.field == f).cloned();
     assert!(row("name").unwrap().differ);
-    assert!(row("email").unwrap().differ, "another case is another value");
+    assert!(
+        row("email").unwrap().differ,
+        "another case is another value"
+    );
     assert!(!row("account ids").unwrap().differ);
     assert_eq!(row("first name").unwrap().values, ["Jon", "John", "Smith,"]);
     assert!(h.render().contains("≠ name"), "{}", h.render());
@@ -231,7 +275,10 @@ fn the_palette_opens_it_and_r_looks_again() {
             .any(|e| matches!(e, Effect::Mirror(MirrorEffect::Dupes { .. }))),
         "{fx:?}"
     );
-    assert!(view(&h).report().is_some(), "the clusters stay while it looks again");
+    assert!(
+        view(&h).report().is_some(),
+        "the clusters stay while it looks again"
+    );
 }
 
 #[test]
@@ -242,7 +289,11 @@ fn e_exports_the_clusters_as_contacts_dupes_writes_them() {
         panic!("e opens the export dialog");
     };
     assert!(d.dupes.is_some());
-    assert!(d.path.value().starts_with("contacts-dupes-"), "{}", d.path.value());
+    assert!(
+        d.path.value().starts_with("contacts-dupes-"),
+        "{}",
+        d.path.value()
+    );
     assert!(h.render().contains("Export near duplicate contacts"));
     let dir = tempfile::tempdir().unwrap();
     // The suggested name is selected: typing replaces it.
@@ -263,13 +314,20 @@ fn snapshots_of_the_list_and_a_cluster_side_by_side() {
         let mut h = answered(size, true);
         insta::assert_snapshot!(format!("dupes_list_{}x{}", size.0, size.1), h.render());
         let r = view(&h).report().unwrap().clone();
-        let smiths = r.clusters.iter().position(|c| c.members.len() == 3).unwrap();
+        let smiths = r
+            .clusters
+            .iter()
+            .position(|c| c.members.len() == 3)
+            .unwrap();
         for _ in 0..smiths {
             h.key(KeyCode::Down);
         }
         open_cluster(&mut h);
         insta::assert_snapshot!(format!("dupes_cluster_{}x{}", size.0, size.1), h.render());
         let h = answered(size, false);
-        insta::assert_snapshot!(format!("dupes_incomplete_{}x{}", size.0, size.1), h.render());
+        insta::assert_snapshot!(
+            format!("dupes_incomplete_{}x{}", size.0, size.1),
+            h.render()
+        );
     }
 }

@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crmdash::app::dialogs::Overlay;
 use crmdash::app::dialogs::contact_form::ContactForm;
 use crmdash::app::effects::RequestId;
@@ -13,6 +12,7 @@ use crmdash::app::mirror::{MirrorEffect, MirrorMessage};
 use crmdash::app::{Effect, Message};
 use crmdash::insights::dupes::Person;
 use crmdash::insights::dupes::mirrored::NearContact;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::dashboard_support::Harness;
 
@@ -128,9 +128,19 @@ fn ctrl_o_opens_each_match_in_turn_and_the_create_question_says_it_once() {
         }
         h.key(KeyCode::Esc);
     }
-    assert!(opened[0].contains("con_1") && opened[1].contains("con_2"), "{opened:?}");
-    assert!(opened[2].contains("con_1"), "in turn, round again: {opened:?}");
-    assert_eq!(f(&h).inputs[2].value(), "jsmith@example.com", "the draft is kept");
+    assert!(
+        opened[0].contains("con_1") && opened[1].contains("con_2"),
+        "{opened:?}"
+    );
+    assert!(
+        opened[2].contains("con_1"),
+        "in turn, round again: {opened:?}"
+    );
+    assert_eq!(
+        f(&h).inputs[2].value(),
+        "jsmith@example.com",
+        "the draft is kept"
+    );
     h.ctrl('s');
     let question = h.render();
     assert!(

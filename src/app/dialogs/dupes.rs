@@ -103,7 +103,10 @@ impl DupesView {
         let id = cx.request_id();
         open.reading = Some(id);
         self.open = Some(open);
-        Outcome::Effects(vec![Effect::Mirror(MirrorEffect::ContactRecords { id, ids })])
+        Outcome::Effects(vec![Effect::Mirror(MirrorEffect::ContactRecords {
+            id,
+            ids,
+        })])
     }
 
     /// The selected member of the open cluster as a record to open (once read).
@@ -184,7 +187,8 @@ impl DupesView {
 fn compare_rows(r: &DupesReport, cluster: usize, records: &[Option<Arc<str>>]) -> Vec<CompareRow> {
     let c = &r.clusters[cluster];
     let people: Vec<_> = c.members.iter().map(|&i| &r.people[i]).collect();
-    let contacts: Vec<Option<Contact>> = records.iter().map(|x| x.clone().and_then(decode)).collect();
+    let contacts: Vec<Option<Contact>> =
+        records.iter().map(|x| x.clone().and_then(decode)).collect();
     let text = |f: &dyn Fn(&Contact) -> Option<String>| -> Vec<String> {
         contacts
             .iter()
@@ -334,8 +338,7 @@ impl crate::app::App {
             self.wall.with_timezone(&chrono::Local),
         )
         .of_dupes(report);
-        self.overlays
-            .push(crate::app::dialogs::Overlay::Export(d));
+        self.overlays.push(crate::app::dialogs::Overlay::Export(d));
         self.dirty = true;
         Vec::new()
     }

@@ -196,7 +196,12 @@ pub fn near_contacts(
     limit: usize,
 ) -> Result<Vec<NearContact>, MirrorError> {
     let mut candidates: HashMap<String, Contact> = HashMap::new();
-    if let Some(email) = draft.email.as_deref().map(str::trim).filter(|e| e.contains('@')) {
+    if let Some(email) = draft
+        .email
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| e.contains('@'))
+    {
         let q = ContactQuery {
             email: Some(email.to_string()),
             paging: Paging {

@@ -110,7 +110,11 @@ impl Prepared {
 
 fn prepare(p: &Person, region: Option<phonenumber::country::Id>) -> Prepared {
     Prepared {
-        email: p.email.as_deref().and_then(email_key).map(String::into_boxed_str),
+        email: p
+            .email
+            .as_deref()
+            .and_then(email_key)
+            .map(String::into_boxed_str),
         phone: p
             .phone
             .as_deref()
@@ -165,7 +169,8 @@ fn score(
     b: &Prepared,
     s: &DupesSettings,
 ) -> Option<(f64, Vec<String>)> {
-    let linked = (a.email.is_some() && a.email == b.email) || (a.phone.is_some() && a.phone == b.phone);
+    let linked =
+        (a.email.is_some() && a.email == b.email) || (a.phone.is_some() && a.phone == b.phone);
     let named = !a.name.is_empty() && !b.name.is_empty();
     // Word by word first: the cheapest measure, and an upper bound of the name's. Without a
     // shared mailbox or phone only a close name can link two people (most candidates from
@@ -293,6 +298,9 @@ pub fn find(
     }
     keyed.sort_unstable();
     let mut candidates: Vec<(u32, u32)> = Vec::new();
+    // Two people sharing several keys come once per key: the list is made unique whenever
+    // it doubles, so it never holds many times the pairs it keeps.
+    let mut compact_at = 1 << 20;
     let mut crowded = 0;
     for block in keyed.chunk_by(|x, y| x.0 == y.0) {
         if block.len() > MAX_BLOCK {
@@ -303,6 +311,11 @@ pub fn find(
             for &(_, j) in &block[x + 1..] {
                 candidates.push((i.min(j), i.max(j)));
             }
+        }
+        if candidates.len() >= compact_at {
+            candidates.sort_unstable();
+            candidates.dedup();
+            compact_at = (candidates.len() * 2).max(1 << 20);
         }
     }
     drop(keyed);

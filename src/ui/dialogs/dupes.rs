@@ -114,7 +114,9 @@ pub fn draw(f: &mut Frame, area: Rect, v: &DupesView, spinner: &str, keys: &KeyM
             // The selected cluster's two lines in view.
             let rows = usize::from(inner.height).saturating_sub(top);
             let at = top + v.selected * 2 + 1;
-            let skip = (at + 1).saturating_sub(rows.max(1)).min(at.saturating_sub(top + 1));
+            let skip = (at + 1)
+                .saturating_sub(rows.max(1))
+                .min(at.saturating_sub(top + 1));
             let mut shown: Vec<Line> = lines.drain(..top).collect();
             shown.extend(lines.into_iter().skip(skip));
             return fit::draw_lines(f.buffer_mut(), inner, shown);
@@ -145,7 +147,11 @@ fn list_lines(lines: &mut Vec<Line>, r: &DupesReport, selected: usize, theme: &T
             Span::styled(format!("{:.2}  ", c.score), style),
             Span::styled(names.join(" · "), style),
         ]));
-        let why = c.pairs.first().map(|p| p.reasons.join(", ")).unwrap_or_default();
+        let why = c
+            .pairs
+            .first()
+            .map(|p| p.reasons.join(", "))
+            .unwrap_or_default();
         lines.push(Line::from(Span::styled(
             format!("        {} contacts · {why}", c.members.len()),
             theme.dim,

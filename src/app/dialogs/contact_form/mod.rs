@@ -301,10 +301,7 @@ impl crate::app::App {
     /// `c`: the new-contact pane.
     pub(crate) fn open_contact_form(&mut self) -> Vec<Effect> {
         let mut form = ContactForm::new(self.target());
-        form.finder = self
-            .mirror
-            .enabled
-            .then(|| self.forms.config.dupes.clone());
+        form.finder = self.mirror.enabled.then(|| self.forms.config.dupes.clone());
         self.overlays.push(Overlay::ContactForm(Box::new(form)));
         self.dirty = true;
         Vec::new()

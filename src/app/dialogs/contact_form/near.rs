@@ -68,7 +68,8 @@ impl ContactForm {
             return Outcome::Handled;
         }
         self.near_for = Some(draft.clone());
-        let checkable = draft.email.is_some() || draft.phone.is_some() || !draft.accounts.is_empty();
+        let checkable =
+            draft.email.is_some() || draft.phone.is_some() || !draft.accounts.is_empty();
         if !checkable {
             self.near.clear();
             self.near_request = None;
