@@ -2,7 +2,8 @@
 //! sandbox generator's records with their included accounts and contacts, as a sync stores
 //! them). Before criterion's runs it prints the p50/p99 of every keystroke of a few typed
 //! queries (criterion reports means, the target is a p99), and the start path (open + first
-//! page of contacts): `cargo bench --features bench --bench mirror`.
+//! page of contacts), and the contact form's near-duplicate check per keystroke:
+//! `cargo bench --features bench --bench mirror`.
 
 mod support;
 
@@ -242,6 +243,82 @@ fn search(c: &mut Criterion) {
         });
     }
     group.finish();
+    near_check(c, &mirror);
+}
+
+/// The contact form's near-duplicate check, per keystroke, at 100,000 contacts (target:
+/// 5 ms): a draft typed a character at a time (an existing contact's name with its account,
+/// then its email in capitals, then its phone written nationally), each keystroke one call
+/// of what the dashboard runs on the blocking pool.
+fn near_check(c: &mut Criterion, mirror: &Mirror) {
+    use crmdash::insights::dupes::Person;
+    use crmdash::insights::dupes::mirrored::{Finder, near_contacts};
+    let finder = Finder {
+        region: Some("DE".into()),
+        ..Finder::default()
+    };
+    let mut model = None;
+    mirror
+        .each_live::<Contact>(|c| {
+            let german = c.phone.as_deref().is_some_and(|p| p.starts_with("+49"));
+            if model.is_none()
+                && german
+                && c.email.is_some()
+                && c.accounts.iter().flatten().count() > 0
+            {
+                model = Some(c);
+            }
+        })
+        .expect("read");
+    let model = Person::from_contact(&model.expect("a contact with phone, email and account"));
+    let email = model.email.clone().unwrap_or_default().to_uppercase();
+    let phone = format!(
+        "0{}",
+        model
+            .phone
+            .clone()
+            .unwrap_or_default()
+            .trim_start_matches("+49")
+            .trim()
+    );
+    let mut drafts = Vec::new();
+    let mut draft = Person {
+        accounts: model.accounts.clone(),
+        ..Person::default()
+    };
+    for (i, ch) in model.name.char_indices() {
+        draft.name = model.name[..i + ch.len_utf8()].to_string();
+        drafts.push(draft.clone());
+    }
+    for (i, ch) in email.char_indices() {
+        draft.email = Some(email[..i + ch.len_utf8()].to_string());
+        drafts.push(draft.clone());
+    }
+    for (i, ch) in phone.char_indices() {
+        draft.phone = Some(phone[..i + ch.len_utf8()].to_string());
+        drafts.push(draft.clone());
+    }
+    let found = near_contacts(mirror, &draft, &finder, 5).expect("check");
+    assert!(found.iter().any(|n| n.id == model.id), "{found:?}");
+    let mut times = Vec::new();
+    for _ in 0..20 {
+        for d in &drafts {
+            let started = Instant::now();
+            black_box(near_contacts(mirror, d, &finder, 5).expect("check"));
+            times.push(started.elapsed());
+        }
+    }
+    times.sort();
+    eprintln!(
+        "form near-duplicate check, {} keystrokes x 20: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        drafts.len(),
+        ms(pct(&times, 50.0)),
+        ms(pct(&times, 99.0)),
+        ms(*times.last().unwrap_or(&Duration::ZERO))
+    );
+    c.bench_function("form_near_check_whole_draft", |b| {
+        b.iter(|| near_contacts(mirror, black_box(&draft), &finder, 5).expect("check"))
+    });
 }
 
 criterion_group! {

@@ -3,6 +3,7 @@
 //! deadline). Every queued message is handled, then the screen is drawn once, and only when
 //! something changed. Idle, the loop sleeps: no tick runs without a deadline.
 
+mod dupes;
 mod engine;
 mod export;
 pub mod feed;
@@ -107,6 +108,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
         reschedule: opts.settings.reschedule.clone(),
         zone,
         log_path: reschedule_log_path(opts.demo),
+        dupes: crate::insights::dupes::mirrored::Finder::of(&opts.settings),
     };
     (app, forms)
 }

@@ -120,6 +120,7 @@ impl App {
                 Vec::new()
             }
             DialogResult::OpenRecord(r) => self.open_record(r),
+            DialogResult::ExportDupes(r) => self.export_dupes(r),
             DialogResult::Related(r) => self.open_related(r),
             DialogResult::LoginSkipped => {
                 if let Some(e) = self.status.behind_login.take() {

@@ -75,6 +75,16 @@ pub enum Effect {
     },
     /// Stops a job started by `StartJob` (it answers `JobEvent::Cancelled`).
     CancelJob(RequestId),
+    /// Write near duplicate clusters (`:dupes`) to `path` as `contacts dupes` writes them;
+    /// report with `Message::Export` (`Done` counts the contacts written). `overwrite` as
+    /// for `Export`.
+    ExportDupes {
+        id: RequestId,
+        report: std::sync::Arc<crate::insights::dupes::mirrored::DupesReport>,
+        path: PathBuf,
+        format: ExportFormat,
+        overwrite: bool,
+    },
     /// Read every page of a deals query (`per_page` 100, at most `max_pages`) into a pipeline
     /// summary; report progress and the result with `Message::Summary`. `Cancel(id)` stops it.
     Summarize {

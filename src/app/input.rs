@@ -176,6 +176,7 @@ impl App {
             Action::Search => return self.open_search(),
             Action::RequestLog => return self.open_request_log(),
             Action::Today => return self.open_today(),
+            Action::Dupes => return self.open_dupes(),
             Action::Related => {
                 let kind = self.active;
                 if let Some(r) = self.tab().selected_record() {

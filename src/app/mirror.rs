@@ -80,6 +80,19 @@ pub enum MirrorEffect {
     Search { id: RequestId, text: String },
     /// The records related to `of`; answer `MirrorMessage::Related`.
     Related { id: RequestId, of: RecordRef },
+    /// Find the near duplicate contacts; answer `MirrorMessage::Dupes`.
+    Dupes {
+        id: RequestId,
+        finder: crate::insights::dupes::mirrored::Finder,
+    },
+    /// These contacts' records; answer `MirrorMessage::ContactRecords`.
+    ContactRecords { id: RequestId, ids: Vec<String> },
+    /// The contacts like the form's draft; answer `MirrorMessage::NearContacts`.
+    NearContacts {
+        id: RequestId,
+        draft: crate::insights::dupes::Person,
+        finder: crate::insights::dupes::mirrored::Finder,
+    },
     /// Run a sync in the background (unless one runs); progress and the end come back.
     Sync,
     /// Ask the service for `spec` (offline: is it back?); answer `MirrorMessage::Probed`.
@@ -113,6 +126,19 @@ pub enum MirrorMessage {
     Feed {
         id: RequestId,
         result: Result<Option<crate::app::feed::FeedAnswer>, String>,
+    },
+    Dupes {
+        id: RequestId,
+        result: Result<Option<Arc<crate::insights::dupes::mirrored::DupesReport>>, String>,
+    },
+    NearContacts {
+        id: RequestId,
+        result: Result<Option<Vec<crate::insights::dupes::mirrored::NearContact>>, String>,
+    },
+    /// One per id asked for (`None`: not in the mirror).
+    ContactRecords {
+        id: RequestId,
+        result: Result<Option<Vec<Option<Arc<str>>>>, String>,
     },
     /// The service could not be reached (`Some(why)`), or answered again (`None`).
     Connectivity(Option<String>),
@@ -468,6 +494,9 @@ impl App {
             }
             msg @ (MirrorMessage::Search { .. }
             | MirrorMessage::Related { .. }
+            | MirrorMessage::Dupes { .. }
+            | MirrorMessage::NearContacts { .. }
+            | MirrorMessage::ContactRecords { .. }
             | MirrorMessage::Feed { .. }) => {
                 if let MirrorMessage::Feed {
                     result: Ok(Some(answer)),

@@ -30,8 +30,8 @@ pub struct Doc {
     pub end_us: Option<i64>,
     pub created_us: Option<i64>,
     pub updated_us: Option<i64>,
-    /// Only deals keep theirs (a contact's deals, an account's deals are asked for; a
-    /// contact's accounts never are).
+    /// Deals keep theirs (a contact's deals, an account's deals are asked for) and contacts
+    /// their accounts (the contact form's near-duplicate check asks for an account's contacts).
     pub links: Vec<Link>,
     /// Indexed with a higher weight: what a person calls the record.
     pub fts_name: String,
@@ -144,6 +144,8 @@ fn join<'a>(parts: impl IntoIterator<Item = Option<&'a str>>, sep: &str) -> Stri
 impl Mirrored for Contact {
     const RESOURCE: Resource = Resource::Contacts;
     fn doc(&self) -> Doc {
+        let mut links_out = Vec::new();
+        links(&mut links_out, "account", None, self.accounts.as_deref());
         let full = self.full_name();
         Doc {
             name_lc: Some(full.to_lowercase()),
@@ -163,6 +165,7 @@ impl Mirrored for Contact {
                 " ",
             ),
             fts_body: body_text(self.raw.get()),
+            links: links_out,
             ..Doc::default()
         }
     }

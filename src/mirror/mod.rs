@@ -6,6 +6,7 @@
 //! (`spawn_blocking`) and gets plain data back. [`sync::sync`] is async (HTTP) and does its
 //! own disk writes on the blocking pool.
 
+mod account_contacts;
 pub mod changes;
 mod complete;
 mod doc;

@@ -365,7 +365,7 @@ impl Mirror {
                         .and_then(|mut s| s.execute(params![rid, d.phone_digits]))
                         .map_err(err)?;
                 }
-                if r == Resource::Deals {
+                if r == Resource::Deals || r == Resource::Contacts {
                     links_del
                         .execute(params![r.noun(), rec.id()])
                         .map_err(err)?;

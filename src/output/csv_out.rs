@@ -16,6 +16,13 @@ pub fn write_csv<T: Columns>(records: &[T], w: &mut impl Write) -> Result<(), Ou
     sink.finish(w)
 }
 
+/// The one CSV writer setup: RFC 4180, CRLF after every line.
+pub fn writer<W: Write>(w: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(w)
+}
+
 /// A CSV written in parts (pages): the header once, then each part's rows.
 pub struct CsvSink {
     columns: ColumnSet,
@@ -36,9 +43,7 @@ impl CsvSink {
         records: &[T],
         w: &mut impl Write,
     ) -> Result<(), OutputError> {
-        let mut out = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::CRLF)
-            .from_writer(w);
+        let mut out = writer(w);
         if !self.header_written {
             out.write_record(self.columns.names())?;
             self.header_written = true;

@@ -3,6 +3,7 @@
 
 mod columns;
 mod csv_out;
+pub mod dupes;
 mod json_out;
 mod stream;
 mod table;
@@ -12,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use columns::{ColumnSet, Columns};
-pub use csv_out::{CsvSink, write_csv};
+pub use csv_out::{CsvSink, write_csv, writer as csv_writer};
 pub use json_out::{JsonSink, write_json, write_json_one, write_jsonl};
 pub use stream::ListWriter;
 pub use table::{TableShape, TableWriter, Tabular, write_table};

@@ -332,6 +332,13 @@ impl Engine {
                     self.requests.set_no_source(reason);
                     out.extend(self.release_deferred());
                 }
+                Effect::ExportDupes {
+                    id,
+                    report,
+                    path,
+                    format,
+                    overwrite,
+                } => super::dupes::export(id, report, path, format, overwrite, &self.tx),
                 Effect::Copy(text) => out.push(TermAction::Copy(text)),
                 Effect::SaveState(state) => self.state.save(&state),
                 Effect::Suspend => out.push(TermAction::Suspend),

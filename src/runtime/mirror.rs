@@ -206,6 +206,11 @@ pub struct MirrorReader {
 }
 
 impl MirrorReader {
+    /// The mirror's file.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
     /// Runs `f` on the open mirror; `Ok(None)` when there is none on disk.
     pub(super) fn with<T>(
         &self,

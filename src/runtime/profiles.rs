@@ -132,6 +132,9 @@ impl Profiles {
                 | MirrorMessage::Search { .. }
                 | MirrorMessage::Related { .. }
                 | MirrorMessage::Feed { .. }
+                | MirrorMessage::Dupes { .. }
+                | MirrorMessage::NearContacts { .. }
+                | MirrorMessage::ContactRecords { .. }
                 | MirrorMessage::Probed(_),
             ) => {
                 self.mirror_work = self.mirror_work.saturating_sub(1);
@@ -194,6 +197,18 @@ impl Profiles {
                     id,
                     result: Ok(None),
                 },
+                MirrorEffect::Dupes { id, .. } => MirrorMessage::Dupes {
+                    id,
+                    result: Ok(None),
+                },
+                MirrorEffect::NearContacts { id, .. } => MirrorMessage::NearContacts {
+                    id,
+                    result: Ok(None),
+                },
+                MirrorEffect::ContactRecords { id, .. } => MirrorMessage::ContactRecords {
+                    id,
+                    result: Ok(None),
+                },
             };
             let _ = tx.send(Message::Mirror(msg));
             return;
@@ -236,6 +251,31 @@ impl Profiles {
                 tokio::spawn(async move {
                     let result = reader.run(move |r| r.feed(ask)).await;
                     let _ = tx.send(Message::Mirror(MirrorMessage::Feed { id, result }));
+                });
+            }
+            MirrorEffect::Dupes { id, finder } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.dupes(&finder)).await;
+                    let result = result.map(|r| r.map(Arc::new));
+                    let _ = tx.send(Message::Mirror(MirrorMessage::Dupes { id, result }));
+                });
+            }
+            MirrorEffect::NearContacts { id, draft, finder } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.near_contacts(&draft, &finder)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::NearContacts { id, result }));
+                });
+            }
+            MirrorEffect::ContactRecords { id, ids } => {
+                self.mirror_work += 1;
+                tokio::spawn(async move {
+                    let result = reader.run(move |r| r.contact_records(&ids)).await;
+                    let _ = tx.send(Message::Mirror(MirrorMessage::ContactRecords {
+                        id,
+                        result,
+                    }));
                 });
             }
             MirrorEffect::Sync => m.start_sync(tx),

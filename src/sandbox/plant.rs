@@ -12,6 +12,7 @@ use super::gen_contacts::{SPAN_SECS, epoch, id};
 use super::rng::SeedRng;
 use super::seed::Dataset;
 use super::timefmt::format_ts;
+use crate::insights::dupes::normalise::{email_key, strip_accents};
 
 const KIND_PLANTED: u64 = 7;
 
@@ -143,15 +144,6 @@ fn typo(word: &str, r: &mut SeedRng) -> String {
     chars.into_iter().collect()
 }
 
-fn strip_accents(s: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    s.nfkd()
-        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
-        .collect::<String>()
-        .replace('ß', "ss")
-        .to_uppercase()
-}
-
 /// The copy of `c` of this kind.
 fn copy(kind: PlantKind, c: &Map<String, Value>, r: &mut SeedRng) -> Map<String, Value> {
     let first = text(c, "first_name").unwrap_or_default();
@@ -198,8 +190,8 @@ fn copy(kind: PlantKind, c: &Map<String, Value>, r: &mut SeedRng) -> Map<String,
             }
         }
         PlantKind::Accents => {
-            first_out = strip_accents(&first);
-            last_out = strip_accents(&last);
+            first_out = strip_accents(&first).to_uppercase();
+            last_out = strip_accents(&last).to_uppercase();
             full = format!("{first_out} {last_out}");
         }
         PlantKind::LookAlike => {
@@ -227,18 +219,6 @@ fn copy(kind: PlantKind, c: &Map<String, Value>, r: &mut SeedRng) -> Map<String,
     m.insert("assigned_user_ids".into(), json!([]));
     m.insert("source".into(), json!("import"));
     m
-}
-
-/// An address as the mailbox it reaches: lowercase, and at Gmail without dots or `+tag`.
-fn mailbox(email: &str) -> String {
-    let e = email.trim().to_lowercase();
-    match e.split_once('@') {
-        Some((local, "gmail.com" | "googlemail.com")) => {
-            let name = local.split('+').next().unwrap_or(local).replace('.', "");
-            format!("{name}@gmail.com")
-        }
-        _ => e,
-    }
 }
 
 /// `j.smith` as `J.Smith`.
@@ -338,7 +318,10 @@ impl Dataset {
             .chain(self.synthetic_contacts.iter().map(|c| c.to_json()));
         for c in all {
             if let (Some(e), Some(id)) = (text(&c, "email"), text(&c, "id")) {
-                by_email.entry(mailbox(&e)).or_default().push(id);
+                by_email
+                    .entry(email_key(&e).unwrap_or_else(|| e.trim().to_lowercase()))
+                    .or_default()
+                    .push(id);
             }
         }
         let mut out: Vec<(String, String)> = planted

@@ -130,6 +130,7 @@ fn reschedule(size: (u16, u16)) -> Harness {
         },
         zone: "Europe/Berlin".parse().unwrap(),
         log_path: Some("/test/reschedules.jsonl".into()),
+        ..FormsConfig::default()
     });
     h.ch('a');
     h.send(Message::RescheduleLog {

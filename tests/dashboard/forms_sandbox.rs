@@ -66,6 +66,7 @@ async fn start_retrying(
         zone: s.timezone.parse().unwrap(),
         reschedule: s,
         log_path: Some(dir.path().join("reschedules.jsonl")),
+        ..FormsConfig::default()
     });
     engine.start();
     engine.settle(QUIET).await;

@@ -32,6 +32,7 @@ fn open_with(s: RescheduleSettings) -> Harness {
         zone: s.timezone.parse().unwrap(),
         reschedule: s,
         log_path: Some("/nonexistent/test/reschedules.jsonl".into()),
+        ..FormsConfig::default()
     });
     let fx = h.ch('a');
     assert!(

@@ -273,3 +273,91 @@ fn the_import_dry_run_names_near_duplicates_in_the_file_and_in_the_mirror() {
     // Nothing was sent.
     assert!(env.requests_to("POST", "/public/v1/contacts").is_empty());
 }
+
+/// The form's check (`near_contacts`): each kind of near duplicate of a synced contact is
+/// found through the mirror's indexes with its reason; a namesake at another account with
+/// another phone and email is not.
+#[test]
+fn the_form_check_finds_a_draft_s_near_duplicates_through_the_indexes() {
+    use crmdash::insights::dupes::Person;
+    use crmdash::insights::dupes::mirrored::{Finder, near_contacts};
+    let env = synced();
+    let loc = MirrorLocation::new(
+        env.dir.path().join("xdg-cache/crmdash/mirror"),
+        "default",
+        &env.sb.base_url(),
+    );
+    let mirror = Mirror::open(&loc.db_path()).unwrap().mirror;
+    let all = mirrored_contacts(&env);
+    let finder = Finder {
+        region: Some("DE".into()),
+        ..Finder::default()
+    };
+    let model = all
+        .iter()
+        .map(Person::from_contact)
+        .find(|p| {
+            p.phone.as_deref().is_some_and(|t| t.starts_with("+49 "))
+                && p.email.is_some()
+                && !p.accounts.is_empty()
+                && p.name.split(' ').count() == 2
+                && p.name
+                    .split(' ')
+                    .nth(1)
+                    .is_some_and(|l| l.chars().count() >= 5)
+        })
+        .expect("a German contact with email and account");
+    let check = |draft: Person| -> Vec<(String, String)> {
+        near_contacts(&mirror, &draft, &finder, 5)
+            .unwrap()
+            .into_iter()
+            .map(|n| (n.id, n.reasons.join(", ")))
+            .collect()
+    };
+    let found = |hits: &[(String, String)], why: &str| {
+        hits.iter()
+            .any(|(id, r)| id == &model.id && r.contains(why))
+    };
+    let blank = Person::default();
+    // The phone written nationally (`030 …` for `+49 30 …`), typed first (no name yet).
+    let national = format!("0{}", model.phone.as_deref().unwrap()[4..].trim());
+    let hits = check(Person {
+        phone: Some(national.clone()),
+        ..blank.clone()
+    });
+    assert!(found(&hits, "same phone"), "{hits:?}");
+    // Under a clearly other name it is a shared line (0.75), below the threshold.
+    let hits = check(Person {
+        name: "Zebulon Quaxworth".into(),
+        phone: Some(national),
+        ..blank.clone()
+    });
+    assert!(!hits.iter().any(|(id, _)| id == &model.id), "{hits:?}");
+    // The email in capitals.
+    let hits = check(Person {
+        name: model.name.clone(),
+        email: model.email.as_deref().map(str::to_uppercase),
+        ..blank.clone()
+    });
+    assert!(found(&hits, "same email in another case"), "{hits:?}");
+    // A typo in the family name, with the account.
+    let (first, last) = model.name.split_once(' ').unwrap();
+    let mut typo: Vec<char> = last.chars().collect();
+    let n = typo.len();
+    typo.swap(n - 2, n - 1);
+    let hits = check(Person {
+        name: format!("{first} {}", typo.into_iter().collect::<String>()),
+        accounts: model.accounts.clone(),
+        ..blank.clone()
+    });
+    assert!(found(&hits, "+ same account"), "{hits:?}");
+    // The same name at another account, with another phone and email: another person.
+    let hits = check(Person {
+        name: model.name.clone(),
+        email: Some("someone.else@elsewhere.example".into()),
+        phone: Some("+1 555 010 9999".into()),
+        accounts: vec!["acc_no_such".into()],
+        ..blank
+    });
+    assert!(!hits.iter().any(|(id, _)| id == &model.id), "{hits:?}");
+}

@@ -128,6 +128,8 @@ pub struct ExportDialog {
     target: Option<PathBuf>,
     /// Only these records (the tab's marks): written by a job of the runtime's runner.
     pub only: Option<std::sync::Arc<crate::app::selection::Selection>>,
+    /// Exports these near duplicate clusters (`:dupes`) instead of the view.
+    pub dupes: Option<std::sync::Arc<crate::insights::dupes::mirrored::DupesReport>>,
 }
 
 impl ExportDialog {
@@ -148,6 +150,7 @@ impl ExportDialog {
             places: Places::current(),
             target: None,
             only: None,
+            dupes: None,
             error: None,
             now: now.format("%Y%m%d-%H%M%S").to_string(),
         }
@@ -157,6 +160,34 @@ impl ExportDialog {
     pub fn only(mut self, marked: crate::app::selection::Selection) -> Self {
         self.only = Some(std::sync::Arc::new(marked));
         self
+    }
+
+    /// The dialog for the clusters of `:dupes` (the same columns and shapes as `contacts
+    /// dupes --format csv|json`).
+    pub fn of_dupes(
+        mut self,
+        report: std::sync::Arc<crate::insights::dupes::mirrored::DupesReport>,
+    ) -> Self {
+        self.dupes = Some(report);
+        let name = format!("{}.{}", self.stem(), self.format.extension());
+        self.path = TextInput::suggested(name);
+        self.path.focus();
+        self
+    }
+
+    /// What is exported, in words: `contacts`, `near duplicate contacts`.
+    pub fn noun(&self) -> &'static str {
+        if self.dupes.is_some() {
+            "near duplicate contacts"
+        } else {
+            self.kind.noun()
+        }
+    }
+
+    /// A file name's start: `contacts-20261122-143000`, `contacts-dupes-20261122-143000`.
+    fn stem(&self) -> String {
+        let what = if self.dupes.is_some() { "-dupes" } else { "" };
+        format!("{}{what}-{}", self.kind.noun(), self.now)
     }
 
     /// The same dialog resolving names from these places (tests).
@@ -172,12 +203,7 @@ impl ExportDialog {
 
     /// The file name used when the typed name is a folder (`~/`, `exports/`).
     fn file_name_for_folder(&self) -> String {
-        format!(
-            "{}-{}.{}",
-            self.kind.noun(),
-            self.now,
-            self.chosen_format().extension()
-        )
+        format!("{}.{}", self.stem(), self.chosen_format().extension())
     }
 
     /// The typed name, resolved: an existing file is asked about before anything is written
@@ -234,12 +260,22 @@ impl ExportDialog {
                 },
             }]);
         }
-        Outcome::Effects(vec![Effect::Export {
-            id,
-            spec: self.spec.clone(),
-            format: self.chosen_format(),
-            path,
-            overwrite,
+        let format = self.chosen_format();
+        Outcome::Effects(vec![match &self.dupes {
+            Some(report) => Effect::ExportDupes {
+                id,
+                report: report.clone(),
+                format,
+                path,
+                overwrite,
+            },
+            None => Effect::Export {
+                id,
+                spec: self.spec.clone(),
+                format,
+                path,
+                overwrite,
+            },
         }])
     }
 
@@ -398,7 +434,7 @@ impl Dialog for ExportDialog {
                 *last_page = *l;
             }
             ExportEvent::Done { records, path } => {
-                let mut msg = format!("Wrote {records} {} to {}", self.kind.noun(), path.display());
+                let mut msg = format!("Wrote {records} {} to {}", self.noun(), path.display());
                 if let Some(asked) = self.target.as_ref().filter(|t| *t != path) {
                     msg.push_str(&format!(
                         " ({} appeared while exporting and was left alone)",

@@ -24,6 +24,7 @@ pub mod confirm;
 pub mod confirm_action;
 pub mod contact_form;
 pub mod detail;
+pub mod dupes;
 pub mod export;
 pub mod help;
 pub mod includes;
@@ -73,6 +74,8 @@ pub struct FormsConfig {
     pub zone: Zone,
     /// The reschedule log (JSON lines in the data dir).
     pub log_path: Option<PathBuf>,
+    /// `[dupes]` and `[ui] region`: the near-duplicate finder of `:dupes` and the form.
+    pub dupes: crate::insights::dupes::mirrored::Finder,
 }
 
 impl Default for FormsConfig {
@@ -82,6 +85,7 @@ impl Default for FormsConfig {
             zone: Zone::Local,
             // The runtime names the file in the data dir; tests choose their own.
             log_path: None,
+            dupes: Default::default(),
         }
     }
 }
@@ -179,6 +183,8 @@ pub enum DialogResult {
     OpenRecord(crate::app::mirror::RecordRef),
     /// List the records related to this one (from the mirror) above the dialog.
     Related(crate::app::mirror::RecordRef),
+    /// Export these near duplicate clusters (`e` in `:dupes`).
+    ExportDupes(std::sync::Arc<crate::insights::dupes::mirrored::DupesReport>),
     /// The detail pane steps to the next (`1`) or previous (`-1`) row's record.
     StepRecord(isize),
     /// `:jobs` moved its cursor (the app clamps it to the list).
@@ -323,6 +329,7 @@ pub enum Overlay {
     ConfirmAction(confirm_action::ConfirmAction),
     /// Today (`:today`, `t`) or the `:changes` list.
     Today(Box<today::TodayView>),
+    Dupes(Box<dupes::DupesView>),
 }
 
 impl Overlay {
@@ -351,6 +358,7 @@ impl Overlay {
             Overlay::Requests(d) => d,
             Overlay::ConfirmAction(d) => d,
             Overlay::Today(d) => d.as_mut(),
+            Overlay::Dupes(d) => d.as_mut(),
         }
     }
 
@@ -379,6 +387,7 @@ impl Overlay {
             Overlay::Requests(d) => d,
             Overlay::ConfirmAction(d) => d,
             Overlay::Today(d) => d.as_ref(),
+            Overlay::Dupes(d) => d.as_ref(),
         }
     }
 }

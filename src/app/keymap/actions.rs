@@ -96,6 +96,7 @@ actions! {
         WriteLog => "write_log", "the write journal: every write sent from this machine (:log)", ["L"];
         RequestLog => "request_log", "request log: this session's last 500 requests (Enter shows one, y copies it as curl)", ["W"];
         Today => "today", "Today: what changed since your last visit (local mirror)", ["t"];
+        Dupes => "dupes", "near duplicate contacts (local mirror)", ["D"];
     }
     dialog {
         Submit => "submit", "submit the form (create, preview)", ["ctrl-s"];

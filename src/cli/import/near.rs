@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::api::{Contact, NewContact};
+use crate::api::NewContact;
 use crate::cli::context::Ctx;
 use crate::insights::dupes::normalise::region;
 use crate::insights::dupes::{self, Person};
@@ -86,12 +86,7 @@ pub async fn mirror_people(ctx: &Ctx) -> Result<Vec<Person>, String> {
         let opened = Mirror::open_existing(&path)
             .map_err(|e| e.for_read().to_string())?
             .ok_or_else(|| "no local mirror (`crmdash sync` makes one)".to_string())?;
-        let mut people = Vec::new();
-        opened
-            .mirror
-            .each_live::<Contact>(|c| people.push(Person::from_contact(&c)))
-            .map_err(|e| e.for_read().to_string())?;
-        Ok(people)
+        dupes::mirrored::people(&opened.mirror).map_err(|e| e.for_read().to_string())
     })
     .await
     .map_err(|e| e.to_string())?

@@ -8,6 +8,7 @@
 //! together with a shared account. A close name alone is not evidence: two people of the same
 //! name at different companies are different people.
 
+pub mod mirrored;
 pub mod normalise;
 #[cfg(test)]
 mod tests;
@@ -85,27 +86,41 @@ impl Person {
     }
 }
 
-/// A person in normal form.
-#[derive(Debug, Clone)]
+/// A person in normal form, kept for every person while pairs are scored: three short
+/// strings (the name's folded words joined by single spaces), made once.
+#[derive(Debug, Clone, Default)]
 struct Prepared {
-    email: Option<String>,
-    phone: Option<String>,
-    name: Vec<String>,
-    /// The folded name's words joined, as written and sorted (compared once per pair).
-    joined: String,
-    sorted: String,
+    email: Option<Box<str>>,
+    phone: Option<Box<str>>,
+    name: Box<str>,
+}
+
+impl Prepared {
+    fn words(&self) -> impl Iterator<Item = &str> + Clone {
+        self.name.split(' ').filter(|w| !w.is_empty())
+    }
+
+    /// The words sorted and joined (`smith john` for `john smith`).
+    fn sorted(&self) -> String {
+        let mut w: Vec<&str> = self.words().collect();
+        w.sort_unstable();
+        w.join(" ")
+    }
 }
 
 fn prepare(p: &Person, region: Option<phonenumber::country::Id>) -> Prepared {
-    let name = fold_name(&p.name);
-    let mut words = name.clone();
-    words.sort();
     Prepared {
-        email: p.email.as_deref().and_then(email_key),
-        phone: p.phone.as_deref().and_then(|t| phone_e164(t, region)),
-        joined: name.join(" "),
-        sorted: words.join(" "),
-        name,
+        email: p
+            .email
+            .as_deref()
+            .and_then(email_key)
+            .map(String::into_boxed_str),
+        phone: p
+            .phone
+            .as_deref()
+            .and_then(|t| phone_e164(t, region))
+            .map(String::into_boxed_str),
+        name: fold_name(&p.name).join(" ").into_boxed_str(),
     }
 }
 
@@ -154,18 +169,28 @@ fn score(
     b: &Prepared,
     s: &DupesSettings,
 ) -> Option<(f64, Vec<String>)> {
+    let linked =
+        (a.email.is_some() && a.email == b.email) || (a.phone.is_some() && a.phone == b.phone);
     let named = !a.name.is_empty() && !b.name.is_empty();
-    let name = named.then(|| {
-        let as_is = strsim::jaro_winkler(&a.joined, &b.joined);
+    // Word by word first: the cheapest measure, and an upper bound of the name's. Without a
+    // shared mailbox or phone only a close name can link two people (most candidates from
+    // the name+account keys share one word and no more).
+    let words = named.then(|| normalise::word_similarity_of(a.words(), b.words()));
+    if !linked && words.is_none_or(|w| w < s.name_similarity) {
+        return None;
+    }
+    let name = words.map(|w| {
+        let as_is = strsim::jaro_winkler(&a.name, &b.name);
         if as_is >= 1.0 {
             return as_is;
         }
-        let whole = if a.sorted == a.joined && b.sorted == b.joined {
+        let (sa, sb) = (a.sorted(), b.sorted());
+        let whole = if sa == *a.name && sb == *b.name {
             as_is
         } else {
-            as_is.max(strsim::jaro_winkler(&a.sorted, &b.sorted))
+            as_is.max(strsim::jaro_winkler(&sa, &sb))
         };
-        whole.min(normalise::word_similarity(&a.name, &b.name))
+        whole.min(w)
     });
     let close = name.is_some_and(|n| n >= s.name_similarity);
     // Both named, and clearly not the same name: one mailbox or phone shared by two people.
@@ -240,7 +265,7 @@ fn keys(p: &Person, prep: &Prepared, i: u32, out: &mut Vec<(u64, u32)>) {
         out.push((key_hash(&["p", t]), i));
     }
     for acc in &p.accounts {
-        for w in prep.name.iter().filter(|w| w.chars().count() >= 2) {
+        for w in prep.words().filter(|w| w.chars().count() >= 2) {
             out.push((key_hash(&["n", acc, w]), i));
         }
     }
@@ -256,6 +281,9 @@ fn keys(p: &Person, prep: &Prepared, i: u32, out: &mut Vec<(u64, u32)>) {
 }
 
 /// Every pair of `people` scoring at least `min_score`, found through blocking keys.
+///
+/// Each person's normal forms are made once (E.164 parsing is the dearest step) and kept
+/// compact; a blocking key is a hash and an index (12 bytes); a candidate pair two indexes.
 pub fn find(
     people: &[Person],
     region: Option<phonenumber::country::Id>,
@@ -264,12 +292,15 @@ pub fn find(
 ) -> Found {
     let prepared: Vec<Prepared> = people.iter().map(|p| prepare(p, region)).collect();
     // (key, person) sorted by key: each run of one key is a block.
-    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(people.len() * 4);
+    let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(people.len() * 3);
     for (i, (p, prep)) in people.iter().zip(&prepared).enumerate() {
         keys(p, prep, i as u32, &mut keyed);
     }
     keyed.sort_unstable();
     let mut candidates: Vec<(u32, u32)> = Vec::new();
+    // Two people sharing several keys come once per key: the list is made unique whenever
+    // it doubles, so it never holds many times the pairs it keeps.
+    let mut compact_at = 1 << 20;
     let mut crowded = 0;
     for block in keyed.chunk_by(|x, y| x.0 == y.0) {
         if block.len() > MAX_BLOCK {
@@ -280,6 +311,11 @@ pub fn find(
             for &(_, j) in &block[x + 1..] {
                 candidates.push((i.min(j), i.max(j)));
             }
+        }
+        if candidates.len() >= compact_at {
+            candidates.sort_unstable();
+            candidates.dedup();
+            compact_at = (candidates.len() * 2).max(1 << 20);
         }
     }
     drop(keyed);
@@ -304,6 +340,17 @@ pub fn find(
         pairs,
         crowded_keys: crowded,
     }
+}
+
+/// How alike two people are: the score and its reasons, `None` when nothing links them
+/// (the form's check, which found its candidates through the mirror's indexes).
+pub fn compare(
+    a: &Person,
+    b: &Person,
+    region: Option<phonenumber::country::Id>,
+    s: &DupesSettings,
+) -> Option<(f64, Vec<String>)> {
+    score(a, b, &prepare(a, region), &prepare(b, region), s)
 }
 
 /// Best first, then by the ids (so the order does not depend on the input's order).

@@ -103,6 +103,9 @@ fn field_rows<'a>(form: &'a ContactForm, width: u16, keys: &KeyMap, theme: &Them
                 theme.pending,
             ));
         }
+        if *field == ContactField::Phone {
+            rows.extend(near_rows(form, width, keys, theme));
+        }
     }
     rows.extend(Row::wrapped(
         "Extra attributes, one `key = value` per line (values as JSON when they parse):",
@@ -117,6 +120,47 @@ fn field_rows<'a>(form: &'a ContactForm, width: u16, keys: &KeyMap, theme: &Them
     if let Some(e) = form.error_for(ContactField::Extra) {
         rows.extend(Row::error(e, width, theme));
     }
+    rows
+}
+
+/// The mirror's near duplicates of the draft (the exact email duplicate is said under the
+/// email), under the fields they are about, each with why.
+fn near_rows<'a>(form: &ContactForm, width: u16, keys: &KeyMap, theme: &Theme) -> Vec<Row<'a>> {
+    let exact = form.duplicate.as_ref().map(|d| d.id.as_str());
+    let near: Vec<_> = form
+        .matches()
+        .into_iter()
+        .filter(|m| Some(m.id.as_str()) != exact)
+        .collect();
+    if near.is_empty() {
+        return Vec::new();
+    }
+    let mut rows = Vec::new();
+    for m in &near {
+        let created = m
+            .created
+            .as_deref()
+            .map(|c| format!(", created {c}"))
+            .unwrap_or_default();
+        rows.extend(Row::under(
+            &format!("looks like {} ({}{created}): {}", m.name, m.id, m.why),
+            width,
+            theme.pending,
+        ));
+    }
+    let turn = if form.matches().len() > 1 {
+        "opens them in turn"
+    } else {
+        "opens it"
+    };
+    rows.extend(Row::under(
+        &format!(
+            "from the local mirror · {} {turn}",
+            keys.first_key(Action::OpenDuplicate)
+        ),
+        width,
+        theme.dim,
+    ));
     rows
 }
 
@@ -176,6 +220,19 @@ fn ask_on_top(f: &mut Frame, area: Rect, form: &ContactForm, keys: &KeyMap, them
                 lines.push(format!(
                     "A contact with this email already exists: {}. Creating makes a second one.",
                     d.name
+                ));
+            }
+            let exact = form.duplicate.as_ref().map(|d| d.id.as_str());
+            let near: Vec<String> = form
+                .matches()
+                .into_iter()
+                .filter(|m| Some(m.id.as_str()) != exact)
+                .map(|m| format!("{} ({})", m.name, m.why))
+                .collect();
+            if !near.is_empty() {
+                lines.push(format!(
+                    "It looks like {} in the local mirror. Creating makes another.",
+                    near.join("; ")
                 ));
             }
             // The same keys whether or not the email is taken.

@@ -17,7 +17,7 @@ const NAME_AT: u16 = 13;
 
 pub fn draw(f: &mut Frame, area: Rect, d: &ExportDialog, keys: &KeyMap, theme: &Theme) {
     let m = modal::centered(area, 72, 9);
-    let title = format!("Export {}", d.kind.noun());
+    let title = format!("Export {}", d.noun());
     let inner = modal::frame(f, m, &title, &footer(d, keys), theme);
     if inner.height < 3 {
         return;

@@ -6,6 +6,7 @@ pub mod confirm;
 pub mod confirm_action;
 pub mod contact_form;
 pub mod detail;
+pub mod dupes;
 pub mod export;
 pub mod help;
 pub mod includes;
@@ -56,6 +57,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Requests(r) => requests::draw(f, area, r, app, theme),
         Overlay::ConfirmAction(c) => confirm_action::draw(f, area, c, keys, theme),
         Overlay::Today(t) => today::draw(f, area, t, spinner(app), keys, theme),
+        Overlay::Dupes(d) => dupes::draw(f, area, d, spinner(app), keys, theme),
     }
 }
 

@@ -6,7 +6,7 @@ use crossterm::event::KeyEvent;
 
 use super::{ContactForm, Stage};
 use crate::api::SortDirection;
-use crate::app::dialogs::{ContactRef, Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::effects::Effect;
 use crate::app::keymap::{Action, Hint, KeyMap};
 use crate::app::table::spec::{FilterValue, QuerySpec};
@@ -142,12 +142,8 @@ impl Dialog for ContactForm {
         match cx.keymap.pick(key, &editing) {
             Some(Action::Submit) => return self.submit(cx),
             Some(Action::OpenDuplicate) => {
-                return match &self.duplicate {
-                    Some(d) => Outcome::Apply(DialogResult::OpenContact(ContactRef {
-                        id: d.id.clone(),
-                        label: d.name.clone(),
-                        raw: d.raw.clone(),
-                    })),
+                return match self.next_match() {
+                    Some(c) => Outcome::Apply(DialogResult::OpenContact(c)),
                     None => Outcome::Handled,
                 };
             }
@@ -180,7 +176,7 @@ impl Dialog for ContactForm {
         match self.focused_input_mut().handle_key(key) {
             InputOutcome::Changed => {
                 self.edited(cx.now);
-                Outcome::Handled
+                self.check_near(cx)
             }
             InputOutcome::Moved => Outcome::Handled,
             InputOutcome::Ignored => Outcome::Handled,
@@ -202,7 +198,9 @@ impl Dialog for ContactForm {
     }
 
     fn busy(&self) -> bool {
-        matches!(self.stage, Stage::Sending { .. }) || self.dup_request.is_some()
+        matches!(self.stage, Stage::Sending { .. })
+            || self.dup_request.is_some()
+            || self.near_request.is_some()
     }
 
     fn captures_text(&self) -> bool {
@@ -214,6 +212,9 @@ impl Dialog for ContactForm {
     }
 
     fn on_tick(&mut self, cx: &mut DialogCx) -> Outcome {
+        if self.near_due {
+            return self.check_near(cx);
+        }
         match &self.dup_due {
             Some((email, at)) if *at <= cx.now => {
                 let email = email.clone();

@@ -4,6 +4,7 @@
 //! the same key or an explicit discard); nothing typed is lost on any error.
 
 mod keys;
+pub mod near;
 mod results;
 
 use crate::app::dialogs::{CreatedContact, Overlay};
@@ -91,6 +92,19 @@ pub struct ContactForm {
     /// Create, then start over with an empty draft.
     add_another: bool,
     pub target: Target,
+    /// The finder the draft is checked with (`None`: no local mirror to check against).
+    pub finder: Option<crate::insights::dupes::mirrored::Finder>,
+    /// Contacts of the mirror like the draft, best first.
+    pub near: Vec<crate::insights::dupes::mirrored::NearContact>,
+    /// The draft `near` was asked for (an edit that changes nothing the finder compares
+    /// asks nothing).
+    near_for: Option<crate::insights::dupes::Person>,
+    /// The mirror's check in flight.
+    pub(crate) near_request: Option<RequestId>,
+    /// A paste changed the draft: the check runs at the next tick.
+    near_due: bool,
+    /// How many matches `open_duplicate` went through (it opens them in turn).
+    opened: usize,
 }
 
 impl ContactForm {
@@ -119,6 +133,12 @@ impl ContactForm {
             dup_request: None,
             add_another: false,
             target,
+            finder: None,
+            near: Vec::new(),
+            near_for: None,
+            near_request: None,
+            near_due: false,
+            opened: 0,
         }
     }
 
@@ -237,8 +257,12 @@ impl ContactForm {
             (validate::check_email(&email).is_ok()).then(|| (email, now + DUPLICATE_DEBOUNCE));
     }
 
-    /// When the duplicate check is due (the app's timer wakes for it).
+    /// When the duplicate check is due (the app's timer wakes for it); a paste's near
+    /// check at once.
     pub fn deadline(&self) -> Option<DateTime<Utc>> {
+        if self.near_due {
+            return Some(DateTime::<Utc>::MIN_UTC);
+        }
         self.dup_due.as_ref().map(|(_, at)| *at)
     }
 
@@ -247,6 +271,7 @@ impl ContactForm {
         if self.locked || self.stage != Stage::Editing {
             return;
         }
+        self.near_due = true;
         if self.focus < FIELDS.len() {
             self.inputs[self.focus].insert_str(text.trim_end_matches(['\n', '\r']));
             self.edited(now);
@@ -259,7 +284,9 @@ impl ContactForm {
     /// Starts over with an empty draft and a new key (after "create and add another").
     fn reset(&mut self) {
         let target = std::mem::take(&mut self.target);
+        let finder = self.finder.take();
         *self = ContactForm::new(target);
+        self.finder = finder;
     }
 }
 
@@ -273,7 +300,8 @@ impl crate::app::App {
 
     /// `c`: the new-contact pane.
     pub(crate) fn open_contact_form(&mut self) -> Vec<Effect> {
-        let form = ContactForm::new(self.target());
+        let mut form = ContactForm::new(self.target());
+        form.finder = self.mirror.enabled.then(|| self.forms.config.dupes.clone());
         self.overlays.push(Overlay::ContactForm(Box::new(form)));
         self.dirty = true;
         Vec::new()

@@ -15,6 +15,7 @@ use crate::validate::{ContactInput, server_field_errors};
 impl ContactForm {
     pub(super) fn handle_message(&mut self, msg: &Message, cx: &mut DialogCx) -> Outcome {
         match msg {
+            Message::Mirror(m) => self.on_near(m),
             Message::Fetched { id, result, .. } => {
                 let Some((want, email)) = &self.dup_request else {
                     return Outcome::Ignored;

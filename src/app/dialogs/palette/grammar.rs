@@ -57,6 +57,8 @@ pub enum Command {
     Today,
     /// `:changes`: the newest changes the syncs saw, filtered as one types.
     Changes,
+    /// `:dupes`: the near duplicate contacts of the local mirror.
+    Dupes,
     Help,
     /// `:requests`: the request log.
     Requests,
@@ -90,6 +92,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("profile", "[NAME]: switch profile (without NAME: pick one)"),
     ("help", "keys and commands"),
     ("sync", "refresh the local mirror"),
+    ("dupes", "near duplicate contacts (local mirror)"),
     (
         "select",
         "[KEY=VALUE...]: mark every match (status=open); bare: the tab's",
@@ -309,6 +312,7 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             .map(|n| Command::Run(n.clone())),
         "today" => none().map(|()| Command::Today),
         "changes" => none().map(|()| Command::Changes),
+        "dupes" | "duplicates" => none().map(|()| Command::Dupes),
         "help" | "h" | "?" => none().map(|()| Command::Help),
         "q" | "quit" | "q!" | "exit" => none().map(|()| Command::Quit),
         other => Err(format!("unknown command '{other}': use {}", command_list())),

@@ -139,6 +139,7 @@ impl App {
             Command::Log => self.open_write_log(),
             Command::Today => self.open_today(),
             Command::Changes => self.open_changes(),
+            Command::Dupes => self.open_dupes(),
             Command::Help => self.on_action(Action::Help),
             Command::Requests => self.open_request_log(),
             Command::Run(name) => self.run_user_action(&name),
