@@ -203,9 +203,14 @@ impl App {
         };
         let total = sel.len();
         let noun = kind.noun();
-        let verb = if unmark { "Unselected" } else { "Selected" };
+        // How many this changed, of how many matched: `Added 495 of 500 matching deals`.
+        let (verb, to) = if unmark {
+            ("Removed", "from")
+        } else {
+            ("Added", "to")
+        };
         self.note(format!(
-            "{verb} {changed} of {found} matching {noun} ({total} selected)"
+            "{verb} {changed} of {found} matching {noun} {to} the selection ({total} selected)"
         ));
     }
 

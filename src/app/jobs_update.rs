@@ -214,7 +214,9 @@ impl App {
         };
         match event {
             JobEvent::Progress { done, total, unit } => {
-                if self.jobs.progress(id, done, total, unit) {
+                // Progress shows in `:jobs` and in a dialog following its job (the export's);
+                // the main screen shows only how many run, which progress does not change.
+                if self.jobs.progress(id, done, total, unit) && !self.overlays.is_empty() {
                     self.dirty = true;
                 }
             }

@@ -379,7 +379,7 @@ impl App {
 
     /// The countdown for the status line: `create sends in 4 s · u take back`.
     pub fn undo_countdown(&self) -> Option<String> {
-        let first = self.safety.held.first()?;
+        let first = self.safety.held.iter().min_by_key(|h| h.send_at)?;
         let secs = self.secs_left(first.send_at);
         Some(format!(
             "{} sends in {secs} s · {} take back",
@@ -395,7 +395,13 @@ impl App {
 
     /// Redraws when the countdown's whole seconds change (once a second, not more).
     fn countdown_changed(&mut self) {
-        let secs = self.safety.held.first().map(|h| self.secs_left(h.send_at));
+        let secs = self
+            .safety
+            .held
+            .iter()
+            .map(|h| h.send_at)
+            .min()
+            .map(|at| self.secs_left(at));
         if secs != self.safety.shown_secs {
             self.safety.shown_secs = secs;
             self.dirty = true;
@@ -423,14 +429,7 @@ impl App {
     }
 
     pub(super) fn journal_read(&mut self, result: Result<Vec<WriteRecord>, String>) -> Vec<Effect> {
-        let path = self
-            .safety
-            .config
-            .journal
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let view = WriteLogView::new(result, path, self.size.0, self.size.1);
+        let view = WriteLogView::new(result, self.size.0, self.size.1);
         self.overlays.push(Overlay::WriteLog(Box::new(view)));
         self.dirty = true;
         Vec::new()

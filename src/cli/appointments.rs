@@ -14,7 +14,7 @@ use crate::cli::exit::CliError;
 use crate::cli::format;
 use crate::cli::times;
 use crate::journal::{self, Answer, WriteKind};
-use crate::output::{Format, TableShape, TableWriter};
+use crate::output::{Format, LogColumns, write_log_entries};
 use crate::reschedule::{self, EndSpec, RescheduleError, RescheduleLogEntry, RescheduleTimes};
 use crate::timeparse;
 
@@ -289,42 +289,21 @@ fn write_log(
     shown: &LogShown,
     w: &mut impl Write,
 ) -> Result<(), crate::output::OutputError> {
-    let json = |e: &RescheduleLogEntry| serde_json::to_string(e).unwrap_or_default();
-    match fmt {
-        Format::Json => {
-            let lines: Vec<String> = entries.iter().map(json).collect();
-            if lines.is_empty() {
-                w.write_all(b"[]\n")?;
-            } else {
-                write!(w, "[\n{}\n]\n", lines.join(",\n"))?;
-            }
-        }
-        Format::Jsonl => {
-            for e in entries {
-                writeln!(w, "{}", json(e))?;
-            }
-        }
-        Format::Csv => {
-            let mut out = csv::WriterBuilder::new()
-                .terminator(csv::Terminator::CRLF)
-                .from_writer(w);
-            out.write_record(LOG_COLUMNS)?;
-            for e in entries {
-                out.write_record(log_cells(e))?;
-            }
-            out.flush()?;
-        }
-        Format::Table => {
-            let names: Vec<String> = LOG_TABLE_COLUMNS.iter().map(|s| s.to_string()).collect();
-            let mut t = TableWriter::new(
-                TableShape::named(&names).keep_whole(&[0, 1, 2, 3, 4]),
-                format::table_width(),
-            );
-            t.rows(entries.iter().map(|e| shown.row(e)).collect(), w)?;
-            t.finish(w)?;
-        }
-    }
-    Ok(())
+    let columns = LogColumns {
+        csv: &LOG_COLUMNS,
+        table: &LOG_TABLE_COLUMNS,
+        keep_whole: &[0, 1, 2, 3, 4],
+    };
+    let width = format::table_width();
+    write_log_entries(
+        entries,
+        fmt,
+        &columns,
+        width,
+        log_cells,
+        |e| shown.row(e),
+        w,
+    )
 }
 
 fn log_cells(e: &RescheduleLogEntry) -> Vec<String> {

@@ -10,7 +10,7 @@ mod decide;
 mod layout;
 mod near;
 mod read;
-mod report;
+pub(crate) mod report;
 mod send;
 
 use std::path::PathBuf;

@@ -9,7 +9,7 @@ use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::{format, times};
 use crate::journal::{self, Filter, WriteKind, WriteRecord};
-use crate::output::{Format, TableShape, TableWriter};
+use crate::output::{Format, LogColumns, write_log_entries};
 use crate::timeparse;
 
 pub const EXAMPLES: &str = "\
@@ -82,42 +82,13 @@ fn write(
     fmt: Format,
     w: &mut impl Write,
 ) -> Result<(), crate::output::OutputError> {
-    let json = |e: &WriteRecord| serde_json::to_string(e).unwrap_or_default();
-    match fmt {
-        Format::Json => {
-            let lines: Vec<String> = entries.iter().map(json).collect();
-            if lines.is_empty() {
-                w.write_all(b"[]\n")?;
-            } else {
-                write!(w, "[\n{}\n]\n", lines.join(",\n"))?;
-            }
-        }
-        Format::Jsonl => {
-            for e in entries {
-                writeln!(w, "{}", json(e))?;
-            }
-        }
-        Format::Csv => {
-            let mut out = csv::WriterBuilder::new()
-                .terminator(csv::Terminator::CRLF)
-                .from_writer(w);
-            out.write_record(CSV_COLUMNS)?;
-            for e in entries {
-                out.write_record(csv_cells(e))?;
-            }
-            out.flush()?;
-        }
-        Format::Table => {
-            let names: Vec<String> = TABLE_COLUMNS.iter().map(|s| s.to_string()).collect();
-            let mut t = TableWriter::new(
-                TableShape::named(&names).keep_whole(&[0, 1, 2, 3, 4]),
-                format::table_width(),
-            );
-            t.rows(entries.iter().map(table_cells).collect(), w)?;
-            t.finish(w)?;
-        }
-    }
-    Ok(())
+    let columns = LogColumns {
+        csv: &CSV_COLUMNS,
+        table: &TABLE_COLUMNS,
+        keep_whole: &[0, 1, 2, 3, 4],
+    };
+    let width = format::table_width();
+    write_log_entries(entries, fmt, &columns, width, csv_cells, table_cells, w)
 }
 
 fn csv_cells(e: &WriteRecord) -> Vec<String> {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::export::Target;
+use super::export::{Target, give_memory_back};
 use super::mirror::MirrorReader;
 use crate::app::effects::RequestId;
 use crate::app::{ExportEvent, ExportFormat, Message};
@@ -46,15 +46,6 @@ impl MirrorReader {
         finder: &Finder,
     ) -> Result<Option<Vec<NearContact>>, String> {
         self.with(|m| mirrored::near_contacts(m, draft, finder, NEAR_LIMIT))
-    }
-}
-
-/// The scan read 100,000 records: the freed heap goes back to the system.
-fn give_memory_back() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory held by the allocator.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
 

@@ -180,9 +180,9 @@ fn temp_path_beside(path: &Path) -> std::io::Result<PathBuf> {
     Ok(dir.join(format!(".crmdash-export-{}.tmp", uuid::Uuid::new_v4())))
 }
 
-/// Hands freed heap pages back to the system after an export, so the dashboard's resident
-/// memory returns to where it was.
-fn give_memory_back() {
+/// Hands freed heap pages back to the system after an export (or a duplicate scan), so the
+/// dashboard's resident memory returns to where it was.
+pub(super) fn give_memory_back() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory held by the allocator.
     unsafe {

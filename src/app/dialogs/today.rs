@@ -142,8 +142,9 @@ impl Dialog for TodayView {
             Hint::new(&[Action::Back], "close", 0),
             Hint::new(&[Action::Quit], "quit", 1),
         ];
+        // Letters type into the filter: the arrows select.
         const CHANGES: &[Hint] = &[
-            Hint::new(&[Action::Down, Action::Up], "select", 0),
+            Hint::new(&[Action::HistoryNext, Action::HistoryPrev], "select", 0),
             Hint::new(&[Action::Detail], "open", 0),
             Hint::new(&[Action::Back], "close", 0),
         ];

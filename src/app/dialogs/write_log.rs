@@ -13,8 +13,6 @@ pub const SHOWN: usize = 200;
 
 pub struct WriteLogView {
     pub text: ScrollText,
-    /// Where the journal is, said at the bottom.
-    pub path: String,
 }
 
 fn line(value: String, tone: Tone, indent: usize) -> Entry {
@@ -29,12 +27,7 @@ fn line(value: String, tone: Tone, indent: usize) -> Entry {
 
 impl WriteLogView {
     /// The view of `entries` (oldest first, as read), or of why the journal was not read.
-    pub fn new(
-        read: Result<Vec<WriteRecord>, String>,
-        path: String,
-        width: u16,
-        height: u16,
-    ) -> WriteLogView {
+    pub fn new(read: Result<Vec<WriteRecord>, String>, width: u16, height: u16) -> WriteLogView {
         let mut e = Vec::new();
         match read {
             Err(why) => e.push(line(why, Tone::Value, 0)),
@@ -68,7 +61,7 @@ impl WriteLogView {
         }
         let mut text = ScrollText::new(e, 10, 1);
         text.reflow_modal(width, height);
-        WriteLogView { text, path }
+        WriteLogView { text }
     }
 }
 

@@ -296,24 +296,8 @@ impl Reporter {
         progress: bool,
         stdout_tty: bool,
     ) -> Reporter {
-        let stdout = std::io::stdout();
-        let out: Box<dyn Write + Send + Sync> = if stdout_tty {
-            Box::new(std::io::LineWriter::new(stdout))
-        } else {
-            Box::new(std::io::BufWriter::with_capacity(64 * 1024, stdout))
-        };
-        let bar = if progress {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            if let Ok(style) =
-                ProgressStyle::with_template("{bar:24} {pos}/{len} rows  {msg}  ETA {eta}")
-            {
-                bar.set_style(style);
-            }
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar
-        } else {
-            ProgressBar::hidden()
-        };
+        let out = report_out(stdout_tty);
+        let bar = rows_bar(total, progress);
         Reporter {
             format,
             dry_run,
@@ -371,9 +355,7 @@ impl Reporter {
             }
             Format::Jsonl => format!("{}\n", r.json()),
             Format::Csv => {
-                let mut w = csv::WriterBuilder::new()
-                    .terminator(csv::Terminator::CRLF)
-                    .from_writer(Vec::new());
+                let mut w = crate::output::csv_writer(Vec::new());
                 let line = r.line.to_string();
                 let _ = w.write_record([
                     line.as_str(),
@@ -430,6 +412,29 @@ impl Reporter {
         }
         self.counts
     }
+}
+
+/// Where a batch's report goes: stdout, line by line on a terminal, in large writes otherwise.
+pub(crate) fn report_out(stdout_tty: bool) -> Box<dyn Write + Send + Sync> {
+    let stdout = std::io::stdout();
+    if stdout_tty {
+        Box::new(std::io::LineWriter::new(stdout))
+    } else {
+        Box::new(std::io::BufWriter::with_capacity(64 * 1024, stdout))
+    }
+}
+
+/// A batch's progress bar over `total` rows on stderr (hidden when `show` is false).
+pub(crate) fn rows_bar(total: u64, show: bool) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{bar:24} {pos}/{len} rows  {msg}  ETA {eta}") {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! (jsonl, csv; the summary on stderr), like the import's; a progress bar on a terminal.
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use serde_json::json;
 
 use crate::api::ErrorKind;
@@ -101,24 +101,8 @@ pub struct Reporter {
 
 impl Reporter {
     pub fn new(format: Format, total: u64, tty: Ttys, zone: &Zone) -> Reporter {
-        let stdout = std::io::stdout();
-        let out: Box<dyn Write + Send + Sync> = if tty.stdout {
-            Box::new(std::io::LineWriter::new(stdout))
-        } else {
-            Box::new(std::io::BufWriter::with_capacity(64 * 1024, stdout))
-        };
-        let bar = if tty.stderr {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            if let Ok(style) =
-                ProgressStyle::with_template("{bar:24} {pos}/{len} rows  {msg}  ETA {eta}")
-            {
-                bar.set_style(style);
-            }
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar
-        } else {
-            ProgressBar::hidden()
-        };
+        let out = crate::cli::import::report::report_out(tty.stdout);
+        let bar = crate::cli::import::report::rows_bar(total, tty.stderr);
         Reporter {
             format,
             out,
@@ -171,9 +155,7 @@ impl Reporter {
             }
             Format::Jsonl => format!("{}\n", row_json(r, &times)),
             Format::Csv => {
-                let mut w = csv::WriterBuilder::new()
-                    .terminator(csv::Terminator::CRLF)
-                    .from_writer(Vec::new());
+                let mut w = crate::output::csv_writer(Vec::new());
                 let line = r.line.to_string();
                 let (s, e) = utc_times(&times);
                 let _ = w.write_record([

@@ -244,7 +244,7 @@ fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, fitted: &[(usize, u16)],
         if index == tab.selected {
             buf.set_style(Rect::new(area.x, y, area.width, 1), theme.selected);
         }
-        // A selected (marked) row: `▌` on the left border, readable without colours.
+        // A selected (marked) row: `*` on the left border, readable without colours.
         if !tab.selection.is_empty() && area.x > 0 && tab.selection.contains(&r.id) {
             let mark = Rect::new(area.x - 1, y, 1, 1);
             fit::draw_str(buf, mark, MARK, theme.key);

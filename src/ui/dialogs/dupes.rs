@@ -203,11 +203,11 @@ fn cluster_lines(
             ),
         ];
         for k in shown.clone() {
-            // The selected member's id carries a mark (seen without colours too).
+            // The selected member's id carries a mark (seen without colours too); every other
+            // cell starts with a space in its place, so the columns line up.
             let value = match (row.field, k == open.member) {
                 ("id", true) => format!("▸{}", row.values[k]),
-                ("id", false) => format!(" {}", row.values[k]),
-                _ => row.values[k].clone(),
+                _ => format!(" {}", row.values[k]),
             };
             let text = fit::cut(&value, col_w.saturating_sub(1)).into_owned();
             let pad = col_w.saturating_sub(fit::width(&text));

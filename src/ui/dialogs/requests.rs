@@ -28,9 +28,12 @@ pub fn draw(f: &mut Frame, area: Rect, v: &RequestLogView, app: &App, theme: &Th
         );
         let title = format!("Request {} of {}", v.selected + 1, log.len());
         let inner = modal::frame(f, m, &title, &footer, theme);
-        let lines = detail_lines(r)
+        let all = detail_lines(r);
+        // Never scrolled past the last screenful.
+        let last_top = all.len().saturating_sub(usize::from(inner.height));
+        let lines = all
             .into_iter()
-            .skip(usize::from(scroll))
+            .skip(usize::from(scroll).min(last_top))
             .map(|l| {
                 let style = if l.starts_with('>') || l.starts_with('<') {
                     theme.dim

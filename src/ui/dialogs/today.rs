@@ -37,8 +37,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
     if inner.height == 0 {
         return;
     }
+    // Filtered once a frame (the filter and the list both read it).
+    let items = v.items();
     if v.list_only {
-        let shown = v.items().len();
+        let shown = items.len();
         let filter = Line::from(vec![
             Span::styled("filter: ", theme.dim),
             Span::raw(v.filter.clone()),
@@ -70,7 +72,6 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
         f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
         return;
     }
-    let items = v.items();
     let mut lines: Vec<Line> = Vec::new();
     let mut selected_line = 0usize;
     let row = |text: &str, detail: &str, sel: bool| {

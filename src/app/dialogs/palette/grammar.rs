@@ -95,7 +95,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("dupes", "near duplicate contacts (local mirror)"),
     (
         "select",
-        "[KEY=VALUE...]: mark every match (status=open); bare: the tab's",
+        "[KEY=VALUE...]: mark every match (status=open); bare: as *",
     ),
     (
         "unselect",
