@@ -270,20 +270,10 @@ fn quiet_deals(m: &Mirror, now: DateTime<Utc>) -> Result<Vec<OpenDeal>, MirrorEr
         }
     }
     // Largest last, ties by id (as Today orders them): popped from the end.
-    let before = |open: &[OpenDeal], a: &(Decimal, usize), b: &(Decimal, usize)| {
-        a.0.cmp(&b.0)
-            .then_with(|| open[b.1].id.cmp(&open[a.1].id))
-            .is_lt()
+    let order = |open: &[OpenDeal], a: &(Decimal, usize), b: &(Decimal, usize)| {
+        a.0.cmp(&b.0).then_with(|| open[b.1].id.cmp(&open[a.1].id))
     };
-    pending.sort_by(|a, b| {
-        if before(&open, a, b) {
-            std::cmp::Ordering::Less
-        } else if before(&open, b, a) {
-            std::cmp::Ordering::Greater
-        } else {
-            std::cmp::Ordering::Equal
-        }
-    });
+    pending.sort_by(|a, b| order(&open, a, b));
     let mut checked = vec![false; open.len()];
     let mut shown = Vec::new();
     while shown.len() < QUIET_SHOWN
@@ -298,7 +288,7 @@ fn quiet_deals(m: &Mirror, now: DateTime<Utc>) -> Result<Vec<OpenDeal>, MirrorEr
         match score(&open[i]) {
             Some(now_s) if now_s == s => shown.push(i),
             Some(now_s) => {
-                let at = pending.partition_point(|p| before(&open, p, &(now_s, i)));
+                let at = pending.partition_point(|p| order(&open, p, &(now_s, i)).is_lt());
                 pending.insert(at, (now_s, i));
             }
             None => {}

@@ -97,3 +97,40 @@ fn today_reads_what_it_shows_and_ranks_quiet_deals_with_the_feed() {
         quiet.lines
     );
 }
+
+#[test]
+fn a_window_of_time_reads_in_seq_order_and_leaves_out_what_is_stamped_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.sqlite3");
+    drop(Mirror::open(&db).unwrap().mirror);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let now = Utc::now().timestamp();
+    // seq 1..=4; the third was stamped before the window (a clock set back).
+    for (at, id) in [
+        (now - 900, "a"),
+        (now - 60, "b"),
+        (now - 7200, "c"),
+        (now - 30, "d"),
+    ] {
+        conn.execute(
+            "INSERT INTO changes (at, resource, id, kind) VALUES (?1, 0, ?2, 0)",
+            rusqlite::params![at, id],
+        )
+        .unwrap();
+    }
+    drop(conn);
+    let m = Mirror::open(&db).unwrap().mirror;
+    let ids = |since_secs: i64, newest_first: bool| -> Vec<String> {
+        let q = crmdash::mirror::ChangeQuery {
+            since: Some(Utc::now() - Duration::seconds(since_secs)),
+            newest_first,
+            ..Default::default()
+        };
+        m.changes(&q).unwrap().into_iter().map(|c| c.id).collect()
+    };
+    assert_eq!(ids(120, false), ["b", "d"]);
+    assert_eq!(ids(3600, false), ["a", "b", "d"]);
+    assert_eq!(ids(3600, true), ["d", "b", "a"]);
+    assert_eq!(ids(86_400, false), ["a", "b", "c", "d"]);
+    assert!(ids(1, false).is_empty());
+}

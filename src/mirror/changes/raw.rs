@@ -111,26 +111,59 @@ fn push_json_str(out: &mut String, s: &str) {
     }
 }
 
+/// Appends `n` in decimal.
+fn push_int(out: &mut String, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    out.extend(digits[at..].iter().map(|d| char::from(*d)));
+}
+
+/// Appends `n` as two digits.
+fn push_2(out: &mut String, n: u32) {
+    out.push(char::from(b'0' + (n / 10 % 10) as u8));
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
 /// Appends `2026-11-24T10:02:00Z`.
 fn push_time(out: &mut String, secs: i64) {
     use chrono::{Datelike, Timelike};
     let t = from_secs(secs);
-    let _ = write!(
-        out,
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        t.year(),
-        t.month(),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    );
+    let year = t.year();
+    if (0..=9999).contains(&year) {
+        push_2(out, year as u32 / 100);
+        push_2(out, year as u32 % 100);
+    } else {
+        let _ = write!(out, "{year:04}");
+    }
+    for (sep, n) in [('-', t.month()), ('-', t.day()), ('T', t.hour())] {
+        out.push(sep);
+        push_2(out, n);
+    }
+    for n in [t.minute(), t.second()] {
+        out.push(':');
+        push_2(out, n);
+    }
+    out.push('Z');
 }
 
 /// Appends the change as one JSON line (`{seq, at, resource, id, kind, fields: [{field, old,
 /// new}]}` and a newline), the stored values copied as they are.
 pub fn write_json_line(c: &RawChange<'_>, out: &mut String) {
-    let _ = write!(out, "{{\"seq\":{},\"at\":\"", c.seq);
+    out.push_str("{\"seq\":");
+    push_int(out, c.seq);
+    out.push_str(",\"at\":\"");
     push_time(out, c.at);
     out.push_str("\",\"resource\":\"");
     out.push_str(c.resource.noun());
@@ -162,8 +195,8 @@ pub fn write_json_line(c: &RawChange<'_>, out: &mut String) {
 }
 
 impl Mirror {
-    /// Calls `f` with each change matching `q`, borrowed from its row, in the order seen
-    /// (oldest first unless `q.newest_first`), until `f` fails.
+    /// Calls `f` with each change matching `q`, borrowed from its row, oldest first unless
+    /// `q.newest_first`, until `f` fails.
     pub fn each_change<E: From<MirrorError>>(
         &self,
         q: &ChangeQuery,
@@ -179,12 +212,29 @@ impl Mirror {
         if let Some(s) = q.after_seq {
             cond.push(format!("seq > {}", arg(s.into())));
         }
+        // A window of time starts at the first change seen in it: found on the time index,
+        // the window is then read along seq (no lookup by time for each row). A change
+        // stored later but stamped earlier (the clock set back) is still left out by `at`.
+        let by_time = q.since.is_some() && q.after_seq.is_none();
         if let Some(t) = q.since {
-            cond.push(format!("at >= {}", arg(t.timestamp().into())));
+            if by_time {
+                let first: Option<i64> = self
+                    .conn
+                    .prepare_cached("SELECT min(seq) FROM changes WHERE at >= ?1")
+                    .and_then(|mut s| s.query_row([t.timestamp()], |r| r.get(0)))
+                    .map_err(|e| E::from(self.err(e)))?;
+                let Some(first) = first else { return Ok(()) };
+                cond.push(format!("seq >= {}", arg(first.into())));
+            }
+            cond.push(format!("+at >= {}", arg(t.timestamp().into())));
         }
-        if !q.resources.is_empty() {
-            let list: Vec<String> = q
-                .resources
+        // A record's history by its id alone reads the record index for each type.
+        let types: &[Resource] = match (&q.id, q.resources.is_empty()) {
+            (Some(_), true) => &Resource::ALL,
+            _ => &q.resources,
+        };
+        if !types.is_empty() {
+            let list: Vec<String> = types
                 .iter()
                 .map(|r| arg(resource_code(*r).into()))
                 .collect();
@@ -223,13 +273,10 @@ impl Mirror {
             sql.push_str(" WHERE ");
             sql.push_str(&cond.join(" AND "));
         }
-        // A window of time is read along the time index (no sort); a cursor's along seq.
-        let by_time = q.since.is_some() && q.after_seq.is_none();
-        sql.push_str(match (by_time, q.newest_first) {
-            (true, false) => " ORDER BY at, seq",
-            (true, true) => " ORDER BY at DESC, seq DESC",
-            (false, false) => " ORDER BY seq",
-            (false, true) => " ORDER BY seq DESC",
+        sql.push_str(if q.newest_first {
+            " ORDER BY seq DESC"
+        } else {
+            " ORDER BY seq"
         });
         let err = |e| E::from(self.err(e));
         // The field filter reads the paths, so the limit applies after it.
