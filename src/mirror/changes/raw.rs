@@ -195,8 +195,9 @@ pub fn write_json_line(c: &RawChange<'_>, out: &mut String) {
 }
 
 impl Mirror {
-    /// Calls `f` with each change matching `q`, borrowed from its row, oldest first unless
-    /// `q.newest_first`, until `f` fails.
+    /// Calls `f` with each change matching `q`, borrowed from its row, in the order seen (by
+    /// time within a window of time, else by seq), oldest first unless `q.newest_first`, until
+    /// `f` fails.
     pub fn each_change<E: From<MirrorError>>(
         &self,
         q: &ChangeQuery,
@@ -212,21 +213,8 @@ impl Mirror {
         if let Some(s) = q.after_seq {
             cond.push(format!("seq > {}", arg(s.into())));
         }
-        // A window of time starts at the first change seen in it: found on the time index,
-        // the window is then read along seq (no lookup by time for each row). A change
-        // stored later but stamped earlier (the clock set back) is still left out by `at`.
-        let by_time = q.since.is_some() && q.after_seq.is_none();
         if let Some(t) = q.since {
-            if by_time {
-                let first: Option<i64> = self
-                    .conn
-                    .prepare_cached("SELECT min(seq) FROM changes WHERE at >= ?1")
-                    .and_then(|mut s| s.query_row([t.timestamp()], |r| r.get(0)))
-                    .map_err(|e| E::from(self.err(e)))?;
-                let Some(first) = first else { return Ok(()) };
-                cond.push(format!("seq >= {}", arg(first.into())));
-            }
-            cond.push(format!("+at >= {}", arg(t.timestamp().into())));
+            cond.push(format!("at >= {}", arg(t.timestamp().into())));
         }
         // A record's history by its id alone reads the record index for each type.
         let types: &[Resource] = match (&q.id, q.resources.is_empty()) {
@@ -273,10 +261,15 @@ impl Mirror {
             sql.push_str(" WHERE ");
             sql.push_str(&cond.join(" AND "));
         }
-        sql.push_str(if q.newest_first {
-            " ORDER BY seq DESC"
-        } else {
-            " ORDER BY seq"
+        // A window of time is read along the time index (no sort, no walk of the whole
+        // table); a cursor's along seq. (A `min(seq)` over the window then a range of seq
+        // measured 10 times slower: SQLite walks the table from the first seq for it.)
+        let by_time = q.since.is_some() && q.after_seq.is_none();
+        sql.push_str(match (by_time, q.newest_first) {
+            (true, false) => " ORDER BY at, seq",
+            (true, true) => " ORDER BY at DESC, seq DESC",
+            (false, false) => " ORDER BY seq",
+            (false, true) => " ORDER BY seq DESC",
         });
         let err = |e| E::from(self.err(e));
         // The field filter reads the paths, so the limit applies after it.
