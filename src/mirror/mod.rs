@@ -25,7 +25,10 @@ mod store;
 pub mod sync;
 mod why;
 
-pub use changes::{ChangeKind, ChangeQuery, Cursor, FieldChange, RecordChange};
+pub use changes::{
+    ChangeKind, ChangeQuery, Cursor, FieldChange, RawChange, RecordChange, Selection,
+    write_json_line,
+};
 pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::{HolderLock, SyncLock, holders};

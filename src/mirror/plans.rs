@@ -11,7 +11,7 @@ use rusqlite::trace::{TraceEvent, TraceEventCodes};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Mirror, Mirrored, Resource, SearchQuery, SyncState};
+use super::{ChangeQuery, Mirror, Mirrored, Resource, SearchQuery, Selection, SyncState};
 use crate::api::{
     Contact, ContactQuery, ContactSort, Deal, DealQuery, DealSort, Paging, Project, ProjectQuery,
     ProjectSort, SortDirection,
@@ -58,6 +58,37 @@ fn paging() -> Paging {
 fn exercise(m: &mut Mirror) {
     let dirs = [SortDirection::Asc, SortDirection::Desc];
     let t = chrono::Utc::now() - chrono::Duration::days(400);
+    // The change feed's reads: a window of time (`changes --since 7d`, Today's first visit),
+    // after a cursor (`--since last`, watch, Today), one record's history, its last change.
+    for q in [
+        ChangeQuery {
+            since: Some(t),
+            ..ChangeQuery::default()
+        },
+        ChangeQuery {
+            since: Some(t),
+            field: Some("status".into()),
+            newest_first: true,
+            selection: Some(Selection::Today),
+            ..ChangeQuery::default()
+        },
+        ChangeQuery {
+            after_seq: Some(1),
+            resources: vec![Resource::Deals],
+            selection: Some(Selection::Today),
+            ..ChangeQuery::default()
+        },
+        ChangeQuery {
+            resources: vec![Resource::Deals],
+            id: Some("deal_1".into()),
+            newest_first: true,
+            limit: Some(5),
+            ..ChangeQuery::default()
+        },
+    ] {
+        m.changes(&q).unwrap();
+    }
+    m.last_change_at(Resource::Deals, "deal_1").unwrap();
     for d in dirs {
         for s in [
             ContactSort::CreatedAt,

@@ -15,3 +15,4 @@ mod faults;
 mod mirror_support;
 mod search;
 mod sync;
+mod today_read;
