@@ -232,6 +232,7 @@ impl App {
             state: JobState::Running,
             then,
             cancellable: true,
+            report: None,
         });
         self.dirty = true;
         vec![Effect::StartJob { id, job }]

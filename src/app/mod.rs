@@ -17,6 +17,7 @@ pub mod message;
 pub mod mirror;
 pub mod persist;
 pub mod pipeline;
+pub mod plan;
 pub mod profiles;
 pub mod resources;
 pub mod selection;
@@ -519,6 +520,7 @@ impl App {
             }
             Message::Mirror(m) => self.on_mirror(m),
             Message::Job { id, event } => self.on_job(id, event),
+            Message::PlanRead { result, .. } => self.plan_read(result),
             Message::JournalRead { result } => self.journal_read(result),
             Message::WriteRecorded { error } => {
                 if let Some(e) = error {

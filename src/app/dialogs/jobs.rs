@@ -15,21 +15,32 @@ pub const OPEN_WITHOUT_ASKING: usize = 5;
 pub struct JobsView {
     /// Index into `Jobs::in_order` (clamped by the app and the drawing).
     pub cursor: usize,
+    /// The job under the cursor runs and can be stopped (kept by the app): `x` is offered.
+    pub stoppable: bool,
+    /// The job under the cursor has a report to open (a plan run's).
+    pub has_report: bool,
 }
 
 impl Dialog for JobsView {
     fn hints(&self) -> &'static [Hint] {
-        const H: &[Hint] = &[
-            Hint::new(&[Action::StopJob], "stop the job", 0),
-            Hint::new(&[Action::Cancel], "close", 0),
-        ];
-        H
+        const STOP: Hint = Hint::new(&[Action::StopJob], "stop the job", 0);
+        const OPEN: Hint = Hint::new(&[Action::Confirm], "its rows", 0);
+        const CLOSE: Hint = Hint::new(&[Action::Cancel], "close", 0);
+        match (self.stoppable, self.has_report) {
+            (true, true) => &[STOP, OPEN, CLOSE],
+            (true, false) => &[STOP, CLOSE],
+            (false, true) => &[OPEN, CLOSE],
+            (false, false) => &[CLOSE],
+        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         let asked = [Action::StopJob, Action::Cancel, Action::Confirm];
         match cx.keymap.pick(key, &asked) {
             Some(Action::StopJob) => return Outcome::Apply(DialogResult::StopJob(self.cursor)),
+            Some(Action::Confirm) if self.has_report => {
+                return Outcome::Apply(DialogResult::OpenJob(self.cursor));
+            }
             Some(_) => return Outcome::Close,
             None => {}
         }
