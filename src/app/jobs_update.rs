@@ -235,6 +235,20 @@ impl App {
         }
     }
 
+    /// An export's report: its dialog follows it (`:jobs` heard it in `jobs_heard`).
+    pub(super) fn export_heard(&mut self, msg: Message) -> Vec<Effect> {
+        if let Message::Export {
+            event: ExportEvent::Done { .. },
+            ..
+        } = &msg
+            && let Some(from) = self.mirror_status().filter(|_| self.is_offline())
+        {
+            // Offline, the runtime read the pages from the local mirror.
+            self.note(format!("{from}: the export was read from the local mirror"));
+        }
+        self.dispatch_to_dialogs(&msg)
+    }
+
     /// A runner job's report: the list follows; a finished job's result is used.
     pub(super) fn on_job(&mut self, id: RequestId, event: JobEvent) -> Vec<Effect> {
         // The export dialog follows its own job.

@@ -321,7 +321,7 @@ pub enum Overlay {
     Search(Box<search::SearchDialog>),
     Related(related::RelatedView),
     Jobs(jobs::JobsView),
-    ConfirmOpen(jobs::ConfirmOpen),
+    ConfirmOpen(confirm_action::ConfirmOpen),
     /// A protected profile's name, typed before a write goes out.
     TypeName(write_guard::TypeProfileName),
     /// Quitting while a write waits in its undo window.
