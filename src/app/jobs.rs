@@ -173,7 +173,7 @@ impl JobEntry {
             JobState::Running => self.progress.clone().unwrap_or_else(|| "running".into()),
             JobState::Done(s) => s.clone(),
             JobState::Failed(e) => format!("failed: {e}"),
-            JobState::Cancelled => "cancelled".into(),
+            JobState::Cancelled => "stopped".into(),
         }
     }
 }
@@ -184,7 +184,9 @@ pub struct Jobs {
     pub list: Vec<JobEntry>,
     /// The jobs the runtime's runner runs (stopped with `Effect::CancelJob`).
     pub runner: std::collections::HashSet<RequestId>,
-    /// The background sync under way, as a job.
+    /// The background sync under way, as a job. `x` on it sends `Effect::CancelJob` like
+    /// any job; the runtime stops the mirror's sync task for this id (`MirrorMessage::
+    /// SyncStopped` answers).
     pub sync: Option<RequestId>,
 }
 

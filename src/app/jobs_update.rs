@@ -165,7 +165,7 @@ impl App {
                 progress: None,
                 state: JobState::Running,
                 then: JobThen::Report,
-                cancellable: kind != JobKind::Sync,
+                cancellable: true,
                 report: None,
             });
             self.dirty = true;
@@ -226,6 +226,11 @@ impl App {
                         Err(e) => JobState::Failed(e.clone()),
                     },
                 ),
+                None => false,
+            },
+            // `x` on the sync, or a profile switch stopped it: what it wrote stays.
+            Message::Mirror(MirrorMessage::SyncStopped) => match self.jobs.sync.take() {
+                Some(id) => self.jobs.finish(id, JobState::Cancelled),
                 None => false,
             },
             _ => false,

@@ -314,6 +314,11 @@ impl Engine {
                     let pages = self.requests.job_pages(self.profiles.reader());
                     self.jobs.start(id, job, pages, &self.tx);
                 }
+                // The sync runs in the mirror's runtime (its own messages drive the status
+                // line), yet it is a job like the others: stopped by the same effect.
+                Effect::CancelJob(id) if self.app.jobs.sync == Some(id) => {
+                    self.profiles.stop_sync(&self.tx)
+                }
                 Effect::CancelJob(id) => self.jobs.cancel(id),
                 Effect::ReadPlan { id, path, words } => {
                     let task = super::jobs::plan::read(
