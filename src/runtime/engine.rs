@@ -314,10 +314,20 @@ impl Engine {
                     let pages = self.requests.job_pages(self.profiles.reader());
                     self.jobs.start(id, job, pages, &self.tx);
                 }
-                // The sync runs in the mirror's runtime (its own messages drive the status
-                // line), yet it is a job like the others: stopped by the same effect.
+                // `x` in `:jobs` stops every job with this effect. The sync runs in the
+                // mirror's runtime and a tab's export in `requests` (their own messages drive
+                // the status line and the export dialog): each is stopped where it runs.
                 Effect::CancelJob(id) if self.app.jobs.sync == Some(id) => {
+                    self.requests.drop_held_sync();
                     self.profiles.stop_sync(&self.tx)
+                }
+                Effect::CancelJob(id) if self.requests.has_export(id) => {
+                    let cx = RequestCx {
+                        tx: &self.tx,
+                        mirror: self.profiles.reader(),
+                        offline: self.app.offline_refusal(),
+                    };
+                    self.requests.run(Effect::CancelExport(id), cx);
                 }
                 Effect::CancelJob(id) => self.jobs.cancel(id),
                 Effect::ReadPlan { id, path, words } => {

@@ -43,8 +43,11 @@ fn sync_jobs(e: &Engine) -> Vec<crmdash::app::jobs::JobEntry> {
         .collect()
 }
 
+/// Records per resource (`contacts`, …).
+type Counts = Vec<(String, u64)>;
+
 /// Records per resource in the mirror, and in the sandbox.
-fn counts(dir: &std::path::Path, sb: &SandboxHandle) -> (Vec<(String, u64)>, Vec<(String, u64)>) {
+fn counts(dir: &std::path::Path, sb: &SandboxHandle) -> (Counts, Counts) {
     let loc =
         MirrorLocation::for_settings(&settings(dir, 0).cache, "test", &sb.base_url()).unwrap();
     let status = Mirror::open(&loc.db_path())
@@ -177,4 +180,45 @@ fn x_on_the_sync_asks_cancel_job_and_a_late_stop_keeps_the_outcome() {
     let note = crate::dashboard_support::note_of(&h.app);
     assert!(!note.contains("stopped"), "{note}");
     assert!(h.render().contains("12 changes in 3 requests"));
+}
+
+/// A tab's export is a job stopped the same way: Esc in its dialog (as `x` in `:jobs`) sends
+/// `CancelJob`, the runtime stops the export where it runs, the job says stopped and no file
+/// is left behind.
+#[tokio::test]
+async fn a_tab_export_is_a_job_stopped_by_the_same_cancel() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = Sandbox::start(SandboxConfig {
+        latency: Some(Duration::from_millis(60)),
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
+    e.start();
+    e.settle(QUIET).await;
+    let out = dir.path().join("contacts.csv");
+    press(&mut e, KeyCode::Char('e'));
+    e.handle(crmdash::app::Message::Paste(out.display().to_string()));
+    press(&mut e, KeyCode::Enter);
+    let export = |e: &Engine| {
+        e.app
+            .jobs
+            .in_order()
+            .into_iter()
+            .find(|j| j.kind == JobKind::Export)
+            .cloned()
+    };
+    until(&mut e, "the export's first page", |e| {
+        export(e).is_some_and(|j| j.progress.is_some())
+    })
+    .await;
+    assert!(screen(&e).contains("1 job"), "{}", screen(&e));
+    press(&mut e, KeyCode::Esc);
+    e.settle(QUIET).await;
+    let j = export(&e).unwrap();
+    assert_eq!(j.state, JobState::Cancelled);
+    assert_eq!(j.outcome(), "stopped");
+    assert!(!out.exists(), "nothing written");
+    sb.shutdown().await;
 }
