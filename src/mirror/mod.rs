@@ -9,6 +9,7 @@
 mod account_contacts;
 pub mod changes;
 mod complete;
+mod contact_fields;
 mod doc;
 mod error;
 mod lock;
@@ -25,6 +26,7 @@ mod store;
 pub mod sync;
 mod why;
 
+pub use contact_fields::ContactFields;
 pub use changes::{ChangeKind, ChangeQuery, Cursor, FieldChange, RecordChange};
 pub use doc::Mirrored;
 pub use error::MirrorError;
