@@ -38,7 +38,10 @@ fn build() -> (tempfile::TempDir, Mirror) {
                 .iter()
                 .filter_map(|k| a.get(*k).map(|v| ((*k).to_string(), v.clone())))
                 .collect();
-            (a["id"].as_str().unwrap_or_default().to_string(), Value::Object(summary))
+            (
+                a["id"].as_str().unwrap_or_default().to_string(),
+                Value::Object(summary),
+            )
         })
         .collect();
     let contacts: Vec<Contact> = ds
@@ -97,11 +100,17 @@ fn form_check(c: &mut Criterion) {
             p.phone.as_deref().is_some_and(|t| t.starts_with("+49 "))
                 && p.email.is_some()
                 && !p.accounts.is_empty()
-                && p.name.split(' ').nth(1).is_some_and(|l| l.chars().count() >= 5)
+                && p.name
+                    .split(' ')
+                    .nth(1)
+                    .is_some_and(|l| l.chars().count() >= 5)
         })
         .expect("a German contact with email, phone and account");
     let blank = Person::default();
-    let national = format!("0{}", model.phone.as_deref().unwrap_or_default()[4..].trim());
+    let national = format!(
+        "0{}",
+        model.phone.as_deref().unwrap_or_default()[4..].trim()
+    );
     let upper = model.email.clone().unwrap_or_default().to_uppercase();
     let (first, last) = model.name.split_once(' ').unwrap_or((&model.name, ""));
     let mut typo: Vec<char> = last.chars().collect();

@@ -26,8 +26,8 @@ mod store;
 pub mod sync;
 mod why;
 
-pub use contact_fields::ContactFields;
 pub use changes::{ChangeKind, ChangeQuery, Cursor, FieldChange, RecordChange};
+pub use contact_fields::ContactFields;
 pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::{HolderLock, SyncLock, holders};

@@ -348,12 +348,21 @@ fn the_list_lines_are_made_when_the_clusters_arrive_and_frames_draw_from_them() 
         .iter()
         .find(|e| e.head.contains("Jon Smith · John Smith · Smith, John"))
         .expect("the Smith cluster's line");
-    assert!(smiths.why.contains("3 contacts · same email in another case"), "{smiths:?}");
+    assert!(
+        smiths
+            .why
+            .contains("3 contacts · same email in another case"),
+        "{smiths:?}"
+    );
     // A frame shows what the cache holds.
     if let Some(Overlay::Dupes(d)) = h.app.overlays.last_mut() {
         d.list[1].head = "1.00  drawn from the cache".into();
     }
-    assert!(h.render().contains("drawn from the cache"), "{}", h.render());
+    assert!(
+        h.render().contains("drawn from the cache"),
+        "{}",
+        h.render()
+    );
     // Looking again replaces it; no mirror empties it.
     h.ch('r');
     let id = view(&h).pending.expect("r looks again");
@@ -377,8 +386,20 @@ fn a_long_list_keeps_the_selected_cluster_in_view() {
     let mut many = Vec::new();
     for n in 0..400 {
         let name = format!("Person{n:03} Example");
-        many.push(person(&format!("con_a{n:03}"), &name, &format!("p{n}@x.example"), "", &[]));
-        many.push(person(&format!("con_b{n:03}"), &name, &format!("P{n}@X.example"), "", &[]));
+        many.push(person(
+            &format!("con_a{n:03}"),
+            &name,
+            &format!("p{n}@x.example"),
+            "",
+            &[],
+        ));
+        many.push(person(
+            &format!("con_b{n:03}"),
+            &name,
+            &format!("P{n}@X.example"),
+            "",
+            &[],
+        ));
     }
     let r = Arc::new(report_of(many, &[], &finder(), &ScanOptions::default()));
     assert_eq!(r.clusters.len(), 400);

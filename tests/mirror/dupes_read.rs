@@ -42,3 +42,50 @@ fn the_quick_read_sees_every_contact_as_the_decoder_and_the_clusters_stay_the_sa
     let out = run(env.cmd(&["contacts", "dupes", "--format", "jsonl"])).code(0);
     assert_eq!(out.stdout, BEFORE);
 }
+
+/// The form's check looks for a close name among the account's contacts sharing a word of
+/// it: an account of hundreds of contacts (more than a blocking key's 500) still has its
+/// namesake found, and a name sharing no word is not read at all.
+#[test]
+fn the_form_finds_a_close_name_at_an_account_of_hundreds() {
+    use crmdash::api::ApiRecord;
+    use crmdash::insights::dupes::mirrored::near_contacts;
+    use crmdash::mirror::SyncState;
+    let contact = |id: &str, first: &str, last: &str| -> Contact {
+        let json = serde_json::json!({
+            "id": id, "first_name": first, "last_name": last,
+            "account_ids": ["acc_big"], "accounts": [{"id": "acc_big", "name": "Big GmbH"}],
+        });
+        Contact::from_raw(serde_json::value::RawValue::from_string(json.to_string()).unwrap())
+            .unwrap()
+    };
+    let mut all: Vec<Contact> = (0..700)
+        .map(|i| contact(&format!("con_{i:04}"), &format!("Vorname{i}"), "Beispiel"))
+        .collect();
+    all.push(contact("con_hz", "Hannah", "Zimmermann"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut mirror = Mirror::open(&dir.path().join("m.sqlite3")).unwrap().mirror;
+    mirror
+        .apply_page(&all, None, &SyncState::default())
+        .unwrap();
+    let finder = Finder::default();
+    let draft = |name: &str| Person {
+        name: name.into(),
+        accounts: vec!["acc_big".into()],
+        ..Person::default()
+    };
+    let found = near_contacts(&mirror, &draft("Hannah Zimmremann"), &finder, 5).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].id, "con_hz");
+    assert!(found[0].reasons[0].ends_with("+ same account"), "{found:?}");
+    // Another account: the same name is another person.
+    let elsewhere = Person {
+        accounts: vec!["acc_other".into()],
+        ..draft("Hannah Zimmermann")
+    };
+    assert!(
+        near_contacts(&mirror, &elsewhere, &finder, 5)
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -28,7 +28,7 @@ pub(super) fn score(a: View<'_>, b: View<'_>, s: &DupesSettings) -> Option<(f64,
         return None;
     }
     let name = words.map(|w| {
-        let as_is = strsim::jaro_winkler(a.folded, b.folded);
+        let as_is = normalise::jaro_winkler(a.folded, b.folded);
         if as_is >= 1.0 {
             return as_is;
         }
@@ -36,7 +36,7 @@ pub(super) fn score(a: View<'_>, b: View<'_>, s: &DupesSettings) -> Option<(f64,
         let whole = if sa == a.folded && sb == b.folded {
             as_is
         } else {
-            as_is.max(strsim::jaro_winkler(&sa, &sb))
+            as_is.max(normalise::jaro_winkler(&sa, &sb))
         };
         whole.min(w)
     });
@@ -180,13 +180,14 @@ pub(super) fn pairs(t: &Table, s: &DupesSettings, min_score: f64) -> Found {
     for block in blocks().filter(|b| b.len() <= MAX_BLOCK) {
         let k = block[0].0;
         for (x, &(_, i)) in block.iter().enumerate() {
+            let vi = t.view(i as usize);
             for &(_, j) in &block[x + 1..] {
                 if !first_shared(keys_of(i), keys_of(j), k, &crowded) {
                     continue;
                 }
                 found.compared += 1;
                 let (i, j) = (i as usize, j as usize);
-                let Some((score, reasons)) = score(t.view(i), t.view(j), s) else {
+                let Some((score, reasons)) = score(vi, t.view(j), s) else {
                     continue;
                 };
                 if score >= min_score {

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 
 use super::normalise::{email_key, fold_name, phone_e164, region};
 use super::{Cluster, DupesSettings, MAX_BLOCK, Person, Table};
-use crate::api::{ApiRecord, Contact, ContactQuery, Paging};
+use crate::api::{ApiRecord, Contact, ContactQuery, ContactSort, Paging};
 use crate::mirror::{ContactFields, Mirror, MirrorError, SearchQuery};
 use crate::resource::Resource;
 
@@ -77,7 +77,12 @@ pub fn scan(mirror: &Mirror, finder: &Finder, o: &ScanOptions) -> Result<DupesRe
     let mut recent = Vec::new();
     mirror.each_contact_fields(|c| {
         if let Some(t) = o.since {
-            recent.push([c.created_at, c.updated_at].into_iter().flatten().any(|at| at > t));
+            recent.push(
+                [c.created_at, c.updated_at]
+                    .into_iter()
+                    .flatten()
+                    .any(|at| at > t),
+            );
         }
         let email = c.email.as_deref().filter(|e| !e.trim().is_empty());
         let phone = c.phone.as_deref().filter(|p| !p.trim().is_empty());
@@ -124,7 +129,12 @@ pub fn report_of_table(
                 .as_ref()
                 .is_none_or(|w| table.folded(i).contains(w.as_str()))
     };
-    let mut clusters: Vec<Cluster> = super::clusters(table, &found.pairs, min_score)
+    let linked: Vec<_> = found
+        .pairs
+        .into_iter()
+        .filter(|p| p.score >= min_score)
+        .collect();
+    let mut clusters: Vec<Cluster> = super::clusters_of(table, linked)
         .into_iter()
         .filter(|c| c.members.iter().any(|&i| keep(i)))
         .collect();
@@ -229,8 +239,11 @@ pub fn near_contacts(
         .map(str::trim)
         .filter(|e| e.contains('@'))
     {
+        // Sorted by email, so the list seeks the email index to the one value (sorted by
+        // creation it would walk every contact to find it).
         let q = ContactQuery {
             email: Some(email.to_string()),
+            sort_by: Some(ContactSort::Email),
             paging: Paging {
                 page: Some(1),
                 per_page: Some(PHONE_CANDIDATES as u32),

@@ -223,7 +223,13 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
 /// The clusters the pairs scoring at least `threshold` make: best first, ties by the first
 /// member's id; members oldest first. The same people give the same clusters in any order.
 pub fn clusters<M: Members + ?Sized>(people: &M, pairs: &[Pair], threshold: f64) -> Vec<Cluster> {
-    let linked: Vec<&Pair> = pairs.iter().filter(|p| p.score >= threshold).collect();
+    let linked = pairs.iter().filter(|p| p.score >= threshold).cloned();
+    clusters_of(people, linked.collect())
+}
+
+/// [`clusters`] of pairs handed over (all of them link), so none is copied: 100,000
+/// contacts make tens of thousands of pairs.
+pub fn clusters_of<M: Members + ?Sized>(people: &M, linked: Vec<Pair>) -> Vec<Cluster> {
     let mut up: Vec<usize> = (0..people.count()).collect();
     for p in &linked {
         let (ra, rb) = (root(&mut up, p.a), root(&mut up, p.b));
@@ -240,7 +246,7 @@ pub fn clusters<M: Members + ?Sized>(people: &M, pairs: &[Pair], threshold: f64)
         });
         c.score = c.score.max(p.score);
         c.members.extend([p.a, p.b]);
-        c.pairs.push(p.clone());
+        c.pairs.push(p);
     }
     let mut out: Vec<Cluster> = groups.into_values().collect();
     for c in &mut out {

@@ -148,7 +148,10 @@ fn value_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
 
 /// The end (exclusive) of the part mark at `i`.
 fn mark_end(b: &[u8], i: usize) -> Option<usize> {
-    b[i..].iter().position(|c| *c == PART_END).map(|p| i + p + 1)
+    b[i..]
+        .iter()
+        .position(|c| *c == PART_END)
+        .map(|p| i + p + 1)
 }
 
 fn time_micros(digits: &[u8]) -> Option<i64> {
@@ -165,7 +168,7 @@ fn time_micros(digits: &[u8]) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{PartCache, Packer};
+    use super::super::{Packer, PartCache};
     use super::*;
     use crate::mirror::Resource;
 
@@ -176,7 +179,9 @@ mod tests {
             let text = match v {
                 Stored::Json(t) => t.to_string(),
                 Stored::Time(us) => format!("time {us}"),
-                Stored::Packed(p) => format!("packed {}", PartCache::default().unpack(c, p).unwrap()),
+                Stored::Packed(p) => {
+                    format!("packed {}", PartCache::default().unpack(c, p).unwrap())
+                }
             };
             out.push((k.to_string(), text));
         })

@@ -110,20 +110,14 @@ pub fn draw(f: &mut Frame, area: Rect, v: &DupesView, spinner: &str, keys: &KeyM
             theme.dim,
         ))),
         None => {
-            // The selected cluster's two lines in view; only the lines in view are made.
-            let rows = usize::from(inner.height).saturating_sub(top);
-            let at = top + v.selected * 2 + 1;
-            let skip = (at + 1)
-                .saturating_sub(rows.max(1))
-                .min(at.saturating_sub(top + 1));
-            let mut body = Vec::with_capacity(rows + 2);
-            for (n, entry) in v.list.iter().enumerate().skip(skip / 2) {
-                if body.len() >= rows + skip % 2 {
-                    break;
-                }
-                list_lines(&mut body, entry, n == v.selected, theme);
+            // The selected cluster's two lines in view, the first line shown a cluster's
+            // first; only the clusters in view are drawn.
+            let rows = usize::from(inner.height).saturating_sub(top).max(1);
+            let below = (v.selected * 2 + 2).saturating_sub(rows);
+            let first = below.div_ceil(2).min(v.selected);
+            for (n, entry) in v.list.iter().enumerate().skip(first).take(rows.div_ceil(2)) {
+                list_lines(&mut lines, entry, n == v.selected, theme);
             }
-            lines.extend(body.into_iter().skip(skip % 2));
         }
     }
     fit::draw_lines(f.buffer_mut(), inner, lines);
@@ -132,7 +126,11 @@ pub fn draw(f: &mut Frame, area: Rect, v: &DupesView, spinner: &str, keys: &KeyM
 /// A cluster's two lines (made when the clusters came): score and members' names, then
 /// the best pair's reasons.
 fn list_lines<'a>(lines: &mut Vec<Line<'a>>, entry: &'a ListEntry, selected: bool, theme: &Theme) {
-    let style = if selected { theme.selected } else { Style::new() };
+    let style = if selected {
+        theme.selected
+    } else {
+        Style::new()
+    };
     lines.push(Line::from(vec![
         Span::styled(if selected { "▸ " } else { "  " }, style),
         Span::styled(entry.head.as_str(), style),
