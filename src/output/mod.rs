@@ -14,6 +14,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use columns::{ColumnSet, Columns};
+pub(crate) use columns::top_level;
 pub use csv_out::{CsvSink, write_csv, writer as csv_writer};
 pub use json_out::{JsonSink, write_json, write_json_one, write_jsonl};
 pub use log_out::{LogColumns, write_log_entries};
