@@ -10,8 +10,8 @@ use crate::api::{
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format;
-use crate::cli::paging;
 use crate::cli::list_mirror::MirrorList;
+use crate::cli::paging;
 use crate::cli::shape::Shaper;
 use crate::cli::source::Source;
 use crate::output::{ColumnSet, Columns, Format, OutputError};

@@ -190,8 +190,8 @@ fn exercise(m: &mut Mirror) {
 /// A keyset walk in small batches (so the seeking statements run too), in a snapshot.
 fn seek_all<Q: super::MirrorQuery>(m: &Mirror, q: &Q) {
     m.in_snapshot(|m| m.each_seek(q, 7, |_| Ok::<(), super::MirrorError>(())))
-    .unwrap()
-    .unwrap();
+        .unwrap()
+        .unwrap();
 }
 
 /// Statements (as given to SQLite) that ran during `f`.
@@ -239,7 +239,9 @@ fn forbidden(sql: &str, line: &str) -> bool {
     let sort = line.contains("TEMP B-TREE") && !sql.contains("FROM links");
     // A keyset batch seeks past the previous one: walking the index from its start for
     // every batch would read the records again and again.
-    let seek = (sql.contains(", id) >") || sql.contains(", id) <") || sql.contains(" id > ?")
+    let seek = (sql.contains(", id) >")
+        || sql.contains(", id) <")
+        || sql.contains(" id > ?")
         || sql.contains(" id < ?"))
         && line.starts_with("SCAN ");
     full_scan || sort || seek

@@ -105,7 +105,11 @@ impl Mirror {
     }
 
     /// A stored record as the service sends it for a query leaving out `left_out`.
-    fn as_sent<T: Mirrored>(&self, packed: &str, left_out: &[&str]) -> Result<Option<T>, MirrorError> {
+    fn as_sent<T: Mirrored>(
+        &self,
+        packed: &str,
+        left_out: &[&str],
+    ) -> Result<Option<T>, MirrorError> {
         Ok(typed(without_keys(self.unpack(packed)?, left_out)))
     }
 
@@ -159,7 +163,8 @@ impl Mirror {
                     None => (SqlValue::Null, SqlValue::Null),
                 };
                 bound.extend([value, id, SqlValue::Integer(batch as i64)]);
-                let (items, read, last) = self.seek_batch::<Q::Item>(&sql, &bound, batch, &left_out)?;
+                let (items, read, last) =
+                    self.seek_batch::<Q::Item>(&sql, &bound, batch, &left_out)?;
                 handed += items.len() as u64;
                 if !items.is_empty() {
                     f(items)?;
@@ -231,6 +236,9 @@ mod tests {
         let plain = r#"{ "id" : "c1" }"#;
         assert_eq!(without_keys(plain.into(), &["accounts"]), plain);
         assert_eq!(without_keys("[1]".into(), &["accounts"]), "[1]");
-        assert_eq!(without_keys(r#"{"accounts":[]}"#.into(), &["accounts"]), "{}");
+        assert_eq!(
+            without_keys(r#"{"accounts":[]}"#.into(), &["accounts"]),
+            "{}"
+        );
     }
 }

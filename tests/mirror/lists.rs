@@ -21,7 +21,14 @@ fn location(env: &Env) -> MirrorLocation {
 /// A contact's `created_at` as the service sends it, from the middle of the default order.
 fn middle_created_at(env: &Env) -> String {
     let page = run(env.cmd(&[
-        "contacts", "list", "--page", "5", "--per-page", "100", "--format", "json",
+        "contacts",
+        "list",
+        "--page",
+        "5",
+        "--per-page",
+        "100",
+        "--format",
+        "json",
     ]))
     .code(0)
     .json();
@@ -38,7 +45,11 @@ fn same_from_both(env: &Env, noun: &str, args: &[&str]) {
     let mut mirror_args = api_args.clone();
     mirror_args.extend(["--source", "mirror"]);
     let mirror = run(env.cmd(&mirror_args)).code(0);
-    assert_eq!(env.requests_to("GET", noun).len(), before, "{noun} {args:?}: no request");
+    assert_eq!(
+        env.requests_to("GET", noun).len(),
+        before,
+        "{noun} {args:?}: no request"
+    );
     assert!(!api.stdout.is_empty(), "{noun} {args:?}: something listed");
     assert!(
         mirror.stdout == api.stdout,
@@ -68,19 +79,63 @@ fn lists_from_the_mirror_print_what_the_service_sends_byte_for_byte() {
         &["--all", "--format", "json"],
         &["--all", "--format", "csv"],
         &[
-            "--sort-by", "last_name", "--sort-direction", "desc", "--all", "--format", "csv",
-            "--columns", "id,email,updated,last_name",
+            "--sort-by",
+            "last_name",
+            "--sort-direction",
+            "desc",
+            "--all",
+            "--format",
+            "csv",
+            "--columns",
+            "id,email,updated,last_name",
         ],
-        &["--include", "accounts", "--sort-by", "email", "--all", "--format", "json"],
         &[
-            "--include", "assigned_user,accounts", "--per-page", "100", "--page", "2", "--format",
+            "--include",
+            "accounts",
+            "--sort-by",
+            "email",
+            "--all",
+            "--format",
+            "json",
+        ],
+        &[
+            "--include",
+            "assigned_user,accounts",
+            "--per-page",
+            "100",
+            "--page",
+            "2",
+            "--format",
             "csv",
         ],
-        &["--full-name", "an", "--sort-by", "first_name", "--all", "--format", "jsonl"],
-        &["--created-after", &t, "--sort-by", "updated_at", "--all", "--format", "jsonl"],
+        &[
+            "--full-name",
+            "an",
+            "--sort-by",
+            "first_name",
+            "--all",
+            "--format",
+            "jsonl",
+        ],
+        &[
+            "--created-after",
+            &t,
+            "--sort-by",
+            "updated_at",
+            "--all",
+            "--format",
+            "jsonl",
+        ],
         &["--updated-after", "2024-06-01", "--all", "--format", "csv"],
         &["--all", "--jq", ".[] | .id"],
-        &["--per-page", "7", "--page", "9", "--template", "{% for c in records %}{{ c.id }} {% endfor %}"],
+        &[
+            "--per-page",
+            "7",
+            "--page",
+            "9",
+            "--template",
+            "{% for c in records %}{{ c.id }} {% endfor %}",
+        ],
     ];
     for args in contacts {
         same_from_both(&env, "contacts", args);
@@ -88,11 +143,27 @@ fn lists_from_the_mirror_print_what_the_service_sends_byte_for_byte() {
     let deals: &[&[&str]] = &[
         &["--all", "--format", "jsonl"],
         &[
-            "--status", "won", "--sort-by", "value", "--sort-direction", "desc", "--all",
-            "--format", "json",
+            "--status",
+            "won",
+            "--sort-by",
+            "value",
+            "--sort-direction",
+            "desc",
+            "--all",
+            "--format",
+            "json",
         ],
         &["--include", "account,contacts", "--all", "--format", "csv"],
-        &["--name", "a", "--sort-by", "name", "--format", "json", "--per-page", "100"],
+        &[
+            "--name",
+            "a",
+            "--sort-by",
+            "name",
+            "--format",
+            "json",
+            "--per-page",
+            "100",
+        ],
         &["--sort-by", "status", "--all", "--format", "csv"],
     ];
     for args in deals {
@@ -101,8 +172,15 @@ fn lists_from_the_mirror_print_what_the_service_sends_byte_for_byte() {
     let projects: &[&[&str]] = &[
         &["--sort-by", "end_date", "--all", "--format", "jsonl"],
         &[
-            "--include", "owner,members", "--sort-by", "start_date", "--sort-direction", "desc",
-            "--all", "--format", "csv",
+            "--include",
+            "owner,members",
+            "--sort-by",
+            "start_date",
+            "--sort-direction",
+            "desc",
+            "--all",
+            "--format",
+            "csv",
         ],
         &["--status", "active", "--format", "json"],
         &["--include", "members", "--all", "--format", "json"],
@@ -127,9 +205,16 @@ fn without_a_complete_copy_the_mirror_refuses_with_exit_10() {
     run(env.cmd(&["deals", "summary", "--source", "mirror"])).code(10);
     // Deals synced, contacts never: the deals list, not the contacts one.
     run(env.cmd(&["sync", "deals"])).code(0);
-    run(env.cmd(&["deals", "list", "--source", "mirror", "--all", "--format", "jsonl"])).code(0);
+    run(env.cmd(&[
+        "deals", "list", "--source", "mirror", "--all", "--format", "jsonl",
+    ]))
+    .code(0);
     let out = run(env.cmd(&["contacts", "list", "--source", "mirror", "--all"])).code(10);
-    assert!(out.stdout.is_empty(), "never a partial list: {}", out.stdout);
+    assert!(
+        out.stdout.is_empty(),
+        "never a partial list: {}",
+        out.stdout
+    );
     assert!(
         out.stderr
             .contains("has no complete copy of the contacts: run `crmdash sync contacts`"),
@@ -165,23 +250,38 @@ fn a_time_filter_the_mirror_cannot_answer_exactly_is_refused() {
     m.apply_page(&[odd], None, &state).unwrap();
     drop(m);
     let out = run(env.cmd(&[
-        "contacts", "list", "--source", "mirror", "--created-after", "2024-01-01",
+        "contacts",
+        "list",
+        "--source",
+        "mirror",
+        "--created-after",
+        "2024-01-01",
     ]))
     .code(5);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     assert!(
-        out.stderr.contains("--created-after cannot be answered exactly from the mirror")
-            && out.stderr.contains("1 of its contacts have no readable created_at")
+        out.stderr
+            .contains("--created-after cannot be answered exactly from the mirror")
+            && out
+                .stderr
+                .contains("1 of its contacts have no readable created_at")
             && out.stderr.contains("--source api"),
         "{}",
         out.stderr
     );
     // The other filters, and the list without one, are answered.
     run(env.cmd(&[
-        "contacts", "list", "--source", "mirror", "--updated-after", "2024-01-01",
+        "contacts",
+        "list",
+        "--source",
+        "mirror",
+        "--updated-after",
+        "2024-01-01",
     ]))
     .code(0);
-    let all = run(env.cmd(&["contacts", "list", "--source", "mirror", "--all", "--format", "jsonl"]))
-        .code(0);
+    let all = run(env.cmd(&[
+        "contacts", "list", "--source", "mirror", "--all", "--format", "jsonl",
+    ]))
+    .code(0);
     assert_eq!(all.stdout.lines().count(), 1000);
 }
