@@ -23,7 +23,7 @@ const BATCH: usize = crate::api::MAX_PER_PAGE as usize;
 /// What a list query needs to be answered from the mirror exactly as the service answers it.
 pub trait MirrorList: MirrorQuery {
     /// The query as the service receives it (`to_pairs`): times to the whole second.
-    fn as_sent(self) -> Self {
+    fn into_sent(self) -> Self {
         self
     }
 
@@ -34,7 +34,7 @@ pub trait MirrorList: MirrorQuery {
 }
 
 impl MirrorList for ContactQuery {
-    fn as_sent(mut self) -> Self {
+    fn into_sent(mut self) -> Self {
         let whole = |t: Option<chrono::DateTime<chrono::Utc>>| t.and_then(|t| t.with_nanosecond(0));
         self.created_after = whole(self.created_after);
         self.updated_after = whole(self.updated_after);
@@ -81,7 +81,7 @@ where
     Q: MirrorList,
     Q::Item: format::Printable,
 {
-    let query = query.as_sent();
+    let query = query.into_sent();
     let shaper = args.shape.compile(&[
         ("--format", args.format.is_some()),
         ("--columns", args.columns.is_some()),
