@@ -20,6 +20,7 @@ mod plans;
 mod rows;
 mod schema;
 mod search;
+mod seek;
 mod select;
 mod store;
 pub mod sync;
