@@ -9,6 +9,7 @@
 mod account_contacts;
 pub mod changes;
 mod complete;
+mod contact_fields;
 mod doc;
 mod error;
 mod lock;
@@ -30,6 +31,7 @@ pub use changes::{
     ChangeKind, ChangeQuery, Cursor, FieldChange, RawChange, RecordChange, Selection,
     write_json_line,
 };
+pub use contact_fields::ContactFields;
 pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::{HolderLock, SyncLock, holders};

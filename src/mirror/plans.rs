@@ -56,6 +56,9 @@ fn paging() -> Paging {
 
 /// Every read and write the mirror offers, once each way.
 fn exercise(m: &mut Mirror) {
+    // The contact form's near-duplicate check: an account's namesakes.
+    m.contacts_of_account_named("acc_000001", &["anna".into(), "muller".into()], 10)
+        .unwrap();
     let dirs = [SortDirection::Asc, SortDirection::Desc];
     let t = chrono::Utc::now() - chrono::Duration::days(400);
     // The change feed's reads: a window of time (`changes --since 7d`, Today's first visit),

@@ -11,6 +11,7 @@ mod cli_support;
 mod counts;
 mod damage;
 mod dupes;
+mod dupes_read;
 mod faults;
 mod lists;
 mod mirror_support;
