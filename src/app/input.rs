@@ -39,6 +39,7 @@ impl App {
                 &self.config.zone,
                 self.wall,
                 &mut self.next_id,
+                &self.requests,
             );
             let out = self.overlays[top].dialog_mut().on_key(&key, &mut cx);
             if !matches!(out, Outcome::Ignored) {

@@ -2,6 +2,7 @@
 //! state and returns the `Effect`s for the runtime to run; drawing reads `App` and nothing else.
 
 mod dialog_stack;
+pub mod chrome;
 pub mod dialogs;
 pub mod effects;
 pub mod feed;
@@ -251,6 +252,8 @@ pub struct App {
     pub today_since: Option<Option<crate::mirror::Cursor>>,
     /// `[ui] start = "today"`: Today opens at start.
     pub start_today: bool,
+    /// The status and hint lines' keys and drawn rows (`app::chrome`).
+    pub chrome: chrome::Chrome,
 }
 
 impl App {
@@ -276,7 +279,7 @@ impl App {
                 error: true,
             });
         }
-        App {
+        let mut app = App {
             tabs,
             active: remembered.active_tab.unwrap_or(Resource::FIRST_RUN),
             overlays: Vec::new(),
@@ -318,7 +321,10 @@ impl App {
             user_actions: Vec::new(),
             today_since: None,
             start_today: false,
-        }
+            chrome: chrome::Chrome::default(),
+        };
+        app.refresh_chrome();
+        app
     }
 
     /// The first effects: load the active tab.
@@ -588,6 +594,7 @@ impl App {
         if !self.busy() {
             self.spinner_due = None;
         }
+        self.refresh_chrome();
     }
 
     /// Switches tab; a tab never loaded starts loading.

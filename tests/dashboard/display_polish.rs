@@ -134,7 +134,7 @@ fn a_cut_status_message_ends_in_an_ellipsis_and_is_whole_in_help() {
     let mut h = loaded((60, 16), FakeData::new(40));
     let long =
         "Exported 12,345 deals to /home/someone/a/rather/deep/directory/deals-2026-11-25.csv";
-    h.app.note(long);
+    h.note(long);
     let screen = h.render();
     let status = screen.lines().nth(14).unwrap();
     assert!(status.contains('…'), "{status}");

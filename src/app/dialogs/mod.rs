@@ -104,6 +104,8 @@ pub struct DialogCx<'a> {
     pub zone: &'a DisplayZone,
     pub now: chrono::DateTime<chrono::Utc>,
     next_id: &'a mut u64,
+    /// The session's requests (the request log reads them).
+    pub requests: &'a requests::RequestLog,
 }
 
 impl<'a> DialogCx<'a> {
@@ -112,12 +114,14 @@ impl<'a> DialogCx<'a> {
         zone: &'a DisplayZone,
         now: chrono::DateTime<chrono::Utc>,
         next_id: &'a mut u64,
+        requests: &'a requests::RequestLog,
     ) -> Self {
         DialogCx {
             keymap,
             zone,
             now,
             next_id,
+            requests,
         }
     }
 
