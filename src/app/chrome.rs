@@ -133,6 +133,7 @@ impl App {
         (self.pipeline_shown().is_some(), self.timeline_shown().is_some()).hash(&mut h);
         let tab = self.tab();
         (self.active, tab.filter_open, tab.has_filters(), tab.col_scroll).hash(&mut h);
+        tab.gutter().hash(&mut h);
         (tab.resource.columns.as_ptr() as usize, tab.resource.columns.len()).hash(&mut h);
         if tab.filter_open {
             tab.filter_bar

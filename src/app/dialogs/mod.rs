@@ -31,6 +31,7 @@ pub mod includes;
 pub mod jobs;
 pub mod login;
 pub mod notice;
+pub mod pager;
 pub mod palette;
 pub mod profiles_picker;
 pub mod related;
@@ -51,7 +52,7 @@ use self::confirm::ConfirmQuit;
 use self::contact_form::ContactForm;
 use self::detail::DetailView;
 use self::export::ExportDialog;
-use self::help::HelpView;
+use self::pager::Pager;
 use self::includes::IncludesPicker;
 use self::login::LoginDialog;
 use self::notice::Notice;
@@ -307,7 +308,7 @@ pub trait Dialog {
 
 pub enum Overlay {
     Detail(DetailView),
-    Help(HelpView),
+    Help(Pager),
     Includes(IncludesPicker),
     Export(ExportDialog),
     ConfirmQuit(ConfirmQuit),
@@ -328,7 +329,7 @@ pub enum Overlay {
     /// Quitting while a write waits in its undo window.
     PendingQuit(write_guard::PendingWriteQuit),
     /// `:log`: the write journal.
-    WriteLog(Box<write_log::WriteLogView>),
+    WriteLog(Box<Pager>),
     Requests(requests::RequestLogView),
     ConfirmAction(confirm_action::ConfirmAction),
     /// Today (`:today`, `t`) or the `:changes` list.

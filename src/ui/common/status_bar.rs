@@ -253,8 +253,8 @@ fn build_status(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
     fit::draw_str(buf, right_area, &right, right_style);
 }
 
-/// ` default @ crm.example.com `, or shorter when `room` is short: the host alone, then the
-/// host cut with `…` (the profile is in `?`).
+/// ` default @ crm.example.com `, or cut with `…` when `room` is short: the profile first,
+/// then as much of the host as fits (both are whole in `?`).
 fn profile_and_host(app: &App, room: u16) -> String {
     let room = usize::from(room);
     let host = match app.config.host.as_str() {
@@ -265,9 +265,5 @@ fn profile_and_host(app: &App, room: u16) -> String {
     if fit::width(&full) <= room {
         return full;
     }
-    let host = format!(" @ {host} ");
-    if fit::width(&host) <= room {
-        return host;
-    }
-    format!("{} ", fit::cut(&host, room.saturating_sub(1)))
+    format!("{} ", fit::cut(full.trim_end(), room.saturating_sub(1)))
 }
