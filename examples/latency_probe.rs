@@ -274,7 +274,8 @@ fn main() {
         .expect("the crmdash binary (cargo build --release)")
         .display()
         .to_string();
-    let (mut sandbox, url, token) = match (std::env::var("PROBE_URL"), std::env::var("PROBE_TOKEN")) {
+    let (mut sandbox, url, token) = match (std::env::var("PROBE_URL"), std::env::var("PROBE_TOKEN"))
+    {
         (Ok(url), Ok(token)) => (None, url, token),
         _ => {
             let (child, url, token) = start_sandbox(&bin, latency, contacts);

@@ -124,7 +124,10 @@ pub fn kept_body(body: &[u8], max: usize) -> (String, bool) {
         }
         i += 1;
     }
-    let cut = out.len() > max || body[i.min(body.len())..].iter().any(|c| !c.is_ascii_whitespace());
+    let cut = out.len() > max
+        || body[i.min(body.len())..]
+            .iter()
+            .any(|c| !c.is_ascii_whitespace());
     out.truncate(max);
     (lossy_cut(&out), cut)
 }
@@ -194,7 +197,10 @@ mod tests {
 
     #[test]
     fn other_bodies_are_kept_as_they_came_and_never_split_a_character() {
-        assert_eq!(kept_body(b"plain, text: {x}", 100), ("plain, text: {x}".into(), false));
+        assert_eq!(
+            kept_body(b"plain, text: {x}", 100),
+            ("plain, text: {x}".into(), false)
+        );
         let (s, cut) = kept_body("ab\u{e9}".as_bytes(), 3);
         assert_eq!((s.as_str(), cut), ("ab", true));
     }

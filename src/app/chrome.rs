@@ -110,14 +110,25 @@ impl App {
         self.status.latency.hash(&mut h);
         self.jobs.running().hash(&mut h);
         let s = &self.status;
-        (s.awaiting_token, &s.retrying, &s.error, s.error_new_until.is_some()).hash(&mut h);
+        (
+            s.awaiting_token,
+            &s.retrying,
+            &s.error,
+            s.error_new_until.is_some(),
+        )
+            .hash(&mut h);
         s.note.as_ref().map(|n| &n.0).hash(&mut h);
         if !self.safety.held.is_empty() {
             self.undo_countdown().hash(&mut h);
         }
         let safety = self.profile_safety();
         (safety.protected, safety.read_only).hash(&mut h);
-        (&self.workspace.profile, &self.config.host, &self.config.profile).hash(&mut h);
+        (
+            &self.workspace.profile,
+            &self.config.host,
+            &self.config.profile,
+        )
+            .hash(&mut h);
         h.finish()
     }
 
@@ -130,11 +141,25 @@ impl App {
             (hints.as_ptr() as usize, hints.len()).hash(&mut h);
             return h.finish();
         }
-        (self.pipeline_shown().is_some(), self.timeline_shown().is_some()).hash(&mut h);
+        (
+            self.pipeline_shown().is_some(),
+            self.timeline_shown().is_some(),
+        )
+            .hash(&mut h);
         let tab = self.tab();
-        (self.active, tab.filter_open, tab.has_filters(), tab.col_scroll).hash(&mut h);
+        (
+            self.active,
+            tab.filter_open,
+            tab.has_filters(),
+            tab.col_scroll,
+        )
+            .hash(&mut h);
         tab.gutter().hash(&mut h);
-        (tab.resource.columns.as_ptr() as usize, tab.resource.columns.len()).hash(&mut h);
+        (
+            tab.resource.columns.as_ptr() as usize,
+            tab.resource.columns.len(),
+        )
+            .hash(&mut h);
         if tab.filter_open {
             tab.filter_bar
                 .fields

@@ -7,8 +7,8 @@ use crossterm::event::{
 use super::{App, FILTER_DEBOUNCE};
 use crate::app::dialogs::detail::DetailView;
 use crate::app::dialogs::export::ExportDialog;
-use crate::app::dialogs::pager::Pager;
 use crate::app::dialogs::includes::IncludesPicker;
+use crate::app::dialogs::pager::Pager;
 use crate::app::dialogs::{DialogCx, Outcome, Overlay};
 use crate::app::effects::Effect;
 use crate::app::keymap::Action;

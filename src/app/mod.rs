@@ -1,8 +1,8 @@
 //! The dashboard's brain: pure state and its transitions. `App::update(msg, now)` changes the
 //! state and returns the `Effect`s for the runtime to run; drawing reads `App` and nothing else.
 
-mod dialog_stack;
 pub mod chrome;
+mod dialog_stack;
 pub mod dialogs;
 pub mod effects;
 pub mod feed;

@@ -15,8 +15,8 @@ use tokio::time::Instant;
 
 use crate::api::{ApiError, ErrorKind};
 use crate::app::dialogs::Overlay;
-use crate::app::dialogs::write_guard::{PendingWriteQuit, TypeProfileName};
 use crate::app::dialogs::pager::Pager;
+use crate::app::dialogs::write_guard::{PendingWriteQuit, TypeProfileName};
 use crate::app::effects::{Effect, RequestId};
 use crate::app::message::Message;
 use crate::app::{App, keymap::Action};

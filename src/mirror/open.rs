@@ -376,7 +376,10 @@ mod dashboard_tests {
     fn the_dashboard_connection_is_sized_on_purpose() {
         let conn = Connection::open_in_memory().unwrap();
         tune_for_dashboard(&conn).unwrap();
-        let get = |p: &str| conn.pragma_query_value(None, p, |r| r.get::<_, i64>(0)).unwrap();
+        let get = |p: &str| {
+            conn.pragma_query_value(None, p, |r| r.get::<_, i64>(0))
+                .unwrap()
+        };
         assert_eq!(get("cache_size"), DASHBOARD_CACHE_KIB);
         assert_eq!(get("mmap_size"), 0);
         assert_eq!(get("temp_store"), 2, "MEMORY");

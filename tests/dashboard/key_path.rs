@@ -28,7 +28,13 @@ fn moving_the_selection_rebuilds_neither_the_status_nor_the_hint_line() {
     assert_eq!(builds(&h), before, "j/k rebuilt a line");
     assert_eq!(h.app.chrome.generation, generation);
     // The rows copied are the rows drawn (status and hint at the bottom).
-    let bottom = |s: &str| s.lines().rev().take(2).map(String::from).collect::<Vec<_>>();
+    let bottom = |s: &str| {
+        s.lines()
+            .rev()
+            .take(2)
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(bottom(&screen), bottom(&first));
 }
 

@@ -116,19 +116,19 @@ fn the_log_keeps_the_last_500_and_the_selection_stays_on_its_request() {
     let entry = |n: usize| {
         LoggedRequest::new(
             std::sync::Arc::new(Exchange {
-            at: chrono::Utc::now(),
-            method: "GET".into(),
-            url: format!("http://127.0.0.1:9/public/v1/contacts?page={n}"),
-            status: Some(200),
-            error: None,
-            elapsed: std::time::Duration::from_millis(3),
-            request_headers: Vec::new(),
-            request_body: None,
-            response_headers: Vec::new(),
-            response_body: String::new(),
-            response_cut: false,
-            size: 10,
-        }),
+                at: chrono::Utc::now(),
+                method: "GET".into(),
+                url: format!("http://127.0.0.1:9/public/v1/contacts?page={n}"),
+                status: Some(200),
+                error: None,
+                elapsed: std::time::Duration::from_millis(3),
+                request_headers: Vec::new(),
+                request_body: None,
+                response_headers: Vec::new(),
+                response_body: String::new(),
+                response_cut: false,
+                size: 10,
+            }),
             "Contacts",
         )
     };

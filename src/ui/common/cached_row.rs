@@ -26,7 +26,11 @@ pub fn draw(
     if area.is_empty() {
         return;
     }
-    if let Some(row) = slot.borrow().as_ref().filter(|r| r.key == key && r.area == area) {
+    if let Some(row) = slot
+        .borrow()
+        .as_ref()
+        .filter(|r| r.key == key && r.area == area)
+    {
         copy_in(buf, area, &row.cells);
         #[cfg(debug_assertions)]
         {

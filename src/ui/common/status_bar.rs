@@ -265,5 +265,7 @@ fn profile_and_host(app: &App, room: u16) -> String {
     if fit::width(&full) <= room {
         return full;
     }
+    // No wider than the host alone would be: the other facts keep their room.
+    let room = room.min(fit::width(&format!(" @ {host} ")));
     format!("{} ", fit::cut(full.trim_end(), room.saturating_sub(1)))
 }
