@@ -374,7 +374,9 @@ mod dashboard_tests {
 
     #[test]
     fn the_dashboard_connection_is_sized_on_purpose() {
-        let conn = Connection::open_in_memory().unwrap();
+        // A file: an in-memory database has no memory map to size.
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::open(dir.path().join("m.sqlite3")).unwrap();
         tune_for_dashboard(&conn).unwrap();
         let get = |p: &str| {
             conn.pragma_query_value(None, p, |r| r.get::<_, i64>(0))

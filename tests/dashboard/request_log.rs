@@ -46,6 +46,21 @@ async fn the_log_lists_requests_masks_the_token_and_copies_a_working_curl_line()
         "{list}"
     );
     e.handle(key(KeyCode::Enter));
+    // The request's lines are built once, when it is opened: the answer indented as JSON
+    // before its cut, so even a long page reads as indented JSON up to the cut.
+    let Some(Overlay::Requests(v)) = e.app.overlays.last() else {
+        panic!("the log is open");
+    };
+    let lines = &v
+        .detail
+        .as_ref()
+        .expect("Enter shows the request whole")
+        .lines;
+    assert!(lines.iter().any(|l| l == "  \"data\": ["), "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("      \"id\": ")),
+        "{lines:#?}"
+    );
     let whole = screen(&e);
     assert!(whole.contains("> authorization: Bearer ****"), "{whole}");
     assert!(
