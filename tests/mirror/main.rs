@@ -12,6 +12,8 @@ mod counts;
 mod damage;
 mod dupes;
 mod faults;
+mod lists;
 mod mirror_support;
 mod search;
 mod sync;
+mod today_read;
