@@ -9,6 +9,7 @@
 mod account_contacts;
 pub mod changes;
 mod complete;
+mod deferred;
 mod doc;
 mod error;
 mod lock;

@@ -12,6 +12,7 @@ mod counts;
 mod damage;
 mod dupes;
 mod faults;
+mod first_sync;
 mod mirror_support;
 mod search;
 mod sync;

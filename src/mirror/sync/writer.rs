@@ -5,6 +5,7 @@
 //! page rewrote the same index pages and journal); a transaction per few thousand records
 //! writes each index page a few times instead.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
@@ -19,19 +20,27 @@ const QUEUE: usize = 32;
 
 enum ToDisk<T> {
     Records(Vec<T>, Option<i64>),
-    /// The state to save with the next commit; with a sender: commit at once, then say so.
-    State(Box<SyncState>, Option<tokio::sync::oneshot::Sender<()>>),
+    /// The state to save with the next commit (if any); with a sender: commit at once, then
+    /// say so.
+    State(
+        Option<Box<SyncState>>,
+        Option<tokio::sync::oneshot::Sender<()>>,
+    ),
 }
 
 /// The writer of one resource's sync.
 pub struct Writer<T: Mirrored> {
     tx: Option<mpsc::Sender<ToDisk<T>>>,
     task: tokio::task::JoinHandle<Result<Applied, MirrorError>>,
+    /// Whether records are written with their search entries (see `deferred`).
+    index: Arc<AtomicBool>,
 }
 
 impl<T: Mirrored> Writer<T> {
     pub fn start(mirror: Arc<Mutex<Mirror>>) -> Writer<T> {
         let (tx, mut rx) = mpsc::channel::<ToDisk<T>>(QUEUE);
+        let index = Arc::new(AtomicBool::new(true));
+        let indexing = index.clone();
         let task = tokio::task::spawn_blocking(move || {
             let mut applied = Applied::default();
             let mut pages: Vec<(Vec<T>, Option<i64>)> = Vec::new();
@@ -45,7 +54,7 @@ impl<T: Mirrored> Writer<T> {
                     return Ok(());
                 }
                 let mut m = mirror.lock().unwrap_or_else(|e| e.into_inner());
-                let a = m.apply_batch(pages, state.as_ref())?;
+                let a = m.apply_batch(pages, state.as_ref(), indexing.load(Ordering::SeqCst))?;
                 applied.inserted += a.inserted;
                 applied.updated += a.updated;
                 applied.unchanged += a.unchanged;
@@ -61,7 +70,9 @@ impl<T: Mirrored> Writer<T> {
                         None
                     }
                     ToDisk::State(s, ack) => {
-                        state = Some(*s);
+                        if let Some(s) = s {
+                            state = Some(*s);
+                        }
                         ack
                     }
                 };
@@ -76,7 +87,11 @@ impl<T: Mirrored> Writer<T> {
             commit(&mut pages, &mut state, &mut applied)?;
             Ok(applied)
         });
-        Writer { tx: Some(tx), task }
+        Writer {
+            tx: Some(tx),
+            task,
+            index,
+        }
     }
 
     async fn send(&self, msg: ToDisk<T>) -> Result<(), MirrorError> {
@@ -103,12 +118,28 @@ impl<T: Mirrored> Writer<T> {
     /// until they are on disk (a signal or a kill right after loses none of it).
     pub async fn state(&self, state: SyncState, now: bool) -> Result<(), MirrorError> {
         if !now {
-            return self.send(ToDisk::State(Box::new(state), None)).await;
+            return self.send(ToDisk::State(Some(Box::new(state)), None)).await;
         }
+        self.commit(Some(state)).await
+    }
+
+    async fn commit(&self, state: Option<SyncState>) -> Result<(), MirrorError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        self.send(ToDisk::State(Box::new(state), Some(tx))).await?;
+        self.send(ToDisk::State(state.map(Box::new), Some(tx)))
+            .await?;
         rx.await
             .map_err(|_| MirrorError::Stopped("the mirror's writer stopped".into()))
+    }
+
+    /// Commits what is queued (with the state queued last) and waits until it is on disk.
+    pub async fn flush(&self) -> Result<(), MirrorError> {
+        self.commit(None).await
+    }
+
+    /// Whether the records queued from now on are written with their search entries (a
+    /// first full pass writes them without: `Mirror::build_search_indexes` builds them).
+    pub fn index(&self, on: bool) {
+        self.index.store(on, Ordering::SeqCst);
     }
 
     /// Writes what is queued and says how the records changed the mirror (or why writing
