@@ -17,8 +17,10 @@ use std::time::Duration;
 
 use rusqlite::{OptionalExtension, params};
 
+use super::changes::Feed;
 use super::doc::Mirrored;
 use super::packed::PartCache;
+use super::store::{Applied, SyncState};
 use super::{Mirror, MirrorError, Resource};
 
 /// A statement named a sort index a first sync's bulk phase dropped.
@@ -64,6 +66,43 @@ impl Mirror {
             }
             Err(e) => Err(self.err(e)),
         }
+    }
+
+    /// The bulk phase's writes: pages of records (without search entries) and the state they
+    /// complete, inside the transaction an earlier call left open (begun when none is); the
+    /// writer commits it ever more rarely ([`Mirror::commit_open`]), since every commit
+    /// writes again the pages of the indexes keyed by id (records arrive by creation time),
+    /// while the records' own pages are appended once whatever the commits.
+    pub fn apply_open<T: Mirrored>(
+        &mut self,
+        pages: &[(Vec<T>, Option<i64>)],
+        state: Option<&SyncState>,
+    ) -> Result<Applied, MirrorError> {
+        let path = self.path.clone();
+        let err = |e| MirrorError::sqlite(&path, e);
+        let feed = Feed::for_state(&self.sync_state(T::RESOURCE)?);
+        if self.conn.is_autocommit() {
+            self.conn.execute_batch("BEGIN IMMEDIATE").map_err(err)?;
+        }
+        let mut applied = Applied::default();
+        for (records, generation) in pages {
+            let a = Self::write_records(&self.conn, &path, records, *generation, feed, false)?;
+            applied.inserted += a.inserted;
+            applied.updated += a.updated;
+            applied.unchanged += a.unchanged;
+        }
+        if let Some(s) = state {
+            Self::put_state(&self.conn, T::RESOURCE, s).map_err(err)?;
+        }
+        Ok(applied)
+    }
+
+    /// Commits what [`Mirror::apply_open`] wrote, if anything.
+    pub fn commit_open(&mut self) -> Result<(), MirrorError> {
+        if !self.conn.is_autocommit() {
+            self.conn.execute_batch("COMMIT").map_err(|e| self.err(e))?;
+        }
+        Ok(())
     }
 
     /// Drops `r`'s sort indexes for a bulk phase: each would take its pages' share of every

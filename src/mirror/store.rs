@@ -231,8 +231,8 @@ impl Mirror {
         Ok(applied)
     }
 
-    fn write_records<T: Mirrored>(
-        tx: &rusqlite::Transaction<'_>,
+    pub(super) fn write_records<T: Mirrored>(
+        tx: &Connection,
         path: &Path,
         records: &[T],
         generation: Option<i64>,

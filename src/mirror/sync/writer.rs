@@ -15,6 +15,9 @@ use super::super::{Mirror, MirrorError, Mirrored};
 
 /// Records written per transaction (at most this many plus one page).
 pub const BATCH_RECORDS: usize = 5_000;
+/// Records of a first sync's bulk phase before its second commit (then each commit waits for
+/// as many as were committed before it).
+const BULK_FIRST: usize = 20_000;
 /// Pages waiting for the writer before the walk waits for it.
 const QUEUE: usize = 32;
 
@@ -46,15 +49,28 @@ impl<T: Mirrored> Writer<T> {
             let mut pages: Vec<(Vec<T>, Option<i64>)> = Vec::new();
             let mut pending = 0usize;
             let mut state: Option<SyncState> = None;
-            let commit = |pages: &mut Vec<(Vec<T>, Option<i64>)>,
-                          state: &mut Option<SyncState>,
-                          applied: &mut Applied|
+            // The bulk phase (`deferred`): records in the open transaction, and committed.
+            let (mut open, mut committed) = (0usize, 0usize);
+            let write = |pages: &mut Vec<(Vec<T>, Option<i64>)>,
+                         state: &mut Option<SyncState>,
+                         applied: &mut Applied,
+                         bulk: bool,
+                         commit: bool|
              -> Result<(), MirrorError> {
-                if pages.is_empty() && state.is_none() {
-                    return Ok(());
-                }
                 let mut m = mirror.lock().unwrap_or_else(|e| e.into_inner());
-                let a = m.apply_batch(pages, state.as_ref(), indexing.load(Ordering::SeqCst))?;
+                let a = if bulk {
+                    let a = m.apply_open(pages, state.as_ref())?;
+                    if commit {
+                        m.commit_open()?;
+                    }
+                    a
+                } else {
+                    m.commit_open()?;
+                    if pages.is_empty() && state.is_none() {
+                        return Ok(());
+                    }
+                    m.apply_batch(pages, state.as_ref(), true)?
+                };
                 applied.inserted += a.inserted;
                 applied.updated += a.updated;
                 applied.unchanged += a.unchanged;
@@ -63,28 +79,46 @@ impl<T: Mirrored> Writer<T> {
                 Ok(())
             };
             while let Some(msg) = rx.blocking_recv() {
-                let ack = match msg {
+                let (ack, flush) = match msg {
                     ToDisk::Records(records, generation) => {
                         pending += records.len();
                         pages.push((records, generation));
-                        None
+                        (None, false)
                     }
                     ToDisk::State(s, ack) => {
+                        let flush = s.is_none() && ack.is_some();
                         if let Some(s) = s {
                             state = Some(*s);
                         }
-                        ack
+                        (ack, flush)
                     }
                 };
-                if ack.is_some() || pending >= BATCH_RECORDS {
-                    commit(&mut pages, &mut state, &mut applied)?;
+                if !indexing.load(Ordering::SeqCst) {
+                    if ack.is_some() || pending >= BATCH_RECORDS {
+                        open += pending;
+                        // The first commit makes the pass resumable; after it, each commit
+                        // waits for as many records as all before it (a kill loses at most
+                        // the half read last), or for the pass's end.
+                        let commit = flush
+                            || (committed == 0 && ack.is_some())
+                            || open >= BULK_FIRST.max(committed);
+                        write(&mut pages, &mut state, &mut applied, true, commit)?;
+                        if commit {
+                            committed += open;
+                            open = 0;
+                        }
+                        pending = 0;
+                    }
+                } else if ack.is_some() || pending >= BATCH_RECORDS {
+                    write(&mut pages, &mut state, &mut applied, false, true)?;
                     pending = 0;
                 }
                 if let Some(ack) = ack {
                     let _ = ack.send(());
                 }
             }
-            commit(&mut pages, &mut state, &mut applied)?;
+            let bulk = !indexing.load(Ordering::SeqCst);
+            write(&mut pages, &mut state, &mut applied, bulk, true)?;
             Ok(applied)
         });
         Writer {
