@@ -199,7 +199,7 @@ async fn an_interrupted_first_sync_lists_what_it_read_says_search_waits_and_the_
         .data;
     let late = last.last().unwrap().clone();
     assert!(!have.contains_key(late.id()));
-    env.mirror().upsert(&[late.clone()]).unwrap();
+    env.mirror().upsert(std::slice::from_ref(&late)).unwrap();
     assert_eq!(
         found(
             &reader(&env),
