@@ -155,6 +155,7 @@ impl App {
                 Vec::new()
             }
             DialogResult::StopJob(at) => self.stop_job_at(at),
+            DialogResult::OpenJob(at) => self.open_job_report(at),
             DialogResult::OpenUrls(urls) => urls
                 .into_iter()
                 .map(|url| Effect::OpenUrl { url })

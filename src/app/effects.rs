@@ -75,6 +75,13 @@ pub enum Effect {
     },
     /// Stops a job started by `StartJob` (it answers `JobEvent::Cancelled`).
     CancelJob(RequestId),
+    /// `:plan PATH`: read and check the plan file (the CLI's parser), its preview in the
+    /// configured zone; answer with `Message::PlanRead`.
+    ReadPlan {
+        id: RequestId,
+        path: PathBuf,
+        words: crate::app::plan::PlanWords,
+    },
     /// Write near duplicate clusters (`:dupes`) to `path` as `contacts dupes` writes them;
     /// report with `Message::Export` (`Done` counts the contacts written). `overwrite` as
     /// for `Export`.

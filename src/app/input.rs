@@ -72,7 +72,12 @@ impl App {
         if let Some(fx) = self.user_action_key(&key) {
             return fx;
         }
-        match self.keymap.action(&key) {
+        let action = self.keymap.action(&key);
+        if action != Some(Action::Back) {
+            // Only a second Esc in a row clears a large selection.
+            self.tab_mut().selection.clear_asked = false;
+        }
+        match action {
             Some(a) => match self
                 .on_pipeline_action(a)
                 .or_else(|| self.on_timeline_action(a))

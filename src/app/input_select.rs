@@ -9,12 +9,15 @@ use std::sync::Arc;
 
 use super::App;
 use crate::app::dialogs::Overlay;
-use crate::app::dialogs::jobs::{ConfirmOpen, OPEN_WITHOUT_ASKING};
+use crate::app::dialogs::confirm_action::{ConfirmOpen, OPEN_WITHOUT_ASKING};
 use crate::app::effects::Effect;
 use crate::app::jobs::{JobEntry, JobKind, JobSpec, JobState, JobThen, SelectionUse};
 use crate::app::keymap::Action;
 use crate::app::selection::{IdBatch, Selection};
 use crate::resource::Resource;
+
+/// Clearing more marks than this asks for a second `Esc`.
+pub const CLEAR_WITHOUT_ASKING: usize = 50;
 
 impl App {
     /// The records marked on `kind`'s tab.
@@ -121,14 +124,22 @@ impl App {
         self.note(format!("Selected {added} more ({total} selected)"));
     }
 
-    /// `Esc` with marks: clears them (true), before the filters.
+    /// `Esc` with marks: clears them (true), before the filters. More than
+    /// [`CLEAR_WITHOUT_ASKING`] take a second `Esc` in a row (a `*` of thousands is not lost
+    /// to a stray key).
     pub(super) fn clear_marks(&mut self) -> bool {
         let n = self.tab().selection.len();
         if n == 0 {
             return false;
         }
-        self.tab_mut().selection.clear();
         let noun = self.active.noun();
+        if n > CLEAR_WITHOUT_ASKING && !self.tab().selection.clear_asked {
+            self.tab_mut().selection.clear_asked = true;
+            let key = self.keymap.first_key(Action::Back);
+            self.note(format!("{n} {noun} selected: {key} again clears them"));
+            return true;
+        }
+        self.tab_mut().selection.clear();
         self.note(format!("Selection cleared ({n} {noun})"));
         true
     }
@@ -232,6 +243,7 @@ impl App {
             state: JobState::Running,
             then,
             cancellable: true,
+            report: None,
         });
         self.dirty = true;
         vec![Effect::StartJob { id, job }]

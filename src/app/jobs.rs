@@ -69,6 +69,10 @@ pub enum JobSpec {
         ids: Arc<Selection>,
         export: Option<ExportTo>,
     },
+    /// A reschedule plan's checked rows sent through the CLI's plan runner
+    /// (`reschedule::plan::run`), its run journal and logs. Answers `JobOutput::Plan`; a
+    /// cancel stops new requests and lets those under way finish (the report says so).
+    Plan(Box<crate::app::plan::PlanJob>),
 }
 
 /// Where a selection's export goes.
@@ -93,6 +97,8 @@ pub enum JobOutput {
         missing: usize,
         path: std::path::PathBuf,
     },
+    /// A plan run's per-row report.
+    Plan(Arc<crate::app::plan::PlanReport>),
 }
 
 /// A job's report (`Message::Job`).
@@ -152,6 +158,8 @@ pub struct JobEntry {
     pub then: JobThen,
     /// Whether `:jobs` can stop it.
     pub cancellable: bool,
+    /// A per-row report `:jobs` opens (Enter): a plan run's.
+    pub report: Option<Arc<crate::app::plan::PlanReport>>,
 }
 
 impl JobEntry {
@@ -258,6 +266,7 @@ mod tests {
             state: JobState::Running,
             then: JobThen::Report,
             cancellable: true,
+            report: None,
         }
     }
 

@@ -17,6 +17,7 @@ impl App {
     /// `J` / `:jobs`.
     pub(crate) fn open_jobs(&mut self) -> Vec<Effect> {
         self.overlays.push(Overlay::Jobs(JobsView::default()));
+        self.follow_jobs_cursor();
         self.dirty = true;
         Vec::new()
     }
@@ -25,6 +26,26 @@ impl App {
         let n = self.jobs.list.len();
         if let Some(Overlay::Jobs(v)) = self.overlays.last_mut() {
             v.cursor = v.cursor.min(n.saturating_sub(1));
+        }
+        self.follow_jobs_cursor();
+    }
+
+    /// What `:jobs` offers for the job under its cursor: `x` only while it runs (and can
+    /// be stopped), Enter only when it has a report.
+    fn follow_jobs_cursor(&mut self) {
+        let Some(Overlay::Jobs(v)) = self.overlays.last() else {
+            return;
+        };
+        let order = self.jobs.in_order();
+        let j = order.get(v.cursor.min(order.len().saturating_sub(1)));
+        let stoppable = j.is_some_and(|j| j.running() && j.cancellable);
+        let has_report = j.is_some_and(|j| j.report.is_some());
+        if let Some(Overlay::Jobs(v)) = self.overlays.last_mut()
+            && (v.stoppable, v.has_report) != (stoppable, has_report)
+        {
+            v.stoppable = stoppable;
+            v.has_report = has_report;
+            self.dirty = true;
         }
     }
 
@@ -90,6 +111,15 @@ impl App {
                                 JobKind::Select,
                                 format!("{} {}", spec.kind.noun(), spec.filter_summary()),
                             ),
+                            JobSpec::Plan(plan) => (
+                                JobKind::Plan,
+                                format!(
+                                    "{} ({} {})",
+                                    plan.path.display(),
+                                    plan.rows.len(),
+                                    if plan.rows.len() == 1 { "row" } else { "rows" }
+                                ),
+                            ),
                         };
                         (*id, kind, title, true)
                     }
@@ -136,9 +166,12 @@ impl App {
                 state: JobState::Running,
                 then: JobThen::Report,
                 cancellable: kind != JobKind::Sync,
+                report: None,
             });
             self.dirty = true;
         }
+        // A job under `:jobs`' cursor may have started or ended.
+        self.follow_jobs_cursor();
     }
 
     /// The older kinds' own messages, as job progress and outcomes.
@@ -202,6 +235,20 @@ impl App {
         }
     }
 
+    /// An export's report: its dialog follows it (`:jobs` heard it in `jobs_heard`).
+    pub(super) fn export_heard(&mut self, msg: Message) -> Vec<Effect> {
+        if let Message::Export {
+            event: ExportEvent::Done { .. },
+            ..
+        } = &msg
+            && let Some(from) = self.mirror_status().filter(|_| self.is_offline())
+        {
+            // Offline, the runtime read the pages from the local mirror.
+            self.note(format!("{from}: the export was read from the local mirror"));
+        }
+        self.dispatch_to_dialogs(&msg)
+    }
+
     /// A runner job's report: the list follows; a finished job's result is used.
     pub(super) fn on_job(&mut self, id: RequestId, event: JobEvent) -> Vec<Effect> {
         // The export dialog follows its own job.
@@ -222,14 +269,24 @@ impl App {
             }
             JobEvent::Done(out) => {
                 let summary = summary_of(&out);
-                if !self.jobs.finish(id, JobState::Done(summary)) {
+                if let (JobOutput::Plan(report), Some(j)) = (&out, self.jobs.get_mut(id)) {
+                    j.report = Some(report.clone());
+                }
+                if !self.jobs.finish(id, JobState::Done(summary.clone())) {
                     return fx;
+                }
+                if matches!(out, JobOutput::Plan(_)) {
+                    let key = self.keymap.first_key(crate::app::keymap::Action::Jobs);
+                    self.note(format!("Plan run: {summary} · {key} for each row"));
                 }
                 fx.extend(self.use_result(then, out));
                 self.dirty = true;
             }
             JobEvent::Failed(e) => {
-                if self.jobs.finish(id, JobState::Failed(e.clone())) && then != JobThen::Report {
+                let plan = self.jobs.get(id).is_some_and(|j| j.kind == JobKind::Plan);
+                if self.jobs.finish(id, JobState::Failed(e.clone()))
+                    && (then != JobThen::Report || plan)
+                {
                     self.show_error(e);
                 }
             }
@@ -351,5 +408,6 @@ fn summary_of(out: &JobOutput) -> String {
             };
             format!("wrote {records} to {}{gone}", path.display())
         }
+        JobOutput::Plan(report) => report.summary(),
     }
 }

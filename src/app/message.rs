@@ -150,4 +150,9 @@ pub enum Message {
         id: RequestId,
         event: crate::app::jobs::JobEvent,
     },
+    /// A plan read for `:plan` (`Effect::ReadPlan`), or why it could not be.
+    PlanRead {
+        id: RequestId,
+        result: Result<Box<crate::app::plan::PlanLoaded>, String>,
+    },
 }

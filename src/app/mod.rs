@@ -17,6 +17,7 @@ pub mod message;
 pub mod mirror;
 pub mod persist;
 pub mod pipeline;
+pub mod plan;
 pub mod profiles;
 pub mod resources;
 pub mod selection;
@@ -464,22 +465,11 @@ impl App {
             }
             // Answers to what a dialog started. A created contact (its note, the Contacts tab
             // reloaded) is the contact form's to handle: `App::contact_created`.
+            msg @ Message::Export { .. } => self.export_heard(msg),
             msg @ (Message::LoggedIn { .. }
             | Message::RescheduleLog { .. }
-            | Message::Export { .. }
             | Message::Rescheduled { .. }
-            | Message::ContactCreated { .. }) => {
-                if let Message::Export {
-                    event: ExportEvent::Done { .. },
-                    ..
-                } = &msg
-                    && let Some(from) = self.mirror_status().filter(|_| self.is_offline())
-                {
-                    // Offline, the runtime read the pages from the local mirror.
-                    self.note(format!("{from}: the export was read from the local mirror"));
-                }
-                self.dispatch_to_dialogs(&msg)
-            }
+            | Message::ContactCreated { .. }) => self.dispatch_to_dialogs(&msg),
             Message::Summary { id, event } => self.on_summary(id, event),
             Message::Collected { id, event } => self.on_collected(id, event),
             Message::TokenLookup(lookup) => self.on_token_lookup(*lookup),
@@ -519,6 +509,7 @@ impl App {
             }
             Message::Mirror(m) => self.on_mirror(m),
             Message::Job { id, event } => self.on_job(id, event),
+            Message::PlanRead { result, .. } => self.plan_read(result),
             Message::JournalRead { result } => self.journal_read(result),
             Message::WriteRecorded { error } => {
                 if let Some(e) = error {

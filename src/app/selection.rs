@@ -97,6 +97,8 @@ pub struct Selection {
     long: BTreeSet<Box<str>>,
     /// The row `V` extends a range from: the last one marked by hand.
     pub anchor: Option<String>,
+    /// `Esc` was pressed once on a large selection: the next `Esc` clears it.
+    pub clear_asked: bool,
 }
 
 impl Selection {

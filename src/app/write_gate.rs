@@ -18,6 +18,7 @@ use crate::app::dialogs::Overlay;
 use crate::app::dialogs::write_guard::{PendingWriteQuit, TypeProfileName};
 use crate::app::dialogs::write_log::WriteLogView;
 use crate::app::effects::{Effect, RequestId};
+use crate::app::jobs::JobSpec;
 use crate::app::message::Message;
 use crate::app::{App, keymap::Action};
 use crate::journal::{Answer, Who, WriteKind, WriteRecord};
@@ -67,15 +68,27 @@ pub struct WriteGate {
     quit_armed: bool,
     /// The countdown's seconds last drawn.
     shown_secs: Option<u64>,
+    /// Bulk runs (a plan) the gate let through: they start as jobs, journalled row by row.
+    passed: std::collections::HashSet<RequestId>,
 }
 
 fn is_write(e: &Effect) -> bool {
-    matches!(e, Effect::CreateContact { .. } | Effect::Reschedule { .. })
+    matches!(
+        e,
+        Effect::CreateContact { .. }
+            | Effect::Reschedule { .. }
+            | Effect::StartJob {
+                job: JobSpec::Plan(_),
+                ..
+            }
+    )
 }
 
 fn write_id(e: &Effect) -> RequestId {
     match e {
-        Effect::CreateContact { id, .. } | Effect::Reschedule { id, .. } => *id,
+        Effect::CreateContact { id, .. }
+        | Effect::Reschedule { id, .. }
+        | Effect::StartJob { id, .. } => *id,
         _ => RequestId(0),
     }
 }
@@ -83,6 +96,7 @@ fn write_id(e: &Effect) -> RequestId {
 fn noun(e: &Effect) -> &'static str {
     match e {
         Effect::Reschedule { .. } => "reschedule",
+        Effect::StartJob { .. } => "plan",
         _ => "create",
     }
 }
@@ -136,7 +150,11 @@ impl App {
     pub(super) fn gate_writes(&mut self, fx: &mut Vec<Effect>) {
         // A write the gate released itself (its window ran out, "send now", the name typed
         // with no window) is on its way already: it passes.
-        let new_write = |e: &Effect| is_write(e) && !self.safety.sent.contains_key(&write_id(e));
+        let new_write = |e: &Effect| {
+            is_write(e)
+                && !self.safety.sent.contains_key(&write_id(e))
+                && !self.safety.passed.contains(&write_id(e))
+        };
         if !fx.iter().any(new_write) {
             return;
         }
@@ -182,7 +200,11 @@ impl App {
         self.dirty = true;
         match not_sent(effect, why) {
             Some(m) => self.dispatch_to_dialogs(&m),
-            None => Vec::new(),
+            // A bulk run has no dialog left to tell: the status line says it.
+            None => {
+                self.show_error(format!("The {} did not run: {why}", noun(effect)));
+                Vec::new()
+            }
         }
     }
 
@@ -221,6 +243,11 @@ impl App {
                 None,
                 Some(appointment_id.clone()),
             ),
+            Effect::StartJob { id, .. } => {
+                // Each of its rows goes to the write journal as it is answered.
+                self.safety.passed.insert(*id);
+                return effect;
+            }
             _ => return effect,
         };
         self.safety.sent.insert(

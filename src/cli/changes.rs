@@ -13,9 +13,12 @@ use crate::cli::cache::{self, cli_error, read_error};
 use crate::cli::context::{Ctx, Ttys};
 use crate::cli::exit::CliError;
 use crate::cli::format::{resolve, table_width};
-use crate::insights::changes::{ChangeJson, currency_of, json_line, summary};
+use crate::cli::shape::{ShapeArgs, Shaper};
+use crate::insights::changes::{ChangeJson, currency_of, summary};
 use crate::mirror::sync::{self as mirror_sync, SyncOptions};
-use crate::mirror::{ChangeKind, ChangeQuery, Mirror, MirrorError, MirrorLocation, RecordChange};
+use crate::mirror::{
+    ChangeKind, ChangeQuery, Mirror, MirrorError, MirrorLocation, RecordChange, write_json_line,
+};
 use crate::output::{Format, display_width, pad, sanitize_cell, truncate_to_width};
 use crate::resource::Resource;
 use crate::timeparse::{self, Zone};
@@ -55,6 +58,8 @@ pub struct ChangesArgs {
     /// Sync the mirror first (an incremental sync, or a full one when due).
     #[arg(long)]
     pub sync: bool,
+    #[command(flatten)]
+    pub shape: ShapeArgs,
 }
 
 /// What `changes` prints in each format.
@@ -76,6 +81,7 @@ pub const EXAMPLES: &str = "Examples:
   crmdash changes --since last --mark --format jsonl
   crmdash changes --id deal_000042
   crmdash changes --sync --since 7d --format csv
+  crmdash changes --since 1d --jq '.[] | select(.kind == \"created\") | .id'
 
 Changes are what syncs saw: run `crmdash sync` (or pass --sync) to record new ones. The first
 sync of a resource is a baseline and records none.
@@ -89,7 +95,8 @@ What is printed:
   jsonl  one such object a line.
   csv    the header seq,at,resource,id,kind,field,old,new, then one row per changed field
          (one row with empty field, old and new for created and gone); old and new are
-         JSON for anything but text.";
+         JSON for anything but text.
+--jq and --template read the json array.";
 
 /// Where `--since` starts reading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +137,7 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
             "--mark and --cursor go with --since last".to_string(),
         ));
     }
+    let shaper = args.shape.compile(&[("--format", args.format.is_some())])?;
     let settings = &ctx.settings;
     if !settings.cache.enabled {
         return Err(cli_error(MirrorError::Disabled));
@@ -163,16 +171,20 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
     // The cursor moves to what existed when reading started, filtered out or not: those
     // changes were passed over on purpose, not missed.
     let last = mirror.last_change_seq().map_err(read_error)?;
-    let changes = mirror.changes(&q).map_err(read_error)?;
-    let fmt = resolve(args.format.map(Format::from), Ttys::detect());
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let written = match fmt {
-        Format::Table => write_table(&mirror, &changes, &mut out),
-        Format::Json => write_json(&changes, &mut out),
-        Format::Jsonl => changes
-            .iter()
-            .try_for_each(|c| writeln!(out, "{}", json_line(c))),
-        Format::Csv => write_csv(&changes, &mut out),
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = match shaper {
+        Some(shaper) => write_shaped(&mirror, &q, &shaper, &mut out)?,
+        None => match resolve(args.format.map(Format::from), Ttys::detect()) {
+            Format::Jsonl => write_jsonl(&mirror, &q, &mut out)?,
+            fmt => {
+                let changes = mirror.changes(&q).map_err(read_error)?;
+                match fmt {
+                    Format::Table => write_table(&mirror, &changes, &mut out),
+                    Format::Json => write_json(&changes, &mut out),
+                    _ => write_csv(&changes, &mut out),
+                }
+            }
+        },
     }
     .and_then(|()| out.flush());
     match written {
@@ -189,6 +201,66 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CliError::other(format!("cannot write the output: {e}"))),
     }
+}
+
+/// What a failed read or a failed write stops.
+enum Stop {
+    Read(MirrorError),
+    Write(std::io::Error),
+}
+
+impl From<MirrorError> for Stop {
+    fn from(e: MirrorError) -> Stop {
+        Stop::Read(e)
+    }
+}
+
+/// JSON lines straight from the stored text: no values built, one buffer reused, written
+/// in large blocks. A read error is the command's error; a write error is returned.
+fn write_jsonl(
+    mirror: &Mirror,
+    q: &ChangeQuery,
+    out: &mut impl Write,
+) -> Result<std::io::Result<()>, CliError> {
+    let mut buf = String::with_capacity(1 << 16);
+    let read = mirror.each_change(q, |c| {
+        write_json_line(c, &mut buf);
+        if buf.len() >= 1 << 16 {
+            out.write_all(buf.as_bytes()).map_err(Stop::Write)?;
+            buf.clear();
+        }
+        Ok(())
+    });
+    match read {
+        Ok(()) => Ok(out.write_all(buf.as_bytes())),
+        Err(Stop::Write(e)) => Ok(Err(e)),
+        Err(Stop::Read(e)) => Err(read_error(e)),
+    }
+}
+
+/// `--jq`/`--template` over the json array. The shaped output is gathered first, so a reader
+/// that went away half way is noticed (and `--mark` does not move the cursor).
+fn write_shaped(
+    mirror: &Mirror,
+    q: &ChangeQuery,
+    shaper: &Shaper,
+    out: &mut impl Write,
+) -> Result<std::io::Result<()>, CliError> {
+    let mut array = String::from("[");
+    mirror
+        .each_change(q, |c| {
+            if array.len() > 1 {
+                array.push(',');
+            }
+            write_json_line(c, &mut array);
+            array.pop();
+            Ok::<_, MirrorError>(())
+        })
+        .map_err(read_error)?;
+    array.push(']');
+    let mut shaped = Vec::new();
+    shaper.emit(&array, &mut shaped)?;
+    Ok(out.write_all(&shaped))
 }
 
 impl From<ChangesFormat> for Format {

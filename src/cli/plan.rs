@@ -119,6 +119,7 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
         profile: ctx.profile().await?.to_string(),
         stop,
         resend_in_doubt: args.resend_in_doubt,
+        who: crate::journal::Who::Cli,
     };
     let fmt = format::resolve(args.format, ctx.tty);
     let mut reporter = Reporter::new(fmt, plan.rows.len() as u64, ctx.tty, &zone);

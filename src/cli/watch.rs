@@ -68,23 +68,13 @@ CRMDASH_CHANGE_ID, CRMDASH_CHANGE_RESOURCE, CRMDASH_CHANGE_KIND and CRMDASH_CHAN
 that fails is said on stderr and given the same change again next round; later changes wait
 for it, so they arrive in order. The token is never in the program's environment.";
 
-/// Reads `--every`: a number with s, m or h.
+/// Reads `--every` with the time grammar's lengths (`30s`, `1m`, `1h30m`), at least 5s.
 pub fn parse_every(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{t:?} is not a period: give a number with s, m or h (1m)"))?;
-    let secs = match unit {
-        "s" => n,
-        "m" | "" => n.saturating_mul(60),
-        "h" => n.saturating_mul(3600),
-        _ => return Err(format!("{t:?}: the unit is s, m or h (30s, 1m, 2h)")),
-    };
-    if secs < 5 {
+    let period = crate::timeparse::parse_period(text)?;
+    if period < chrono::TimeDelta::seconds(5) {
         return Err("the period is at least 5s".to_string());
     }
-    Ok(Duration::from_secs(secs))
+    period.to_std().map_err(|e| e.to_string())
 }
 
 /// How long to wait before the next round after a failed sync: what a rate limit asks (at
@@ -259,13 +249,17 @@ mod tests {
     use crate::api::ApiError;
 
     #[test]
-    fn every_reads_seconds_minutes_hours() {
+    fn every_reads_the_time_grammars_lengths() {
         assert_eq!(parse_every("30s"), Ok(Duration::from_secs(30)));
         assert_eq!(parse_every("1m"), Ok(Duration::from_secs(60)));
         assert_eq!(parse_every("2h"), Ok(Duration::from_secs(7200)));
-        assert!(parse_every("1s").is_err());
-        assert!(parse_every("soon").is_err());
-        assert!(parse_every("1d").is_err());
+        assert_eq!(parse_every("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_every("1d"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_every("2MIN"), Ok(Duration::from_secs(120)));
+        assert!(parse_every("1s").unwrap_err().contains("at least 5s"));
+        for bad in ["soon", "5", "-1m", "+1m", "1y", ""] {
+            assert!(parse_every(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

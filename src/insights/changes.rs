@@ -106,9 +106,9 @@ impl<'a> ChangeJson<'a> {
     }
 }
 
-/// [`ChangeJson`] on one line.
+/// [`ChangeJson`] on one line (written by the one writer `crmdash changes` prints with).
 pub fn json_line(c: &RecordChange) -> String {
-    serde_json::to_string(&ChangeJson::new(c)).unwrap_or_default()
+    c.json_line()
 }
 
 #[cfg(test)]

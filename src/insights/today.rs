@@ -17,6 +17,9 @@ use crate::resource::Resource;
 pub const QUIET_AFTER_DAYS: i64 = 14;
 /// At most this many quiet deals are listed (the largest first).
 pub const QUIET_SHOWN: usize = 10;
+/// A group made of changes lists at most its newest this many (its count says how many
+/// there are): only their records are read.
+pub const LINES_SHOWN: usize = 50;
 
 /// The groups, in the order shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -154,7 +157,10 @@ pub struct TodayLine {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TodayGroup {
     pub kind: GroupKind,
+    /// The newest lines (at most [`LINES_SHOWN`] of a group made of changes).
     pub lines: Vec<TodayLine>,
+    /// How many there are in all.
+    pub total: usize,
 }
 
 fn text(v: &Value) -> Option<&str> {
@@ -205,7 +211,7 @@ pub fn build(
     zone: &crate::timeparse::Zone,
 ) -> Vec<TodayGroup> {
     let mut groups: HashMap<GroupKind, Vec<TodayLine>> = HashMap::new();
-    let seen_seq = |g: GroupKind| input.seen.get(&g).map_or(0, |c| c.seq);
+    let mut totals: HashMap<GroupKind, usize> = HashMap::new();
     let facts = |r: Resource, id: &str| {
         input
             .facts
@@ -213,9 +219,29 @@ pub fn build(
             .cloned()
             .unwrap_or_default()
     };
-    for c in input.changes.iter().rev() {
+    walk(&input.changes, &input.seen, |g, c, shown| {
+        *totals.entry(g).or_default() += 1;
+        if !shown {
+            return;
+        }
         let f = facts(c.resource, &c.id);
-        let line = |text: String| TodayLine {
+        let text = match g {
+            GroupKind::NewContacts => String::new(),
+            GroupKind::Values => {
+                let Some(v) = c.field("value") else { return };
+                let cur = crate::insights::changes::currency_of(c, f.currency.as_deref());
+                let (o, n) = (amount(&v.old), amount(&v.new));
+                let show =
+                    |d: Option<Decimal>| d.map_or("—".to_string(), |d| format_amount(d, true));
+                format!("{} → {}  {}", show(o), show(n), difference(o, n, cur))
+            }
+            _ => {
+                let Some(s) = c.field("status") else { return };
+                let (old, new) = (text(&s.old).unwrap_or("—"), text(&s.new).unwrap_or("—"));
+                format!("{old} → {new}")
+            }
+        };
+        groups.entry(g).or_default().push(TodayLine {
             resource: Some(c.resource),
             id: c.id.clone(),
             label: if f.label.is_empty() {
@@ -226,41 +252,8 @@ pub fn build(
             text,
             seq: c.seq,
             raw: f.raw.clone(),
-        };
-        let mut push = |g: GroupKind, text: String| {
-            if c.seq > seen_seq(g) {
-                groups.entry(g).or_default().push(line(text));
-            }
-        };
-        match (c.resource, c.kind) {
-            (Resource::Contacts, ChangeKind::Created) => {
-                push(GroupKind::NewContacts, String::new())
-            }
-            (Resource::Deals, ChangeKind::Updated | ChangeKind::Back) => {
-                if let Some(s) = c.field("status") {
-                    let (old, new) = (text(&s.old).unwrap_or("—"), text(&s.new).unwrap_or("—"));
-                    let g = match new {
-                        "won" => GroupKind::Won,
-                        "lost" => GroupKind::Lost,
-                        _ => GroupKind::Moved,
-                    };
-                    push(g, format!("{old} → {new}"));
-                }
-                if let Some(v) = c.field("value") {
-                    let cur = crate::insights::changes::currency_of(c, f.currency.as_deref());
-                    let (o, n) = (amount(&v.old), amount(&v.new));
-                    let show = |d: Option<Decimal>| {
-                        d.map_or("—".to_string(), |d| format_amount(d, true))
-                    };
-                    push(
-                        GroupKind::Values,
-                        format!("{} → {}  {}", show(o), show(n), difference(o, n, cur)),
-                    );
-                }
-            }
-            _ => {}
-        }
-    }
+        });
+    });
     let (monday, sunday) = week_of(today);
     if !seen_today(input.seen.get(&GroupKind::ProjectsWeek), today, zone) {
         let lines = groups.entry(GroupKind::ProjectsWeek).or_default();
@@ -336,11 +329,63 @@ pub fn build(
     }
     GroupKind::ALL
         .into_iter()
-        .map(|kind| TodayGroup {
-            kind,
-            lines: groups.remove(&kind).unwrap_or_default(),
+        .map(|kind| {
+            let lines = groups.remove(&kind).unwrap_or_default();
+            let total = totals.get(&kind).copied().unwrap_or(0).max(lines.len());
+            TodayGroup { kind, lines, total }
         })
         .collect()
+}
+
+/// The groups a change counts in: a deal's status (won, lost or moved) and its value, a
+/// contact that was created.
+fn groups_of(c: &RecordChange) -> [Option<GroupKind>; 2] {
+    match (c.resource, c.kind) {
+        (Resource::Contacts, ChangeKind::Created) => [Some(GroupKind::NewContacts), None],
+        (Resource::Deals, ChangeKind::Updated | ChangeKind::Back) => {
+            let status = c.field("status").map(|s| match text(&s.new) {
+                Some("won") => GroupKind::Won,
+                Some("lost") => GroupKind::Lost,
+                _ => GroupKind::Moved,
+            });
+            [status, c.field("value").map(|_| GroupKind::Values)]
+        }
+        _ => [None, None],
+    }
+}
+
+/// Calls `f` for each change (newest first) in each group it counts in and was not seen,
+/// saying whether it is one of the group's shown lines.
+fn walk<'c>(
+    changes: &'c [RecordChange],
+    seen: &HashMap<GroupKind, Cursor>,
+    mut f: impl FnMut(GroupKind, &'c RecordChange, bool),
+) {
+    let mut counts: HashMap<GroupKind, usize> = HashMap::new();
+    for c in changes.iter().rev() {
+        for g in groups_of(c).into_iter().flatten() {
+            if c.seq <= seen.get(&g).map_or(0, |s| s.seq) {
+                continue;
+            }
+            let n = counts.entry(g).or_default();
+            *n += 1;
+            f(g, c, *n <= LINES_SHOWN);
+        }
+    }
+}
+
+/// The records the groups' shown lines are about: the only ones whose facts are read.
+pub fn shown_records(
+    changes: &[RecordChange],
+    seen: &HashMap<GroupKind, Cursor>,
+) -> std::collections::HashSet<(Resource, String)> {
+    let mut out = std::collections::HashSet::new();
+    walk(changes, seen, |_, c, shown| {
+        if shown {
+            out.insert((c.resource, c.id.clone()));
+        }
+    });
+    out
 }
 
 /// `since Tue 16:40` (the last visit, in the display zone), `since yesterday` on a first.

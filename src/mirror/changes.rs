@@ -11,10 +11,16 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::store::{Mirror, SyncState};
 use super::{MirrorError, Resource};
+
+mod diff;
+mod raw;
+
+pub use diff::diff_text;
+pub use raw::{RawChange, Selection, each_field, write_json_line};
 
 /// Version 7: the change feed and its readers' cursors.
 pub(super) const SCHEMA: &str = "
@@ -144,6 +150,8 @@ pub struct ChangeQuery {
     /// Newest first (the detail pane, the palette) instead of oldest first.
     pub newest_first: bool,
     pub limit: Option<usize>,
+    /// Only the changes a reader shows (Today's), chosen in SQL.
+    pub selection: Option<Selection>,
 }
 
 /// How a write of records feeds the change log: not at all while a resource's first sync
@@ -171,8 +179,8 @@ fn ignored(r: Resource, key: &str) -> bool {
     key == "updated_at" || r.include(key).is_some()
 }
 
-/// The fields that differ between two raw records, by dotted path: those of the new record
-/// in key order, then fields that went away. `updated_at` and included relations are left out.
+/// The fields that differ between two parsed records (the reference [`diff_text`] agrees with).
+#[cfg(test)]
 pub fn diff(r: Resource, old: &Value, new: &Value) -> Vec<FieldChange> {
     let mut out = Vec::new();
     match (old.as_object(), new.as_object()) {
@@ -187,11 +195,12 @@ pub fn diff(r: Resource, old: &Value, new: &Value) -> Vec<FieldChange> {
     out
 }
 
+#[cfg(test)]
 fn diff_objects(
     r: Resource,
     prefix: &str,
-    old: &Map<String, Value>,
-    new: &Map<String, Value>,
+    old: &serde_json::Map<String, Value>,
+    new: &serde_json::Map<String, Value>,
     out: &mut Vec<FieldChange>,
 ) {
     let path = |k: &str| {
@@ -240,11 +249,11 @@ fn encode(fields: &[FieldChange]) -> Option<String> {
     serde_json::to_string(&triples).ok()
 }
 
-fn decode(text: Option<String>) -> Vec<FieldChange> {
+fn decode(text: Option<&str>) -> Vec<FieldChange> {
     let Some(text) = text else {
         return Vec::new();
     };
-    serde_json::from_str::<Vec<(String, Value, Value)>>(&text)
+    serde_json::from_str::<Vec<(String, Value, Value)>>(text)
         .unwrap_or_default()
         .into_iter()
         .map(|(field, old, new)| FieldChange { field, old, new })
@@ -267,8 +276,7 @@ pub(super) fn note(
     let (kind, fields) = match old {
         None => (ChangeKind::Created, Vec::new()),
         Some((old, gone)) => {
-            let parse = |s: &str| serde_json::from_str::<Value>(s).unwrap_or(Value::Null);
-            let fields = diff(r, &parse(old), &parse(new));
+            let fields = diff_text(r, old, new);
             match (gone, fields.is_empty()) {
                 (true, _) => (ChangeKind::Back, fields),
                 (false, true) => return Ok(()),
@@ -332,73 +340,6 @@ fn from_secs(s: i64) -> DateTime<Utc> {
 }
 
 impl Mirror {
-    /// Changes matching `q`, oldest first unless `q.newest_first`.
-    pub fn changes(&self, q: &ChangeQuery) -> Result<Vec<RecordChange>, MirrorError> {
-        let mut sql = String::from("SELECT seq, at, resource, id, kind, fields FROM changes");
-        let mut cond: Vec<String> = Vec::new();
-        let mut args: Vec<rusqlite::types::Value> = Vec::new();
-        let mut arg = |v: rusqlite::types::Value| {
-            args.push(v);
-            format!("?{}", args.len())
-        };
-        if let Some(s) = q.after_seq {
-            cond.push(format!("seq > {}", arg(s.into())));
-        }
-        if let Some(t) = q.since {
-            cond.push(format!("at >= {}", arg(t.timestamp().into())));
-        }
-        if !q.resources.is_empty() {
-            let list: Vec<String> = q
-                .resources
-                .iter()
-                .map(|r| arg(resource_code(*r).into()))
-                .collect();
-            cond.push(format!("resource IN ({})", list.join(",")));
-        }
-        if !q.kinds.is_empty() {
-            let list: Vec<String> = q.kinds.iter().map(|k| arg(k.code().into())).collect();
-            cond.push(format!("kind IN ({})", list.join(",")));
-        }
-        if let Some(id) = &q.id {
-            cond.push(format!("id = {}", arg(id.clone().into())));
-        }
-        if !cond.is_empty() {
-            sql.push_str(" WHERE ");
-            sql.push_str(&cond.join(" AND "));
-        }
-        sql.push_str(if q.newest_first {
-            " ORDER BY seq DESC"
-        } else {
-            " ORDER BY seq"
-        });
-        // The field filter reads the decoded fields, so the limit applies after it.
-        let limit = q.limit.unwrap_or(usize::MAX);
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
-        let mut rows = stmt
-            .query(rusqlite::params_from_iter(args))
-            .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        while out.len() < limit
-            && let Some(row) = rows.next().map_err(|e| self.err(e))?
-        {
-            let read = || -> rusqlite::Result<RecordChange> {
-                Ok(RecordChange {
-                    seq: row.get(0)?,
-                    at: from_secs(row.get(1)?),
-                    resource: resource_from_code(row.get(2)?),
-                    id: row.get(3)?,
-                    kind: ChangeKind::from_code(row.get(4)?),
-                    fields: decode(row.get(5)?),
-                })
-            };
-            let change = read().map_err(|e| self.err(e))?;
-            if q.field.as_deref().is_none_or(|f| change.touches(f)) {
-                out.push(change);
-            }
-        }
-        Ok(out)
-    }
-
     /// The newest change's sequence number (0 when there is none).
     pub fn last_change_seq(&self) -> Result<i64, MirrorError> {
         self.conn
@@ -408,21 +349,21 @@ impl Mirror {
             .map_err(|e| self.err(e))
     }
 
-    /// When each record of `r` last changed, by id (the records the feed holds changes of).
-    pub fn last_change_times(
+    /// When the feed last saw record `id` of `r` change (`None`: it holds no change of it).
+    pub fn last_change_at(
         &self,
         r: Resource,
-    ) -> Result<std::collections::HashMap<String, DateTime<Utc>>, MirrorError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT id, max(at) FROM changes WHERE resource = ?1 GROUP BY id")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([resource_code(r)], |row| {
-                Ok((row.get::<_, String>(0)?, from_secs(row.get(1)?)))
+        id: &str,
+    ) -> Result<Option<DateTime<Utc>>, MirrorError> {
+        self.conn
+            .prepare_cached("SELECT max(at) FROM changes WHERE resource = ?1 AND id = ?2")
+            .and_then(|mut s| {
+                s.query_row(params![resource_code(r), id], |row| {
+                    row.get::<_, Option<i64>>(0)
+                })
             })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+            .map(|at| at.map(from_secs))
+            .map_err(|e| self.err(e))
     }
 
     /// Deletes changes seen before `before`; returns how many.
@@ -514,7 +455,7 @@ mod tests {
             resource: Resource::Contacts,
             id: "c".into(),
             kind: ChangeKind::Updated,
-            fields: decode(text),
+            fields: decode(text.as_deref()),
         };
         assert!(c.touches("consent"));
         assert!(c.touches("consent.email"));

@@ -21,12 +21,16 @@ mod plans;
 mod rows;
 mod schema;
 mod search;
+mod seek;
 mod select;
 mod store;
 pub mod sync;
 mod why;
 
-pub use changes::{ChangeKind, ChangeQuery, Cursor, FieldChange, RecordChange};
+pub use changes::{
+    ChangeKind, ChangeQuery, Cursor, FieldChange, RawChange, RecordChange, Selection,
+    write_json_line,
+};
 pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::{HolderLock, SyncLock, holders};

@@ -81,6 +81,11 @@ impl Clauses {
         (self.conditions.join(" AND "), &self.args)
     }
 
+    /// The resource, the sort column and whether it is read descending (`mirror::seek`).
+    pub(super) fn order(&self) -> (Resource, &'static str, bool) {
+        (self.resource, self.sort_column, self.descending)
+    }
+
     fn after(&mut self, column: &str, t: &Option<DateTime<Utc>>) {
         if let Some(t) = t {
             self.args.push(SqlValue::Integer(micros(*t)));

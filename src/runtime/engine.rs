@@ -315,6 +315,17 @@ impl Engine {
                     self.jobs.start(id, job, pages, &self.tx);
                 }
                 Effect::CancelJob(id) => self.jobs.cancel(id),
+                Effect::ReadPlan { id, path, words } => {
+                    let task = super::jobs::plan::read(
+                        id,
+                        path,
+                        words,
+                        &self.app.forms.config,
+                        self.requests.source(),
+                        &self.tx,
+                    );
+                    self.jobs.spawn(id, task);
+                }
                 Effect::Login {
                     id,
                     token,

@@ -2,10 +2,11 @@
 //! newest changes for `:changes`, Today's input, and Today's seen marks. Text is made here
 //! (in the display zone), so the app only places it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use rust_decimal::Decimal;
 
 use super::mirror::MirrorReader;
 use crate::api::{ApiRecord, Contact, Deal, Project, Timestamp, When};
@@ -15,8 +16,11 @@ use crate::app::feed::{
 use crate::app::mirror::{LinkKind, RecordRef};
 use crate::app::table::record::CellFormat;
 use crate::insights::changes::{currency_of, summary};
-use crate::insights::today::{Facts, GroupKind, OpenDeal, ProjectDates, Reschedule, TodayInput};
-use crate::mirror::{ChangeQuery, Cursor, Mirror, MirrorError, RecordChange};
+use crate::insights::today::{
+    self, Facts, GroupKind, OpenDeal, ProjectDates, QUIET_AFTER_DAYS, QUIET_SHOWN, Reschedule,
+    TodayInput,
+};
+use crate::mirror::{ChangeQuery, Cursor, Mirror, MirrorError, RecordChange, Selection};
 use crate::resource::Resource;
 
 /// The cursor that remembers the last visit of Today.
@@ -153,9 +157,18 @@ pub fn today(
             last
         }
     };
+    let mut seen = HashMap::new();
+    for g in GroupKind::ALL {
+        if let Some(c) = m.cursor(g.cursor())? {
+            seen.insert(g, c);
+        }
+    }
+    // Only what Today groups (deals' status and value, new contacts) is read, and only the
+    // records of the lines it shows.
     let mut q = ChangeQuery {
         newest_first: true,
         limit: Some(TODAY_CHANGES),
+        selection: Some(Selection::Today),
         ..ChangeQuery::default()
     };
     match since {
@@ -165,33 +178,11 @@ pub fn today(
     let mut changes = m.changes(&q)?;
     changes.reverse();
     let mut facts_of = HashMap::new();
-    let wanted: HashSet<(Resource, &str)> = changes
-        .iter()
-        .filter(|c| c.resource != Resource::Projects)
-        .map(|c| (c.resource, c.id.as_str()))
-        .collect();
-    for (r, id) in wanted {
-        facts_of.insert((r, id.to_string()), facts(m, r, id)?);
+    for (r, id) in today::shown_records(&changes, &seen) {
+        let f = facts(m, r, &id)?;
+        facts_of.insert((r, id), f);
     }
-    let last_changes = m.last_change_times(Resource::Deals)?;
-    let mut open_deals = Vec::new();
-    m.each_live::<Deal>(|d| {
-        let status = d.status.as_deref().unwrap_or("").to_lowercase();
-        if matches!(status.as_str(), "won" | "lost" | "cancelled" | "closed") {
-            return;
-        }
-        let updated = d.updated_at.as_ref().and_then(Timestamp::instant);
-        let changed = last_changes.get(&d.id).copied();
-        let currency = d.extra.get("currency").and_then(|v| v.as_str());
-        open_deals.push(OpenDeal {
-            id: d.id.clone(),
-            label: d.label(),
-            value: d.value.as_ref().and_then(|v| v.decimal()),
-            currency: currency.map(|c| c.trim().to_uppercase()),
-            last_change: updated.max(changed),
-            raw: Some(Arc::from(d.raw.get())),
-        });
-    })?;
+    let open_deals = quiet_deals(m, now)?;
     let mut projects = Vec::new();
     m.each_live::<Project>(|p| {
         projects.push(ProjectDates {
@@ -203,12 +194,6 @@ pub fn today(
             raw: Some(Arc::from(p.raw.get())),
         })
     })?;
-    let mut seen = HashMap::new();
-    for g in GroupKind::ALL {
-        if let Some(c) = m.cursor(g.cursor())? {
-            seen.insert(g, c);
-        }
-    }
     let after = since.map_or(now - chrono::Duration::days(RESCHEDULES_DAYS), |c| c.at);
     let reschedules = reschedules
         .and_then(|s| {
@@ -243,4 +228,79 @@ pub fn today(
         reschedules,
         seen,
     })
+}
+
+/// The open deals that may be the most quiet: ranked by value × days since their
+/// `updated_at`, the feed's last change of each read only as it comes up (it can only make a
+/// deal less quiet), until the [`QUIET_SHOWN`] largest are exact. Deals without `updated_at`
+/// are read from the feed first.
+fn quiet_deals(m: &Mirror, now: DateTime<Utc>) -> Result<Vec<OpenDeal>, MirrorError> {
+    let mut open = Vec::new();
+    m.each_live::<Deal>(|d| {
+        let status = d.status.as_deref().unwrap_or("").to_lowercase();
+        if matches!(status.as_str(), "won" | "lost" | "cancelled" | "closed") {
+            return;
+        }
+        let currency = d.extra.get("currency").and_then(|v| v.as_str());
+        open.push(OpenDeal {
+            id: d.id.clone(),
+            label: d.label(),
+            value: d.value.as_ref().and_then(|v| v.decimal()),
+            currency: currency.map(|c| c.trim().to_uppercase()),
+            last_change: d.updated_at.as_ref().and_then(Timestamp::instant),
+            raw: Some(Arc::from(d.raw.get())),
+        });
+    })?;
+    let exact = |m: &Mirror, d: &mut OpenDeal| -> Result<(), MirrorError> {
+        let fed = m.last_change_at(Resource::Deals, &d.id)?;
+        d.last_change = d.last_change.max(fed);
+        Ok(())
+    };
+    let score = |d: &OpenDeal| {
+        let days = (now - d.last_change?).num_days();
+        (days >= QUIET_AFTER_DAYS).then(|| d.value.unwrap_or_default() * Decimal::from(days))
+    };
+    let mut pending: Vec<(Decimal, usize)> = Vec::new();
+    for (i, d) in open.iter_mut().enumerate() {
+        if d.last_change.is_none() {
+            exact(m, d)?;
+        }
+        if let Some(s) = score(d) {
+            pending.push((s, i));
+        }
+    }
+    // Largest last, ties by id (as Today orders them): popped from the end.
+    let order = |open: &[OpenDeal], a: &(Decimal, usize), b: &(Decimal, usize)| {
+        a.0.cmp(&b.0).then_with(|| open[b.1].id.cmp(&open[a.1].id))
+    };
+    pending.sort_by(|a, b| order(&open, a, b));
+    let mut checked = vec![false; open.len()];
+    let mut shown = Vec::new();
+    while shown.len() < QUIET_SHOWN
+        && let Some((s, i)) = pending.pop()
+    {
+        if checked[i] {
+            shown.push(i);
+            continue;
+        }
+        checked[i] = true;
+        exact(m, &mut open[i])?;
+        match score(&open[i]) {
+            Some(now_s) if now_s == s => shown.push(i),
+            Some(now_s) => {
+                let at = pending.partition_point(|p| order(&open, p, &(now_s, i)).is_lt());
+                pending.insert(at, (now_s, i));
+            }
+            None => {}
+        }
+    }
+    let mut keep = vec![false; open.len()];
+    for i in shown {
+        keep[i] = true;
+    }
+    Ok(open
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(d, k)| k.then_some(d))
+        .collect())
 }

@@ -431,6 +431,7 @@ pub(super) fn needs_source(e: &Effect) -> bool {
             | Effect::Collect { .. }
             | Effect::Export { .. }
             | Effect::StartJob { .. }
+            | Effect::ReadPlan { .. }
             | Effect::CreateContact { .. }
             | Effect::Reschedule { .. }
     )

@@ -53,6 +53,12 @@ pub trait DataSource: Send + Sync + 'static {
         appointment_id: String,
         body: Map<String, Value>,
     ) -> BoxFuture<'static, Result<AppointmentRef, ApiError>>;
+
+    /// The API client itself, for work that drives it directly (a plan run through the
+    /// CLI's runner); `None` for sources that are not the service.
+    fn client(&self) -> Option<Client> {
+        None
+    }
 }
 
 /// The real service, through `api::Client`.
@@ -201,6 +207,10 @@ impl DataSource for ClientSource {
         Box::pin(ORIGIN.scope("new contact", async move {
             client.create_contact(&contact, &key).await
         }))
+    }
+
+    fn client(&self) -> Option<Client> {
+        Some(self.client.clone())
     }
 
     fn reschedule(

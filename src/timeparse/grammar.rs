@@ -207,6 +207,11 @@ impl Ctx<'_> {
     }
 }
 
+/// A signed offset's calendar days and exact time (`+1d2h`), as [`Relative::parse`] reads it.
+pub(super) fn parse_offset(tok: &str) -> Option<Result<(i64, TimeDelta), TimeError>> {
+    Relative::parse(tok).map(|r| r.map(|r| (r.days, r.exact)))
+}
+
 /// A signed offset from now: whole calendar days, plus exact time.
 struct Relative {
     days: i64,

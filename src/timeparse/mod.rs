@@ -91,3 +91,21 @@ pub fn parse_clock(input: &str) -> Option<chrono::NaiveTime> {
 pub fn to_utc_rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
 }
+
+/// A length of time as the offsets of [`GRAMMAR_HELP`] spell it, without the sign: `30s`,
+/// `5m`, `1h30m`, `2d`, `1w` (a day is 24 hours here: a period, not a calendar step).
+pub fn parse_period(input: &str) -> Result<chrono::TimeDelta, String> {
+    let t = input.trim();
+    let hint =
+        || format!("{t:?} is not a length of time: a number and a unit (30s, 5m, 1h30m, 2d)");
+    if !t.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(hint());
+    }
+    match grammar::parse_offset(&format!("+{}", t.to_ascii_lowercase())) {
+        Some(Ok((days, exact))) => chrono::TimeDelta::try_days(days)
+            .and_then(|d| d.checked_add(&exact))
+            .ok_or_else(hint),
+        Some(Err(e)) => Err(format!("{t:?}: {e}")),
+        None => Err(hint()),
+    }
+}

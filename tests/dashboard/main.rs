@@ -23,6 +23,7 @@ mod mirror_faults;
 mod palette;
 mod perf_requests;
 mod pipeline;
+mod plan;
 mod polish;
 mod profiles;
 mod reliability;

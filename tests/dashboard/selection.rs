@@ -439,7 +439,101 @@ async fn star_reads_the_ids_from_a_complete_mirror_without_a_request() {
         .filter(|r| r.path == "/public/v1/contacts")
         .count();
     assert_eq!(lists, 0, "read from the mirror");
-    // The same on a filter: only its matches.
+    // Every contact: a second Esc in a row clears them.
+    press(&mut e, KeyCode::Esc);
+    assert!(!e.app.tab().selection.is_empty());
     press(&mut e, KeyCode::Esc);
     assert!(e.app.tab().selection.is_empty());
+}
+
+#[test]
+fn a_user_action_runs_on_the_marked_records_read_by_a_job() {
+    use crmdash::user_actions::{ActionConfig, Mode};
+    let mut h = loaded((120, 40));
+    let mut m = std::collections::BTreeMap::new();
+    m.insert(
+        "mail".to_string(),
+        ActionConfig {
+            run: vec!["mutt".into(), "{id}".into()],
+            key: Some("M".into()),
+            mode: Some("background".into()),
+            each: true,
+            ..ActionConfig::default()
+        },
+    );
+    let (actions, warnings) =
+        crmdash::user_actions::from_settings(&m, &crmdash::app::keymap::KeyMap::default());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    h.app.set_user_actions(actions);
+    let rows = h.app.tab().records().to_vec();
+    // Rows 0 and 2 marked; the cursor ends on row 3, which is not.
+    h.key(KeyCode::Char(' '));
+    h.ch('j');
+    h.key(KeyCode::Char(' '));
+    let fx = h.ch('M');
+    let [(id, JobSpec::SelectionRecords { ids, export, .. })] = &started_jobs(&fx)[..] else {
+        panic!("the marks' records are read by a job: {fx:?}")
+    };
+    assert!(export.is_none());
+    let mut asked: Vec<&str> = ids.ids().collect();
+    asked.sort();
+    let mut want = vec![rows[0].id.as_str(), rows[2].id.as_str()];
+    want.sort();
+    assert_eq!(asked, want);
+    // The job's records (in the tab's order) are what the action runs on, once each.
+    let found = vec![rows[0].clone(), rows[2].clone()];
+    let fx = h.send(Message::Job {
+        id: *id,
+        event: JobEvent::Done(JobOutput::Records {
+            records: Arc::new(found),
+            missing: 0,
+        }),
+    });
+    assert_eq!(
+        fx,
+        [Effect::RunUserAction {
+            name: "mail".into(),
+            argvs: vec![
+                vec!["mutt".into(), rows[0].id.clone()],
+                vec!["mutt".into(), rows[2].id.clone()],
+            ],
+            mode: Mode::Background,
+        }]
+    );
+}
+
+#[test]
+fn esc_on_a_large_selection_asks_for_a_second_esc() {
+    let mut h = loaded((120, 40));
+    let fx = h.ch('*');
+    if let [(id, _)] = &started_jobs(&fx)[..] {
+        let ids: Vec<String> = (0..120).map(|i| format!("{}", 5000 + i)).collect();
+        let batch: IdBatch = ids.iter().map(String::as_str).collect();
+        h.send(Message::Job {
+            id: *id,
+            event: JobEvent::Done(JobOutput::Ids(Arc::new(batch))),
+        });
+    }
+    let n = h.app.tab().selection.len();
+    assert!(n > 50, "{n}");
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.tab().selection.len(), n, "kept after one Esc");
+    assert!(
+        note_of(&h.app).contains("Esc again clears them"),
+        "{}",
+        note_of(&h.app)
+    );
+    // Another key in between: the question starts over.
+    h.ch('j');
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.tab().selection.len(), n);
+    h.key(KeyCode::Esc);
+    assert!(
+        h.app.tab().selection.is_empty(),
+        "the second Esc in a row clears"
+    );
+    // A few marks go at once.
+    h.key(KeyCode::Char(' '));
+    h.key(KeyCode::Esc);
+    assert!(h.app.tab().selection.is_empty());
 }

@@ -4,7 +4,6 @@
 
 use crate::cli_support;
 
-use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -152,6 +151,38 @@ fn changes_filters_and_formats() {
     let bad = run(env.cmd(&["changes", "--since", "lately"])).code(2);
     assert!(bad.stderr.contains("--since"), "{}", bad.stderr);
     run(env.cmd(&["changes", "--since", "1d", "--mark"])).code(2);
+
+    // The JSON lines are the array's objects, one a line, in the same order; --jq and
+    // --template read that array.
+    let lines = run(env.cmd(&["changes", "--since", "1d", "--format", "jsonl"])).code(0);
+    let array = run(env.cmd(&["changes", "--since", "1d", "--format", "json"])).code(0);
+    let from_lines: Vec<Value> = lines
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(Value::Array(from_lines.clone()), array.json());
+    let ids = run(env.cmd(&["changes", "--since", "1d", "--jq", ".[] | .id"])).code(0);
+    let expected: Vec<&str> = from_lines
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.stdout.lines().collect::<Vec<_>>(), expected);
+    let template = "{% for c in records %}{{ c.seq }} {{ c.kind }}\n{% endfor %}";
+    let shaped = run(env.cmd(&["changes", "--since", "1d", "--template", template])).code(0);
+    let first = &from_lines[0];
+    assert!(
+        shaped.stdout.starts_with(&format!(
+            "{} {}\n",
+            first["seq"],
+            first["kind"].as_str().unwrap()
+        )),
+        "{}",
+        shaped.stdout
+    );
+    let both = run(env.cmd(&["changes", "--jq", ".", "--format", "json"])).code(2);
+    assert!(both.stderr.contains("--format"), "{}", both.stderr);
+    run(env.cmd(&["changes", "--jq", ".[] | ]"])).code(2);
 }
 
 #[test]
@@ -232,12 +263,29 @@ cat >> "$HOOK_DIR/stdin"
             )
         );
     }
-    let stdin: BTreeSet<String> = read("stdin").lines().map(str::to_string).collect();
-    let expected: BTreeSet<String> = all
-        .iter()
-        .map(crmdash::insights::changes::json_line)
-        .collect();
-    assert_eq!(stdin, expected);
+    // Each program got its change as one JSON object, keys in the documented order, values
+    // as the mirror recorded them.
+    let stdin: Vec<String> = read("stdin").lines().map(str::to_string).collect();
+    assert_eq!(stdin.len(), all.len());
+    for (line, c) in stdin.iter().zip(&all) {
+        let at = c.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let head = format!(
+            r#"{{"seq":{},"at":"{at}","resource":"{}","id":"{}","kind":"{}","fields":["#,
+            c.seq,
+            c.resource.noun(),
+            c.id,
+            c.kind.word()
+        );
+        assert!(line.starts_with(&head), "{line}\nwanted {head}");
+        let fields: Vec<serde_json::Value> = c
+            .fields
+            .iter()
+            .map(|f| serde_json::json!({"field": f.field, "old": f.old, "new": f.new}))
+            .collect();
+        let got: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(got["fields"], serde_json::Value::Array(fields), "{line}");
+        assert_eq!(got.as_object().unwrap().len(), 6, "{line}");
+    }
     // argv is exactly what was typed: nothing expanded, nothing added.
     for line in read("argv").lines() {
         assert_eq!(line, "3|$(touch pwned)|--type|a b|");

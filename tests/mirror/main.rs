@@ -13,6 +13,8 @@ mod damage;
 mod dupes;
 mod faults;
 mod first_sync;
+mod lists;
 mod mirror_support;
 mod search;
 mod sync;
+mod today_read;

@@ -1,35 +1,42 @@
 //! `:jobs` (`J`): every long piece of work of this session, running first, with its progress
 //! or outcome; `x` stops the one under the cursor. The list itself is the app's
 //! (`app::jobs::Jobs`): the dialog keeps only the cursor, and the drawing reads both.
-//! Also the question `o` asks before opening more than a few records in the browser.
 
 use crossterm::event::KeyEvent;
 
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::keymap::{Action, Hint};
 
-/// Opening more records than this in the browser asks first.
-pub const OPEN_WITHOUT_ASKING: usize = 5;
-
 #[derive(Debug, Default)]
 pub struct JobsView {
     /// Index into `Jobs::in_order` (clamped by the app and the drawing).
     pub cursor: usize,
+    /// The job under the cursor runs and can be stopped (kept by the app): `x` is offered.
+    pub stoppable: bool,
+    /// The job under the cursor has a report to open (a plan run's).
+    pub has_report: bool,
 }
 
 impl Dialog for JobsView {
     fn hints(&self) -> &'static [Hint] {
-        const H: &[Hint] = &[
-            Hint::new(&[Action::StopJob], "stop the job", 0),
-            Hint::new(&[Action::Cancel], "close", 0),
-        ];
-        H
+        const STOP: Hint = Hint::new(&[Action::StopJob], "stop the job", 0);
+        const OPEN: Hint = Hint::new(&[Action::Confirm], "its rows", 0);
+        const CLOSE: Hint = Hint::new(&[Action::Cancel], "close", 0);
+        match (self.stoppable, self.has_report) {
+            (true, true) => &[STOP, OPEN, CLOSE],
+            (true, false) => &[STOP, CLOSE],
+            (false, true) => &[OPEN, CLOSE],
+            (false, false) => &[CLOSE],
+        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         let asked = [Action::StopJob, Action::Cancel, Action::Confirm];
         match cx.keymap.pick(key, &asked) {
             Some(Action::StopJob) => return Outcome::Apply(DialogResult::StopJob(self.cursor)),
+            Some(Action::Confirm) if self.has_report => {
+                return Outcome::Apply(DialogResult::OpenJob(self.cursor));
+            }
             Some(_) => return Outcome::Close,
             None => {}
         }
@@ -42,36 +49,5 @@ impl Dialog for JobsView {
             _ => return Outcome::Ignored,
         }
         Outcome::Apply(DialogResult::JobsCursor)
-    }
-}
-
-/// "Open 12 contacts in the browser?"
-#[derive(Debug)]
-pub struct ConfirmOpen {
-    pub urls: Vec<String>,
-    pub noun: &'static str,
-}
-
-impl Dialog for ConfirmOpen {
-    fn hints(&self) -> &'static [Hint] {
-        const H: &[Hint] = &[
-            Hint::new(&[Action::Yes], "open them", 0),
-            Hint::new(&[Action::No], "cancel", 0),
-        ];
-        H
-    }
-
-    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
-        if cx.app_key(key) {
-            return Outcome::Ignored;
-        }
-        let asked = [Action::Yes, Action::Confirm, Action::No, Action::Cancel];
-        match cx.keymap.pick(key, &asked) {
-            Some(Action::Yes | Action::Confirm) => {
-                Outcome::CloseWith(DialogResult::OpenUrls(std::mem::take(&mut self.urls)))
-            }
-            Some(_) => Outcome::Close,
-            None => Outcome::Handled,
-        }
     }
 }

@@ -32,6 +32,7 @@ pub mod jobs;
 pub mod login;
 pub mod notice;
 pub mod palette;
+pub mod plan;
 pub mod profiles_picker;
 pub mod related;
 pub mod requests;
@@ -191,6 +192,8 @@ pub enum DialogResult {
     JobsCursor,
     /// `:jobs`: stop the job at this position of `Jobs::in_order`.
     StopJob(usize),
+    /// `:jobs`: open the report of the job at this position (a plan run's rows).
+    OpenJob(usize),
     /// Open each of these addresses (asked first: more than a few).
     OpenUrls(Vec<String>),
     /// The protected profile's name was typed (`true`) or the write declined.
@@ -318,7 +321,7 @@ pub enum Overlay {
     Search(Box<search::SearchDialog>),
     Related(related::RelatedView),
     Jobs(jobs::JobsView),
-    ConfirmOpen(jobs::ConfirmOpen),
+    ConfirmOpen(confirm_action::ConfirmOpen),
     /// A protected profile's name, typed before a write goes out.
     TypeName(write_guard::TypeProfileName),
     /// Quitting while a write waits in its undo window.
@@ -330,6 +333,8 @@ pub enum Overlay {
     /// Today (`:today`, `t`) or the `:changes` list.
     Today(Box<today::TodayView>),
     Dupes(Box<dupes::DupesView>),
+    /// `:plan`'s preview, or a plan run's report (from `:jobs`).
+    Plan(Box<plan::PlanView>),
 }
 
 impl Overlay {
@@ -359,6 +364,7 @@ impl Overlay {
             Overlay::ConfirmAction(d) => d,
             Overlay::Today(d) => d.as_mut(),
             Overlay::Dupes(d) => d.as_mut(),
+            Overlay::Plan(d) => d.as_mut(),
         }
     }
 
@@ -388,6 +394,7 @@ impl Overlay {
             Overlay::ConfirmAction(d) => d,
             Overlay::Today(d) => d.as_ref(),
             Overlay::Dupes(d) => d.as_ref(),
+            Overlay::Plan(d) => d.as_ref(),
         }
     }
 }

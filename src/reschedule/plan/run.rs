@@ -134,6 +134,8 @@ pub struct Runner {
     pub stop: Arc<AtomicBool>,
     /// Send rows an earlier run left in doubt.
     pub resend_in_doubt: bool,
+    /// Who runs it, for the write journal (the CLI, or the dashboard's `:plan`).
+    pub who: crate::journal::Who,
 }
 
 impl Runner {
@@ -316,7 +318,7 @@ impl Runner {
             };
             let mut entry = crate::journal::WriteRecord::new(
                 crate::journal::WriteKind::Bulk,
-                crate::journal::Who::Cli,
+                self.who,
                 &self.profile,
                 self.client.base_url().as_str(),
                 Value::Object(row.body.clone()),

@@ -5,6 +5,8 @@
 //!
 //! The pipeline's and timeline's readings run here too (`Jobs::spawn`), reporting through
 //! their own messages; the export still runs in `requests` (its dialog owns its messages).
+//! Work that writes ([`Work::stops_itself`], a plan run) is not dropped on a cancel: it
+//! stops sending and reports what it did.
 //!
 //! Adding a kind of long work:
 //! 1. a `JobSpec` variant in `app::jobs` (what to do, as data) and its `JobKind`;
@@ -13,6 +15,7 @@
 //! 3. its arm in [`work_of`].
 
 mod matching_ids;
+pub(super) mod plan;
 mod selection_records;
 
 use std::collections::HashMap;
@@ -48,6 +51,8 @@ pub(super) struct JobCx {
     /// Where pages come from: the mirror's complete copy, else the service.
     pub pages: Pages,
     pub progress: Progress,
+    /// Fired by a cancel: work that [`Work::stops_itself`] watches it.
+    pub cancel: CancellationToken,
 }
 
 /// One kind of long work. `run` does it all; dropping the future (a cancel, the quit) must
@@ -55,6 +60,13 @@ pub(super) struct JobCx {
 /// job's end).
 pub(super) trait Work: Send + 'static {
     fn run(self: Box<Self>, cx: JobCx) -> BoxFuture<'static, Result<JobOutput, String>>;
+
+    /// Work that must not be dropped half way (writes under way would be left in doubt):
+    /// it watches `cx.cancel` itself, stops starting new work, finishes what is under way
+    /// and reports it as its result.
+    fn stops_itself(&self) -> bool {
+        false
+    }
 }
 
 fn work_of(spec: JobSpec) -> Box<dyn Work> {
@@ -63,6 +75,7 @@ fn work_of(spec: JobSpec) -> Box<dyn Work> {
         JobSpec::SelectionRecords { spec, ids, export } => {
             Box::new(selection_records::SelectionRecords { spec, ids, export })
         }
+        JobSpec::Plan(job) => Box::new(plan::PlanRun { job: *job }),
     }
 }
 
@@ -88,16 +101,22 @@ impl Jobs {
         let cx = JobCx {
             pages,
             progress: Progress { id, tx: tx.clone() },
+            cancel: cancel.clone(),
         };
         let work = work_of(spec);
+        let ended = |r: Result<JobOutput, String>| match r {
+            Ok(out) => JobEvent::Done(out),
+            Err(e) => JobEvent::Failed(e),
+        };
         tokio::spawn(async move {
-            let event = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => JobEvent::Cancelled,
-                r = work.run(cx) => match r {
-                    Ok(out) => JobEvent::Done(out),
-                    Err(e) => JobEvent::Failed(e),
-                },
+            let event = if work.stops_itself() {
+                ended(work.run(cx).await)
+            } else {
+                tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => JobEvent::Cancelled,
+                    r = work.run(cx) => ended(r),
+                }
             };
             let _ = tx.send(Message::Job { id, event });
         });
@@ -142,6 +161,7 @@ impl Jobs {
             Message::Collected { id, event } => {
                 (!matches!(event, CollectEvent::Progress { .. })).then_some(id)
             }
+            Message::PlanRead { id, .. } => Some(id),
             _ => None,
         };
         if let Some(id) = ended {

@@ -8,7 +8,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::App;
 use crate::app::dialogs::Dialog;
-use crate::app::dialogs::jobs::{ConfirmOpen, JobsView};
+use crate::app::dialogs::confirm_action::ConfirmOpen;
+use crate::app::dialogs::jobs::JobsView;
 use crate::app::jobs::JobState;
 use crate::app::keymap::KeyMap;
 use crate::ui::common::{fit, modal};

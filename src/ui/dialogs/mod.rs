@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod login;
 pub mod notice;
 pub mod palette;
+pub mod plan;
 pub mod profiles_picker;
 pub mod related;
 pub mod requests;
@@ -58,6 +59,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::ConfirmAction(c) => confirm_action::draw(f, area, c, keys, theme),
         Overlay::Today(t) => today::draw(f, area, t, spinner(app), keys, theme),
         Overlay::Dupes(d) => dupes::draw(f, area, d, spinner(app), keys, theme),
+        Overlay::Plan(v) => plan::draw(f, area, v, keys, theme),
     }
 }
 

@@ -111,7 +111,14 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
         for g in v.groups.iter().filter(|g| !g.lines.is_empty()) {
             lines.push(Line::from(vec![
                 Span::styled(g.kind.title(), theme.heading),
-                Span::styled(format!(" {}", g.lines.len()), theme.dim),
+                Span::styled(
+                    if g.total > g.lines.len() {
+                        format!(" {} · newest {} shown", g.total, g.lines.len())
+                    } else {
+                        format!(" {}", g.total)
+                    },
+                    theme.dim,
+                ),
             ]));
             for l in &g.lines {
                 let sel = index == v.selected;

@@ -51,6 +51,11 @@ pub enum Command {
     Open,
     /// `:jobs`: long work, running and finished.
     Jobs,
+    /// `:plan PATH [shift=+1d] [end=30m]`: a reschedule plan's preview, then its run.
+    Plan {
+        path: std::path::PathBuf,
+        words: crate::app::plan::PlanWords,
+    },
     /// `:log`: the write journal.
     Log,
     /// `:today`: the Today screen.
@@ -109,6 +114,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "jobs",
         "exports, readings, syncs and selections, with outcome",
+    ),
+    (
+        "plan",
+        "FILE [shift=+1d] [end=30m]: preview a reschedule plan, then run it",
     ),
     (
         "log",
@@ -306,6 +315,13 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
         }
         "open" => none().map(|()| Command::Open),
         "jobs" => none().map(|()| Command::Jobs),
+        "plan" => match args.split_first() {
+            None => Err(":plan needs a file: :plan moves.csv [shift=+1d] [end=30m]".into()),
+            Some((path, words)) => Ok(Command::Plan {
+                path: std::path::PathBuf::from(path),
+                words: crate::app::plan::PlanWords::parse(words)?,
+            }),
+        },
         "log" => none().map(|()| Command::Log),
         "requests" => none().map(|()| Command::Requests),
         "run" => one("an action's name ([actions.NAME] in the config file)")

@@ -136,6 +136,7 @@ impl App {
             Command::Copy(what) => self.copy_command(what),
             Command::Open => self.on_action(Action::OpenWeb),
             Command::Jobs => self.open_jobs(),
+            Command::Plan { path, words } => self.read_plan(path, words),
             Command::Log => self.open_write_log(),
             Command::Today => self.open_today(),
             Command::Changes => self.open_changes(),
