@@ -10,6 +10,7 @@ mod account_contacts;
 pub mod changes;
 mod complete;
 mod contact_fields;
+mod deferred;
 mod doc;
 mod error;
 mod lock;

@@ -260,7 +260,12 @@ impl Mirror {
             }
             schema::migrate(conn)?;
         }
-        set_wal(conn)?;
+        // A read leaves the journal mode alone: a first sync's bulk phase runs with a
+        // rollback journal (`deferred`), and a reader switching the file back would wait
+        // for the sync's transaction.
+        if mode == Use::Sync {
+            set_wal(conn)?;
+        }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "cache_size", mode.cache_kib())?;
         Ok(None)

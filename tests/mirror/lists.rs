@@ -230,6 +230,7 @@ fn without_a_complete_copy_the_mirror_refuses_with_exit_10() {
         start_mark: None,
         fetched: 100,
         requests: 1,
+        deferred: false,
     });
     m.set_sync_state(Resource::Deals, &state).unwrap();
     let out = run(env.cmd(&["deals", "list", "--source", "mirror"])).code(10);

@@ -13,6 +13,7 @@ mod damage;
 mod dupes;
 mod dupes_read;
 mod faults;
+mod first_sync;
 mod lists;
 mod mirror_support;
 mod search;
