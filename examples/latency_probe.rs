@@ -5,6 +5,11 @@
 //!
 //! `cargo build --release && cargo run --release --example latency_probe -- [KEYS] [LATENCY_MS]`
 //! (defaults: 200 keys, 0 ms; `crmdash` is taken from `target/release`, or `CRMDASH_BIN`).
+//!
+//! With a mirror: `PROBE_HOME=DIR` keeps the home (config, mirror) across runs instead of a
+//! temporary one; `PROBE_URL` and `PROBE_TOKEN` use a sandbox already running (a 1M-contact
+//! sandbox takes a while to start); `PROBE_SYNC=1` runs `crmdash sync` first (timed), so the
+//! dashboard opens on a complete mirror and its first rows come from disk.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -269,10 +274,48 @@ fn main() {
         .expect("the crmdash binary (cargo build --release)")
         .display()
         .to_string();
-    let (mut sandbox, url, token) = start_sandbox(&bin, latency, contacts);
-    let home = tempfile::tempdir().expect("temp home");
-    let config = home.path().join("config.toml");
+    let (mut sandbox, url, token) = match (std::env::var("PROBE_URL"), std::env::var("PROBE_TOKEN"))
+    {
+        (Ok(url), Ok(token)) => (None, url, token),
+        _ => {
+            let (child, url, token) = start_sandbox(&bin, latency, contacts);
+            (Some(child), url, token)
+        }
+    };
+    let temp = tempfile::tempdir().expect("temp home");
+    let home = std::env::var_os("PROBE_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| temp.path().to_path_buf());
+    std::fs::create_dir_all(&home).expect("the probe's home");
+    let config = home.join("config.toml");
     std::fs::write(&config, "[ui]\nrefresh_seconds = 0\n").unwrap();
+    let env = |cmd: &mut dyn FnMut(&str, &std::ffi::OsStr)| {
+        cmd("CRMDASH_TOKEN", token.as_ref());
+        cmd("CRMDASH_CONFIG", config.as_os_str());
+        cmd("HOME", home.as_os_str());
+        cmd("XDG_CONFIG_HOME", home.join("config").as_os_str());
+        cmd("XDG_STATE_HOME", home.join("state").as_os_str());
+        cmd("XDG_DATA_HOME", home.join("data").as_os_str());
+        cmd("XDG_CACHE_HOME", home.join("cache").as_os_str());
+    };
+    if std::env::var_os("PROBE_SYNC").is_some() {
+        let mut sync = Command::new(&bin);
+        sync.args(["--base-url", &url, "sync"]);
+        env(&mut |k, v| {
+            sync.env(k, v);
+        });
+        let started = Instant::now();
+        let out = sync.output().expect("crmdash sync runs");
+        assert!(
+            out.status.success(),
+            "crmdash sync: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        println!(
+            "  crmdash sync before the dashboard: {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
 
     let pty = native_pty_system()
         .openpty(PtySize {
@@ -284,12 +327,7 @@ fn main() {
         .expect("pty");
     let mut cmd = CommandBuilder::new(&bin);
     cmd.args(["--base-url", &url]);
-    cmd.env("CRMDASH_TOKEN", &token);
-    cmd.env("CRMDASH_CONFIG", &config);
-    cmd.env("HOME", home.path());
-    cmd.env("XDG_CONFIG_HOME", home.path().join("config"));
-    cmd.env("XDG_STATE_HOME", home.path().join("state"));
-    cmd.env("XDG_DATA_HOME", home.path().join("data"));
+    env(&mut |k, v| cmd.env(k, v));
     cmd.env("TERM", "xterm-256color");
     cmd.env("NO_COLOR", "1");
     let shared: Shared = Arc::new((
@@ -347,8 +385,7 @@ fn main() {
     if std::env::var_os("PROBE_COLD_ONLY").is_some() {
         let _ = child.kill();
         let _ = child.wait();
-        let _ = sandbox.kill();
-        let _ = sandbox.wait();
+        stop(sandbox.as_mut());
         return;
     }
 
@@ -463,6 +500,13 @@ fn main() {
 
     press('q');
     let _ = child.wait();
-    let _ = sandbox.kill();
-    let _ = sandbox.wait();
+    stop(sandbox.as_mut());
+}
+
+/// Stops the sandbox the probe started (not one it was given).
+fn stop(sandbox: Option<&mut Child>) {
+    if let Some(s) = sandbox {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
 }

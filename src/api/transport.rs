@@ -238,6 +238,7 @@ fn exchange_of(
         sent.push((name.as_str().to_string(), value));
     }
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let (response_body, response_cut) = super::exchange::kept_body(body, BODY_KEPT);
     Exchange {
         at: chrono::Utc::now(),
         method: req.method.to_string(),
@@ -254,7 +255,8 @@ fn exchange_of(
                     .collect()
             })
             .unwrap_or_default(),
-        response_body: text(&body[..body.len().min(BODY_KEPT)]),
+        response_body,
+        response_cut,
         size: body.len(),
     }
 }

@@ -31,6 +31,7 @@ impl App {
                 &self.config.zone,
                 self.wall,
                 &mut self.next_id,
+                &self.requests,
             );
             let out = self.overlays[i].dialog_mut().on_message(msg, &mut cx);
             if !matches!(out, Outcome::Ignored) {
@@ -236,6 +237,7 @@ impl App {
                 &self.config.zone,
                 self.wall,
                 &mut self.next_id,
+                &self.requests,
             );
             let out = self.overlays[i].dialog_mut().on_tick(&mut cx);
             fx.extend(self.apply_outcome(i, out));

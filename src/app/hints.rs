@@ -90,8 +90,7 @@ impl App {
         }
         // A narrow screen left columns out: say how to scroll to them.
         let inner = self.areas().table_inner().width;
-        if crate::app::layout::shown_columns(tab.resource.columns, inner, tab.col_scroll).hidden > 0
-        {
+        if tab.columns_shown(inner).hidden > 0 {
             let at = hints
                 .iter()
                 .position(|h| h.actions == [Action::Detail])

@@ -7,12 +7,12 @@ use crossterm::event::{
 use super::{App, FILTER_DEBOUNCE};
 use crate::app::dialogs::detail::DetailView;
 use crate::app::dialogs::export::ExportDialog;
-use crate::app::dialogs::help::HelpView;
 use crate::app::dialogs::includes::IncludesPicker;
+use crate::app::dialogs::pager::Pager;
 use crate::app::dialogs::{DialogCx, Outcome, Overlay};
 use crate::app::effects::Effect;
 use crate::app::keymap::Action;
-use crate::app::layout::{self, modal_inner, shown_columns};
+use crate::app::layout::{self, modal_inner};
 use crate::app::widgets::text_input::InputOutcome;
 use crate::resource::Resource;
 
@@ -39,6 +39,7 @@ impl App {
                 &self.config.zone,
                 self.wall,
                 &mut self.next_id,
+                &self.requests,
             );
             let out = self.overlays[top].dialog_mut().on_key(&key, &mut cx);
             if !matches!(out, Outcome::Ignored) {
@@ -236,7 +237,7 @@ impl App {
             }
             Action::Help => {
                 let facts = self.help_facts();
-                let v = HelpView::with_facts(
+                let v = Pager::help_with_facts(
                     &self.keymap,
                     self.config.log_path.as_deref(),
                     &facts,
@@ -264,7 +265,7 @@ impl App {
                 // Sideways through the columns a narrow screen drops.
                 let width = self.areas().table_inner().width;
                 let tab = self.tab_mut();
-                let shown = shown_columns(tab.resource.columns, width, tab.col_scroll);
+                let shown = tab.columns_shown(width);
                 tab.col_scroll = match action {
                     Action::ScrollRight if shown.more_right => shown.scroll + 1,
                     Action::ScrollRight => shown.scroll,
@@ -501,8 +502,10 @@ impl App {
                 }
                 if m.row == inner.y {
                     let tab = self.tab();
-                    let shown = shown_columns(tab.resource.columns, inner.width, tab.col_scroll);
-                    let Some(col) = layout::column_at(&shown.fitted, m.column - inner.x)
+                    let shown = tab.columns_shown(inner.width);
+                    let x = (m.column - inner.x).checked_sub(tab.gutter());
+                    let Some(col) = x
+                        .and_then(|x| layout::column_at(&shown.fitted, x))
                         .map(|c| tab.resource.columns[c])
                     else {
                         return Vec::new();

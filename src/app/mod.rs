@@ -1,6 +1,7 @@
 //! The dashboard's brain: pure state and its transitions. `App::update(msg, now)` changes the
 //! state and returns the `Effect`s for the runtime to run; drawing reads `App` and nothing else.
 
+pub mod chrome;
 mod dialog_stack;
 pub mod dialogs;
 pub mod effects;
@@ -252,6 +253,8 @@ pub struct App {
     pub today_since: Option<Option<crate::mirror::Cursor>>,
     /// `[ui] start = "today"`: Today opens at start.
     pub start_today: bool,
+    /// The status and hint lines' keys and drawn rows (`app::chrome`).
+    pub chrome: chrome::Chrome,
 }
 
 impl App {
@@ -277,7 +280,7 @@ impl App {
                 error: true,
             });
         }
-        App {
+        let mut app = App {
             tabs,
             active: remembered.active_tab.unwrap_or(Resource::FIRST_RUN),
             overlays: Vec::new(),
@@ -319,7 +322,10 @@ impl App {
             user_actions: Vec::new(),
             today_since: None,
             start_today: false,
-        }
+            chrome: chrome::Chrome::default(),
+        };
+        app.refresh_chrome();
+        app
     }
 
     /// The first effects: load the active tab.
@@ -579,6 +585,7 @@ impl App {
         if !self.busy() {
             self.spinner_due = None;
         }
+        self.refresh_chrome();
     }
 
     /// Switches tab; a tab never loaded starts loading.

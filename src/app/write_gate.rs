@@ -15,8 +15,8 @@ use tokio::time::Instant;
 
 use crate::api::{ApiError, ErrorKind};
 use crate::app::dialogs::Overlay;
+use crate::app::dialogs::pager::Pager;
 use crate::app::dialogs::write_guard::{PendingWriteQuit, TypeProfileName};
-use crate::app::dialogs::write_log::WriteLogView;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::jobs::JobSpec;
 use crate::app::message::Message;
@@ -456,7 +456,7 @@ impl App {
     }
 
     pub(super) fn journal_read(&mut self, result: Result<Vec<WriteRecord>, String>) -> Vec<Effect> {
-        let view = WriteLogView::new(result, self.size.0, self.size.1);
+        let view = Pager::write_log(result, self.size.0, self.size.1);
         self.overlays.push(Overlay::WriteLog(Box::new(view)));
         self.dirty = true;
         Vec::new()

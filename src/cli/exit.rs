@@ -20,6 +20,7 @@ pub const NETWORK: u8 = 6;
 pub const MIRROR_DAMAGED: u8 = 7;
 pub const REFUSED_BY_PROFILE: u8 = 8;
 pub const IN_DOUBT: u8 = 9;
+pub const MIRROR_INCOMPLETE: u8 = 10;
 
 /// Shown at the end of the top-level `--help` (and in docs/command-line.md).
 pub const EXIT_CODES_HELP: &str = "\
@@ -40,6 +41,8 @@ Exit codes:
      protected one without --yes and --profile NAME; nothing was sent
   9  a reschedule plan left rows in doubt: sent by a run stopped before their answer,
      not sent again (check them, then --resend-in-doubt)
+  10 --source mirror without a complete copy of the resource in the local mirror
+     (none yet, or a sync under way or stopped half way): run `crmdash sync`
   128+N  ended by signal N (the dashboard restores the terminal first)";
 
 /// The documented exit codes.
@@ -57,6 +60,8 @@ pub enum Exit {
     RefusedByProfile = 8,
     /// A reschedule plan's rows whose outcome is unknown were not sent again.
     InDoubt = 9,
+    /// `--source mirror` without a complete copy of the resource in the mirror.
+    MirrorIncomplete = 10,
     /// Ended by SIGINT (128 + 2).
     Interrupted = 130,
     /// Ended by SIGTERM (128 + 15).
@@ -207,6 +212,7 @@ impl CliError {
                 7 => Exit::MirrorDamaged,
                 8 => Exit::RefusedByProfile,
                 9 => Exit::InDoubt,
+                10 => Exit::MirrorIncomplete,
                 130 => Exit::Interrupted,
                 143 => Exit::Terminated,
                 _ => Exit::Other,

@@ -10,8 +10,10 @@ use crate::api::{
 use crate::cli::context::Ctx;
 use crate::cli::exit::CliError;
 use crate::cli::format;
+use crate::cli::list_mirror::MirrorList;
 use crate::cli::paging;
 use crate::cli::shape::Shaper;
+use crate::cli::source::Source;
 use crate::output::{ColumnSet, Columns, Format, OutputError};
 
 /// `--page`, `--per-page`, `--all`, `--format`: shared by every list.
@@ -47,6 +49,10 @@ pub struct PageArgs {
     /// the server sent them.
     #[command(flatten)]
     pub shape: crate::cli::shape::ShapeArgs,
+    /// Read the records from the service, or from the local mirror's complete copy
+    /// (`crmdash sync`): the same output, no request; a line on stderr says when it was synced.
+    #[arg(long, value_enum, default_value = "api", value_name = "SOURCE")]
+    pub source: Source,
 }
 
 impl PageArgs {
@@ -74,17 +80,21 @@ impl PageArgs {
     }
 }
 
-/// Fetches (one page or all) and prints the records page by page: one page in memory at a
+/// Fetches (one page or all; with `--source mirror` reads them from the mirror) and prints
+/// the records page by page: one page in memory at a
 /// time, each written (and flushed) before the next is asked for. A reader that goes away
 /// (`| head -1`) ends the walk at once, quietly.
 pub async fn run<Q>(ctx: &Ctx, mut query: Q, args: &PageArgs) -> Result<(), CliError>
 where
-    Q: ListQuery,
+    Q: MirrorList,
     Q::Item: format::Printable,
 {
     query.set_paging(args.paging()?);
     // Refuse a bad query before the first request, whatever page it would be on.
     query.to_pairs()?;
+    if args.source == Source::Mirror {
+        return crate::cli::list_mirror::run(ctx, query, args);
+    }
     let shaper = args.shape.compile(&[
         ("--format", args.format.is_some()),
         ("--columns", args.columns.is_some()),

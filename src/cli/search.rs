@@ -117,6 +117,16 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
             (a, b) => a.or(b),
         };
     }
+    // A first sync writes records before their search entries (built at its end): until a
+    // sync finishes the job, say which resources search cannot see yet.
+    for r in Resource::ALL {
+        let searched = args.types.is_empty() || args.types.contains(&r);
+        if searched && mirror.index_pending(r).map_err(read_error)? {
+            eprintln!(
+                "(local mirror: {r} are not searchable yet, their first sync did not finish; `crmdash sync` completes it)"
+            );
+        }
+    }
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Some(shaper) = shaper {
         let records = results.groups.iter().flat_map(|g| &g.hits);

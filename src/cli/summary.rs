@@ -21,14 +21,8 @@ use crate::insights::pipeline::{
 use crate::output::{Format, OutputError, display_width, sanitize_cell};
 use crate::timeparse::Zone;
 
-/// Where the deals are read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SummarySource {
-    /// The service, page by page.
-    Api,
-    /// The local mirror (`crmdash sync`), which must hold a complete copy of the deals.
-    Mirror,
-}
+/// Where the deals are read from (`--source`, shared with the lists).
+pub use crate::cli::source::Source as SummarySource;
 
 /// What one row of the summary is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -118,17 +112,7 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
             let (s, c) = read?;
             (s, c)
         }
-        SummarySource::Mirror => {
-            let loc = crate::cli::cache::location(ctx.globals(), &ctx.settings)?;
-            let (s, c) = summarize_mirror(&loc, query, &opts)?;
-            if let Some(at) = c.synced_at.filter(|_| ctx.tty.stderr) {
-                eprintln!(
-                    "(local mirror, deals synced {})",
-                    crate::cli::cache::age(chrono::Utc::now() - at)
-                );
-            }
-            (s, c)
-        }
+        SummarySource::Mirror => summarize_mirror(&crate::cli::source::open(ctx)?, query, &opts)?,
     };
     if coverage.partial && ctx.tty.stderr {
         eprintln!(
@@ -180,54 +164,41 @@ pub async fn summarize(
     Ok((summary, walk.coverage))
 }
 
-/// Reads every live deal the query matches from the local mirror into a summary. The mirror
-/// must hold a complete copy of the deals (a full sync finished, none under way); the
-/// coverage says when they were last synced.
+/// Reads every live deal the query matches from the local mirror into a summary, in keyset
+/// batches inside one read snapshot. The mirror must hold a complete copy of the deals (a
+/// full sync finished, none under way: else exit 10); the coverage says when they were last
+/// synced, and so does a line on stderr.
 pub fn summarize_mirror(
-    loc: &crate::mirror::MirrorLocation,
+    src: &crate::cli::source::MirrorSource,
     mut query: DealQuery,
     opts: &SummaryOptions,
 ) -> Result<(PipelineSummary, Coverage), CliError> {
-    use crate::mirror::{Mirror, MirrorError};
     use crate::resource::Resource;
-    let err = crate::cli::cache::read_error;
-    let opened = Mirror::open_existing(&loc.db_path())
-        .map_err(err)?
-        .ok_or_else(|| {
-            err(MirrorError::NotSynced {
-                profile: loc.profile.clone(),
-            })
-        })?;
-    let mirror = opened.mirror;
-    let state = mirror.sync_state(Resource::Deals).map_err(err)?;
-    let Some(synced) = state.complete_since() else {
-        return Err(CliError::other(format!(
-            "the local mirror of profile '{}' has no complete copy of the deals yet: run `crmdash sync deals` (or use --source api)",
-            loc.profile
-        )));
-    };
-    const MIRROR_PAGE: u32 = 1000;
-    let mut summary = PipelineSummary::new(opts);
-    let mut coverage = Coverage {
-        synced_at: Some(synced),
-        ..Coverage::default()
-    };
-    for page_no in 1.. {
-        query.paging = Paging {
-            page: Some(page_no),
-            per_page: Some(MIRROR_PAGE),
-        };
-        let page = mirror.list(&query).map_err(err)?.page;
-        coverage.pages = page_no;
-        coverage.total = page.meta.and_then(|m| m.total);
-        for deal in &page.data {
-            summary.add(deal, opts);
-        }
-        if page.data.len() < MIRROR_PAGE as usize {
-            break;
-        }
-    }
-    Ok((summary, coverage))
+    const BATCH: usize = 1000;
+    // Every include asked for: none is taken out of the stored records, none is read.
+    query.include = crate::api::DealInclude::ALL.to_vec();
+    src.mirror
+        .in_snapshot(|m| {
+            let synced = src.complete(m, Resource::Deals)?;
+            eprintln!("{}", src.provenance(synced));
+            let mut summary = PipelineSummary::new(opts);
+            let mut coverage = Coverage {
+                synced_at: Some(synced),
+                ..Coverage::default()
+            };
+            let deals = m
+                .each_seek(&query, BATCH, |batch| {
+                    coverage.pages += 1;
+                    for deal in &batch {
+                        summary.add(deal, opts);
+                    }
+                    Ok::<(), crate::mirror::MirrorError>(())
+                })
+                .map_err(crate::cli::cache::read_error)?;
+            coverage.total = Some(deals);
+            Ok((summary, coverage))
+        })
+        .map_err(crate::cli::cache::read_error)?
 }
 
 /// Writes the summary in the chosen format.

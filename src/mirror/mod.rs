@@ -9,6 +9,8 @@
 mod account_contacts;
 pub mod changes;
 mod complete;
+mod contact_fields;
+mod deferred;
 mod doc;
 mod error;
 mod lock;
@@ -20,6 +22,7 @@ mod plans;
 mod rows;
 mod schema;
 mod search;
+mod seek;
 mod select;
 mod store;
 pub mod sync;
@@ -29,6 +32,7 @@ pub use changes::{
     ChangeKind, ChangeQuery, Cursor, FieldChange, RawChange, RecordChange, Selection,
     write_json_line,
 };
+pub use contact_fields::ContactFields;
 pub use doc::Mirrored;
 pub use error::MirrorError;
 pub use lock::{HolderLock, SyncLock, holders};

@@ -260,7 +260,12 @@ impl Mirror {
             }
             schema::migrate(conn)?;
         }
-        set_wal(conn)?;
+        // A read leaves the journal mode alone: a first sync's bulk phase runs with a
+        // rollback journal (`deferred`), and a reader switching the file back would wait
+        // for the sync's transaction.
+        if mode == Use::Sync {
+            set_wal(conn)?;
+        }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "cache_size", mode.cache_kib())?;
         Ok(None)
@@ -289,6 +294,32 @@ impl Use {
         }
     }
 }
+
+/// The dashboard's reading connection, sized on purpose: it stays open for the session, so
+/// what SQLite keeps is resident memory for as long as the dashboard runs. A screen of rows
+/// reads a few index pages and the rows' pages (4 KiB each): 512 KiB of page cache holds a
+/// first page, a search and the pages around them many times over, where the default (2 MiB,
+/// or the reads' 1 MiB) would fill with pages of pages long left. No memory map
+/// (`mmap_size = 0`): mapped pages count in the process's resident set as they are touched,
+/// and a scroll through a large mirror would touch many. Temporary b-trees (a sort no index
+/// answers) stay in memory: they are small for a page of rows.
+pub fn tune_for_dashboard(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "cache_size", DASHBOARD_CACHE_KIB)?;
+    conn.pragma_update(None, "mmap_size", 0)?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    Ok(())
+}
+
+impl Mirror {
+    /// This connection becomes the dashboard's: [`tune_for_dashboard`].
+    pub fn tune_for_dashboard(&self) -> Result<(), MirrorError> {
+        tune_for_dashboard(&self.conn)
+            .map_err(|e| MirrorError::sqlite(Path::new(self.conn.path().unwrap_or_default()), e))
+    }
+}
+
+/// The dashboard connection's page cache (`PRAGMA cache_size`, negative: KiB).
+pub const DASHBOARD_CACHE_KIB: i64 = -512;
 
 /// Write-ahead logging: readers (the dashboard) never wait for the writer (a sync).
 fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
@@ -340,4 +371,24 @@ fn damage_noted(path: &Path) -> bool {
 
 fn clear_damage_note(path: &Path) {
     let _ = std::fs::remove_file(damage_note(path));
+}
+
+#[cfg(test)]
+mod dashboard_tests {
+    use super::*;
+
+    #[test]
+    fn the_dashboard_connection_is_sized_on_purpose() {
+        // A file: an in-memory database has no memory map to size.
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::open(dir.path().join("m.sqlite3")).unwrap();
+        tune_for_dashboard(&conn).unwrap();
+        let get = |p: &str| {
+            conn.pragma_query_value(None, p, |r| r.get::<_, i64>(0))
+                .unwrap()
+        };
+        assert_eq!(get("cache_size"), DASHBOARD_CACHE_KIB);
+        assert_eq!(get("mmap_size"), 0);
+        assert_eq!(get("temp_store"), 2, "MEMORY");
+    }
 }

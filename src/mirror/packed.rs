@@ -12,6 +12,8 @@
 //! - `\x04` NINE: a time string `"2024-01-14T13:58:23.535415Z"` (this exact form, the
 //!   service's own) as its microseconds since 1970 in nine base-64 digits.
 
+pub(super) mod fields;
+
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};

@@ -81,6 +81,11 @@ impl Clauses {
         (self.conditions.join(" AND "), &self.args)
     }
 
+    /// The resource, the sort column and whether it is read descending (`mirror::seek`).
+    pub(super) fn order(&self) -> (Resource, &'static str, bool) {
+        (self.resource, self.sort_column, self.descending)
+    }
+
     fn after(&mut self, column: &str, t: &Option<DateTime<Utc>>) {
         if let Some(t) = t {
             self.args.push(SqlValue::Integer(micros(*t)));
@@ -264,17 +269,35 @@ impl Mirror {
         let n = c.args.len();
         // Named: without statistics the planner would take the (resource, id) index and
         // sort every record of the resource for one page.
+        let indexed = format!("INDEXED BY {}_by_{col}", c.resource.noun());
         let sql = format!(
-            "SELECT packed FROM records INDEXED BY {r}_by_{col} WHERE {cond} AND {col} {test}
+            "SELECT packed FROM records {indexed} WHERE {cond} AND {col} {test}
              ORDER BY {col} {dir}, id {dir} LIMIT ?{} OFFSET ?{}",
             n + 1,
             n + 2,
-            r = c.resource.noun(),
         );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let mut args = c.args.clone();
         args.push(SqlValue::Integer(take.min(i64::MAX as u64) as i64));
         args.push(SqlValue::Integer(skip.min(i64::MAX as u64) as i64));
+        match self.read_packed(&sql, &args, f) {
+            // A first sync's bulk phase has no sort indexes (`deferred`): the same rows,
+            // sorted by SQLite. The error comes before any row (when the statement is
+            // prepared, or prepared again at its first step).
+            Err(MirrorError::Sqlite { source, .. }) if super::deferred::no_such_index(&source) => {
+                self.read_packed(&sql.replace(&indexed, ""), &args, f)
+            }
+            other => other,
+        }
+    }
+
+    /// Hands the text of every row `sql` reads (one column: `packed`) to `f` until it says stop.
+    fn read_packed(
+        &self,
+        sql: &str,
+        args: &[SqlValue],
+        f: &mut dyn FnMut(&str) -> Result<bool, MirrorError>,
+    ) -> Result<bool, MirrorError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
         let mut rows = stmt
             .query(params_from_iter(args.iter()))
             .map_err(|e| self.err(e))?;

@@ -120,16 +120,24 @@ CREATE TRIGGER live_back AFTER UPDATE OF gone_at ON records
 END;
 ";
 
-/// Per resource: the sort indexes, the full-text index and the trigram index.
-fn per_resource(r: Resource) -> String {
+/// The sort indexes of a resource (`CREATE INDEX IF NOT EXISTS`: a first sync drops them for
+/// its bulk phase and creates them again at its end, `deferred`).
+pub fn sort_indexes(r: Resource) -> String {
     let n = r.noun();
     let mut sql = String::new();
     for col in sort_columns(r) {
         sql.push_str(&format!(
-            "CREATE INDEX {n}_by_{col} ON records ({col}, id) \
+            "CREATE INDEX IF NOT EXISTS {n}_by_{col} ON records ({col}, id) \
              WHERE resource = '{n}' AND gone_at IS NULL;\n"
         ));
     }
+    sql
+}
+
+/// Per resource: the sort indexes, the full-text index and the trigram index.
+fn per_resource(r: Resource) -> String {
+    let n = r.noun();
+    let mut sql = sort_indexes(r);
     // Contentless (the text is derived from the record), without positions (no phrase is
     // ever asked: every word is a prefix on its own), with prefix indexes so the first
     // keystrokes (`m`, `mu`) read one list instead of merging thousands (from the third

@@ -66,6 +66,11 @@ pub struct FullPass {
     pub start_mark: Option<String>,
     pub fetched: u64,
     pub requests: u64,
+    /// The resource had no records when the pass began: its records are written without
+    /// their search indexes, which are built once when the pass has read everything
+    /// (`deferred`). Until then search does not find them (and says so).
+    #[serde(default)]
+    pub deferred: bool,
 }
 
 /// The sync state of one resource.
@@ -140,7 +145,7 @@ impl Mirror {
         })
     }
 
-    fn put_state(tx: &Connection, r: Resource, s: &SyncState) -> rusqlite::Result<()> {
+    pub(super) fn put_state(tx: &Connection, r: Resource, s: &SyncState) -> rusqlite::Result<()> {
         let pass = s
             .pass
             .as_ref()
@@ -179,7 +184,7 @@ impl Mirror {
         let err = |e| MirrorError::sqlite(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
         let feed = Feed::for_state(state);
-        let applied = Self::write_records(&tx, &path, records, generation, feed)?;
+        let applied = Self::write_records(&tx, &path, records, generation, feed, true)?;
         Self::put_state(&tx, T::RESOURCE, state).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(applied)
@@ -187,11 +192,13 @@ impl Mirror {
 
     /// Writes pages of records (each marked as seen by its generation when given) and, when
     /// given, the state they complete, in one transaction: the sync's writer commits a few
-    /// thousand records at a time.
+    /// thousand records at a time. Without `index` the records' search entries are left
+    /// for [`Mirror::build_search_indexes`] (a first full pass).
     pub fn apply_batch<T: Mirrored>(
         &mut self,
         pages: &[(Vec<T>, Option<i64>)],
         state: Option<&SyncState>,
+        index: bool,
     ) -> Result<Applied, MirrorError> {
         let path = self.path.clone();
         let err = |e| MirrorError::sqlite(&path, e);
@@ -199,7 +206,7 @@ impl Mirror {
         let tx = self.conn.transaction().map_err(err)?;
         let mut applied = Applied::default();
         for (records, generation) in pages {
-            let a = Self::write_records(&tx, &path, records, *generation, feed)?;
+            let a = Self::write_records(&tx, &path, records, *generation, feed, index)?;
             applied.inserted += a.inserted;
             applied.updated += a.updated;
             applied.unchanged += a.unchanged;
@@ -219,17 +226,18 @@ impl Mirror {
         let err = |e| MirrorError::sqlite(&path, e);
         let feed = Feed::for_state(&self.sync_state(T::RESOURCE)?);
         let tx = self.conn.transaction().map_err(err)?;
-        let applied = Self::write_records(&tx, &path, records, None, feed)?;
+        let applied = Self::write_records(&tx, &path, records, None, feed, true)?;
         tx.commit().map_err(err)?;
         Ok(applied)
     }
 
-    fn write_records<T: Mirrored>(
-        tx: &rusqlite::Transaction<'_>,
+    pub(super) fn write_records<T: Mirrored>(
+        tx: &Connection,
         path: &Path,
         records: &[T],
         generation: Option<i64>,
         feed: Feed,
+        index: bool,
     ) -> Result<Applied, MirrorError> {
         let err = |e| MirrorError::sqlite(path, e);
         let mut applied = Applied::default();
@@ -340,12 +348,14 @@ impl Mirror {
                                 |row| row.get(0),
                             )
                             .map_err(err)?;
-                        if existing.is_some() {
+                        if existing.is_some() && index {
                             fts_del.execute([rid]).map_err(err)?;
                             fuzzy_del.execute([rid]).map_err(err)?;
                             if phones {
                                 Self::phones_delete(tx, rid).map_err(err)?;
                             }
+                        }
+                        if existing.is_some() {
                             applied.updated += 1;
                         } else {
                             applied.inserted += 1;
@@ -356,14 +366,16 @@ impl Mirror {
                 if let Some(g) = generation {
                     seen.execute(params![rid, g]).map_err(err)?;
                 }
-                fts_add
-                    .execute(params![rid, d.fts_name, d.fts_body])
-                    .map_err(err)?;
-                fuzzy_add.execute(params![rid, d.fuzzy_name]).map_err(err)?;
-                if phones && !d.phone_digits.is_empty() {
-                    tx.prepare_cached("INSERT INTO phones (rowid, digits) VALUES (?1, ?2)")
-                        .and_then(|mut s| s.execute(params![rid, d.phone_digits]))
+                if index {
+                    fts_add
+                        .execute(params![rid, d.fts_name, d.fts_body])
                         .map_err(err)?;
+                    fuzzy_add.execute(params![rid, d.fuzzy_name]).map_err(err)?;
+                    if phones && !d.phone_digits.is_empty() {
+                        tx.prepare_cached("INSERT INTO phones (rowid, digits) VALUES (?1, ?2)")
+                            .and_then(|mut s| s.execute(params![rid, d.phone_digits]))
+                            .map_err(err)?;
+                    }
                 }
                 if r == Resource::Deals || r == Resource::Contacts {
                     links_del

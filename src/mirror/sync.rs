@@ -340,6 +340,9 @@ async fn passes<Q: SyncQuery + Send + Sync>(
     let (generation, since) = if full {
         report.passes.push(PassKind::Full);
         let pass = full_pass::<Q>(ctx, writer, state.clone(), report).await?;
+        if pass.deferred {
+            build_indexes::<Q>(ctx, writer).await?;
+        }
         (
             Some(pass.generation),
             pass.start_mark.or(state.watermark.clone()),
@@ -382,7 +385,9 @@ async fn full_pass<Q: SyncQuery + Send + Sync>(
             let newest =
                 walk::fetch(&ctx.client, &ctx.gov, &Q::changed(None, walk::one_record())).await?;
             report.requests += 1;
+            let first = !on_disk(&ctx.mirror, move |m| m.has_records(r)).await?;
             FullPass {
+                deferred: first,
                 generation: state.generation + 1,
                 chain: None,
                 start_mark: newest
@@ -395,6 +400,15 @@ async fn full_pass<Q: SyncQuery + Send + Sync>(
             }
         }
     };
+    if pass.deferred {
+        writer.index(false);
+        let bulk = on_disk(&ctx.mirror, move |m| {
+            m.drop_sort_indexes(r)?;
+            m.bulk_journal(true)
+        })
+        .await?;
+        tracing::debug!(resource = %r, rollback_journal = bulk, "first sync: search indexes deferred");
+    }
     let walk = Walk {
         client: &ctx.client,
         gov: &ctx.gov,
@@ -431,6 +445,24 @@ async fn full_pass<Q: SyncQuery + Send + Sync>(
     report.rereads += walked.breaks;
     result?;
     Ok(pass)
+}
+
+/// The end of a first full pass (`deferred`): what is queued goes to disk, then the search
+/// indexes are built in one transaction and write-ahead logging comes back.
+async fn build_indexes<Q: SyncQuery + Send + Sync>(
+    ctx: &Ctx<'_>,
+    writer: &Writer<Q::Item>,
+) -> Result<(), MirrorError> {
+    writer.flush().await?;
+    let built = on_disk(&ctx.mirror, |m| {
+        let built = m.build_search_indexes::<Q::Item>()?;
+        m.bulk_journal(false)?;
+        Ok(built)
+    })
+    .await?;
+    writer.index(true);
+    tracing::debug!(resource = %Q::Item::RESOURCE, built, "search indexes built");
+    Ok(())
 }
 
 /// Reads what changed since `since` (minus the overlap), newest first; returns the newest

@@ -163,6 +163,9 @@ impl MirrorRuntime {
                     Err(e.to_string())
                 }
             };
+            // The sync's page cache and pages of records are freed: handed back to the system,
+            // so an idle dashboard's resident memory is what it was before the sync.
+            let _ = tokio::task::spawn_blocking(super::export::give_memory_back).await;
             let _ = tx.send(Message::Mirror(MirrorMessage::Synced(summary)));
         });
         self.sync = Some(task.abort_handle());
@@ -237,7 +240,13 @@ impl MirrorReader {
         let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
             match Mirror::open_existing(&self.path) {
-                Ok(Some(opened)) => *guard = Some(opened.mirror),
+                Ok(Some(opened)) => {
+                    // The session's connection: its caches are resident for as long.
+                    if let Err(e) = opened.mirror.tune_for_dashboard() {
+                        tracing::debug!(error = %e, "mirror connection not tuned");
+                    }
+                    *guard = Some(opened.mirror)
+                }
                 Ok(None) => return Ok(None),
                 Err(e) => return Err(self.failed(e)),
             }

@@ -109,10 +109,7 @@ pub fn log_exchange(
     if let RequestEvent::Exchanged(x) = ev {
         let origin = ORIGIN.try_with(|o| *o).unwrap_or(origin);
         let _ = tx.send(crate::app::Message::RequestLogged(Box::new(
-            crate::app::dialogs::requests::LoggedRequest {
-                exchange: x.clone(),
-                origin,
-            },
+            crate::app::dialogs::requests::LoggedRequest::new(x.clone(), origin),
         )));
     }
 }

@@ -297,6 +297,14 @@ impl Harness {
         self.record(fx)
     }
 
+    /// A note on the status line, as the runtime sends one.
+    pub fn note(&mut self, text: &str) -> Vec<Effect> {
+        self.send(Message::Notice {
+            text: text.into(),
+            error: false,
+        })
+    }
+
     pub fn key(&mut self, code: KeyCode) -> Vec<Effect> {
         self.send(Message::Key(KeyEvent::new(code, KeyModifiers::NONE)))
     }

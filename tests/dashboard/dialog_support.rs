@@ -38,6 +38,8 @@ pub struct DialogHarness<D: Dialog> {
     pub zone: DisplayZone,
     pub now: DateTime<Utc>,
     next_id: u64,
+    /// The session's requests (empty: the request log has its own tests on the engine).
+    requests: crmdash::app::dialogs::requests::RequestLog,
     /// Every effect the dialog asked for so far.
     pub effects: Vec<Effect>,
 }
@@ -54,6 +56,7 @@ impl<D: Dialog> DialogHarness<D> {
             zone: DisplayZone::Named(chrono_tz::Tz::UTC),
             now: wall0(),
             next_id: 0,
+            requests: Default::default(),
             effects: Vec::new(),
         }
     }
@@ -66,7 +69,13 @@ impl<D: Dialog> DialogHarness<D> {
     }
 
     pub fn send_key(&mut self, key: KeyEvent) -> Outcome {
-        let mut cx = DialogCx::new(&self.keymap, &self.zone, self.now, &mut self.next_id);
+        let mut cx = DialogCx::new(
+            &self.keymap,
+            &self.zone,
+            self.now,
+            &mut self.next_id,
+            &self.requests,
+        );
         let out = self.dialog.on_key(&key, &mut cx);
         self.record(out)
     }
@@ -94,7 +103,13 @@ impl<D: Dialog> DialogHarness<D> {
 
     /// An answer from the runtime (a request's result, export progress).
     pub fn send(&mut self, msg: &Message) -> Outcome {
-        let mut cx = DialogCx::new(&self.keymap, &self.zone, self.now, &mut self.next_id);
+        let mut cx = DialogCx::new(
+            &self.keymap,
+            &self.zone,
+            self.now,
+            &mut self.next_id,
+            &self.requests,
+        );
         let out = self.dialog.on_message(msg, &mut cx);
         self.record(out)
     }
@@ -102,7 +117,13 @@ impl<D: Dialog> DialogHarness<D> {
     /// Moves the clock on and gives the dialog its tick.
     pub fn advance(&mut self, by: chrono::TimeDelta) -> Outcome {
         self.now += by;
-        let mut cx = DialogCx::new(&self.keymap, &self.zone, self.now, &mut self.next_id);
+        let mut cx = DialogCx::new(
+            &self.keymap,
+            &self.zone,
+            self.now,
+            &mut self.next_id,
+            &self.requests,
+        );
         let out = self.dialog.on_tick(&mut cx);
         self.record(out)
     }

@@ -134,7 +134,7 @@ fn a_cut_status_message_ends_in_an_ellipsis_and_is_whole_in_help() {
     let mut h = loaded((60, 16), FakeData::new(40));
     let long =
         "Exported 12,345 deals to /home/someone/a/rather/deep/directory/deals-2026-11-25.csv";
-    h.app.note(long);
+    h.note(long);
     let screen = h.render();
     let status = screen.lines().nth(14).unwrap();
     assert!(status.contains('…'), "{status}");
@@ -155,14 +155,15 @@ fn a_cut_status_message_ends_in_an_ellipsis_and_is_whole_in_help() {
 }
 
 #[test]
-fn the_host_is_cut_with_an_ellipsis_on_a_narrow_screen() {
+fn the_profile_and_host_are_cut_with_an_ellipsis_on_a_narrow_screen() {
     let mut config = test_config();
     config.host = "crm.a-rather-long-company-name.example.com:8443".into();
     let mut h = Harness::with((60, 16), FakeData::new(40), config);
     h.answer_all();
     let screen = h.render();
     let status = screen.lines().nth(14).unwrap();
-    assert!(status.contains("@ crm.a-rather"), "{status}");
+    // The profile first, then the host as far as it goes, cut with `…`.
+    assert!(status.contains("default @ crm.a"), "{status}");
     assert!(status.trim_end().ends_with('…'), "{status}");
 }
 

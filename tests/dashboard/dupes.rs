@@ -331,3 +331,89 @@ fn snapshots_of_the_list_and_a_cluster_side_by_side() {
         );
     }
 }
+
+/// The list's lines are made once, when the clusters arrive; a frame draws from them (it
+/// never walks every cluster's members again).
+#[test]
+fn the_list_lines_are_made_when_the_clusters_arrive_and_frames_draw_from_them() {
+    let (mut h, id) = opened((80, 24));
+    assert!(view(&h).list.is_empty());
+    h.send(Message::Mirror(MirrorMessage::Dupes {
+        id,
+        result: Ok(Some(report(true))),
+    }));
+    let list = view(&h).list.clone();
+    assert_eq!(list.len(), 2);
+    let smiths = list
+        .iter()
+        .find(|e| e.head.contains("Jon Smith · John Smith · Smith, John"))
+        .expect("the Smith cluster's line");
+    assert!(
+        smiths
+            .why
+            .contains("3 contacts · same email in another case"),
+        "{smiths:?}"
+    );
+    // A frame shows what the cache holds.
+    if let Some(Overlay::Dupes(d)) = h.app.overlays.last_mut() {
+        d.list[1].head = "1.00  drawn from the cache".into();
+    }
+    assert!(
+        h.render().contains("drawn from the cache"),
+        "{}",
+        h.render()
+    );
+    // Looking again replaces it; no mirror empties it.
+    h.ch('r');
+    let id = view(&h).pending.expect("r looks again");
+    h.send(Message::Mirror(MirrorMessage::Dupes {
+        id,
+        result: Ok(Some(report(true))),
+    }));
+    assert_eq!(view(&h).list, list);
+    h.ch('r');
+    let id = view(&h).pending.unwrap();
+    h.send(Message::Mirror(MirrorMessage::Dupes {
+        id,
+        result: Ok(None),
+    }));
+    assert!(view(&h).list.is_empty());
+}
+
+/// Thousands of clusters: the list scrolls to the selected one, drawing only what is in view.
+#[test]
+fn a_long_list_keeps_the_selected_cluster_in_view() {
+    let mut many = Vec::new();
+    for n in 0..400 {
+        let name = format!("Person{n:03} Example");
+        many.push(person(
+            &format!("con_a{n:03}"),
+            &name,
+            &format!("p{n}@x.example"),
+            "",
+            &[],
+        ));
+        many.push(person(
+            &format!("con_b{n:03}"),
+            &name,
+            &format!("P{n}@X.example"),
+            "",
+            &[],
+        ));
+    }
+    let r = Arc::new(report_of(many, &[], &finder(), &ScanOptions::default()));
+    assert_eq!(r.clusters.len(), 400);
+    let (mut h, id) = opened((80, 24));
+    h.send(Message::Mirror(MirrorMessage::Dupes {
+        id,
+        result: Ok(Some(r)),
+    }));
+    for _ in 0..25 {
+        h.key(KeyCode::PageDown);
+    }
+    assert_eq!(view(&h).selected, 250);
+    let screen = h.render();
+    let selected = &view(&h).list[250].head;
+    assert!(screen.contains(&format!("▸ {selected}")), "{screen}");
+    assert!(!screen.contains(&view(&h).list[0].head), "{screen}");
+}

@@ -46,6 +46,21 @@ async fn the_log_lists_requests_masks_the_token_and_copies_a_working_curl_line()
         "{list}"
     );
     e.handle(key(KeyCode::Enter));
+    // The request's lines are built once, when it is opened: the answer indented as JSON
+    // before its cut, so even a long page reads as indented JSON up to the cut.
+    let Some(Overlay::Requests(v)) = e.app.overlays.last() else {
+        panic!("the log is open");
+    };
+    let lines = &v
+        .detail
+        .as_ref()
+        .expect("Enter shows the request whole")
+        .lines;
+    assert!(lines.iter().any(|l| l == "  \"data\": ["), "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("      \"id\": ")),
+        "{lines:#?}"
+    );
     let whole = screen(&e);
     assert!(whole.contains("> authorization: Bearer ****"), "{whole}");
     assert!(
@@ -113,21 +128,24 @@ async fn the_log_lists_requests_masks_the_token_and_copies_a_working_curl_line()
 fn the_log_keeps_the_last_500_and_the_selection_stays_on_its_request() {
     use crmdash::api::exchange::Exchange;
     use crmdash::app::dialogs::requests::{KEPT, LoggedRequest, RequestLog, RequestLogView};
-    let entry = |n: usize| LoggedRequest {
-        exchange: std::sync::Arc::new(Exchange {
-            at: chrono::Utc::now(),
-            method: "GET".into(),
-            url: format!("http://127.0.0.1:9/public/v1/contacts?page={n}"),
-            status: Some(200),
-            error: None,
-            elapsed: std::time::Duration::from_millis(3),
-            request_headers: Vec::new(),
-            request_body: None,
-            response_headers: Vec::new(),
-            response_body: String::new(),
-            size: 10,
-        }),
-        origin: "Contacts",
+    let entry = |n: usize| {
+        LoggedRequest::new(
+            std::sync::Arc::new(Exchange {
+                at: chrono::Utc::now(),
+                method: "GET".into(),
+                url: format!("http://127.0.0.1:9/public/v1/contacts?page={n}"),
+                status: Some(200),
+                error: None,
+                elapsed: std::time::Duration::from_millis(3),
+                request_headers: Vec::new(),
+                request_body: None,
+                response_headers: Vec::new(),
+                response_body: String::new(),
+                response_cut: false,
+                size: 10,
+            }),
+            "Contacts",
+        )
     };
     let mut log = RequestLog::default();
     for n in 0..KEPT {
@@ -135,14 +153,16 @@ fn the_log_keeps_the_last_500_and_the_selection_stays_on_its_request() {
     }
     let mut view = RequestLogView::new(log.entries.len());
     view.selected = 10;
+    let before = log.entries.len();
     let dropped = log.push(entry(KEPT));
-    view.grew(log.entries.len(), dropped);
+    view.grew(before, log.entries.len(), dropped);
     assert_eq!(log.entries.len(), KEPT);
     assert!(log.entries[0].exchange.url.ends_with("page=1"));
     assert!(log.entries[view.selected].exchange.url.ends_with("page=10"));
     // On the newest, the view follows new requests.
     let mut view = RequestLogView::new(log.entries.len());
+    let before = log.entries.len();
     let dropped = log.push(entry(KEPT + 1));
-    view.grew(log.entries.len(), dropped);
+    view.grew(before, log.entries.len(), dropped);
     assert_eq!(view.selected, KEPT - 1);
 }

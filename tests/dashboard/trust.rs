@@ -251,7 +251,7 @@ fn the_profile_and_host_give_way_to_a_message_at_80x24() {
     assert!(quiet.contains("page 1/3"), "{quiet}");
     assert!(quiet.contains("demo (demo) @ 127.0.0.1:39639"), "{quiet}");
     let note = "Sorted by updated_at, newest first; S flips the direction";
-    h.app.note(note);
+    h.note(note);
     let line = status_line(&h);
     assert!(line.contains(note), "the message whole: {line}");
     assert!(!line.contains('…'), "{line}");
@@ -260,7 +260,7 @@ fn the_profile_and_host_give_way_to_a_message_at_80x24() {
         "the host gave way first: {line}"
     );
     // A shorter one keeps the profile (the host goes first).
-    h.app.note("Copied deal 1000 as JSON");
+    h.note("Copied deal 1000 as JSON");
     let line = status_line(&h);
     assert!(line.contains("Copied deal 1000 as JSON"), "{line}");
     assert!(line.contains("page 1/3"), "{line}");

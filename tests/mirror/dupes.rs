@@ -11,7 +11,7 @@ use crmdash::sandbox::{PlantKind, SandboxConfig};
 use serde_json::Value;
 
 /// A sandbox with near duplicates planted, `[ui] region = "DE"`, synced.
-fn synced() -> Env {
+pub(crate) fn synced() -> Env {
     let env = Env::with(SandboxConfig {
         near_duplicates: true,
         ..SandboxConfig::default()

@@ -241,6 +241,7 @@ async fn an_interrupted_full_pass_continues_from_its_saved_page() {
                 start_mark: state.watermark.clone(),
                 fetched: u64::from(page) * 100,
                 requests: u64::from(page) + 1,
+                deferred: false,
             });
             m.apply_page(&records, Some(generation), &state).unwrap();
         }

@@ -14,6 +14,7 @@ use crate::app::effects::{Effect, RequestId};
 use crate::app::keymap::{Action, Hint};
 use crate::app::message::Message;
 use crate::app::mirror::{LinkKind, MirrorEffect, MirrorMessage, RecordRef};
+use crate::insights::dupes::Cluster;
 use crate::insights::dupes::mirrored::{DupesReport, Finder};
 use crate::resource::Resource;
 
@@ -41,11 +42,49 @@ pub struct OpenCluster {
     pub reading: Option<RequestId>,
 }
 
+/// A cluster's two lines in the list, made once when the clusters arrive: a frame draws
+/// the few in view from them (100,000 contacts can make thousands of clusters).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListEntry {
+    /// The score and the members' names (`0.97  Jon Smith · John Smith`).
+    pub head: String,
+    /// How many and the best pair's reasons (`        2 contacts · same phone`).
+    pub why: String,
+}
+
+impl ListEntry {
+    fn of(r: &DupesReport, c: &Cluster) -> ListEntry {
+        let names: Vec<&str> = c
+            .members
+            .iter()
+            .map(|&i| {
+                let p = &r.people[i];
+                if p.name.trim().is_empty() {
+                    p.email.as_deref().unwrap_or(&p.id)
+                } else {
+                    &p.name
+                }
+            })
+            .collect();
+        let why = c
+            .pairs
+            .first()
+            .map(|p| p.reasons.join(", "))
+            .unwrap_or_default();
+        ListEntry {
+            head: format!("{:.2}  {}", c.score, names.join(" · ")),
+            why: format!("        {} contacts · {why}", c.members.len()),
+        }
+    }
+}
+
 pub struct DupesView {
     pub finder: Finder,
     pub pending: Option<RequestId>,
     /// `Ok(None)`: no mirror.
     pub result: Option<Result<Option<Arc<DupesReport>>, String>>,
+    /// The report's clusters as list lines, one entry a cluster (empty without a report).
+    pub list: Vec<ListEntry>,
     /// The cluster selected in the list.
     pub selected: usize,
     pub open: Option<OpenCluster>,
@@ -58,6 +97,7 @@ impl DupesView {
             finder,
             pending: Some(id),
             result: None,
+            list: Vec::new(),
             selected: 0,
             open: None,
         }
@@ -300,6 +340,10 @@ impl Dialog for DupesView {
             Message::Mirror(MirrorMessage::Dupes { id, result }) if self.pending == Some(*id) => {
                 self.pending = None;
                 self.result = Some(result.clone());
+                self.list = match result {
+                    Ok(Some(r)) => r.clusters.iter().map(|c| ListEntry::of(r, c)).collect(),
+                    _ => Vec::new(),
+                };
                 self.selected = 0;
                 self.open = None;
                 Outcome::Handled

@@ -4,11 +4,9 @@
 
 use std::path::Path;
 
-use crossterm::event::{KeyEvent, MouseEvent};
-
 use crate::app::Said;
-use crate::app::dialogs::{Dialog, DialogCx, Outcome};
-use crate::app::keymap::{Action, Hint, KeyMap};
+use crate::app::dialogs::pager::Pager;
+use crate::app::keymap::{Action, KeyMap};
 use crate::app::table::record::DisplayZone;
 use crate::app::widgets::scroll::{Entry, ScrollText, Tone};
 
@@ -52,18 +50,15 @@ fn filter_bar_rows(keymap: &KeyMap) -> [(String, &'static str); 3] {
     ]
 }
 
-pub struct HelpView {
-    pub text: ScrollText,
-}
-
-impl HelpView {
-    pub fn new(keymap: &KeyMap, log_path: Option<&Path>, width: u16, height: u16) -> Self {
-        HelpView::with_facts(keymap, log_path, &HelpFacts::default(), width, height)
+/// The help is a [`Pager`] (closed by `?` too).
+impl Pager {
+    pub fn help(keymap: &KeyMap, log_path: Option<&Path>, width: u16, height: u16) -> Self {
+        Pager::help_with_facts(keymap, log_path, &HelpFacts::default(), width, height)
     }
 
     /// The help with what the app knows about its settings: the config file's warnings
     /// (all of them) and where the page size comes from.
-    pub fn with_facts(
+    pub fn help_with_facts(
         keymap: &KeyMap,
         log_path: Option<&Path>,
         facts: &HelpFacts,
@@ -164,9 +159,7 @@ impl HelpView {
             tone: Tone::Dim,
             hang: None,
         });
-        HelpView {
-            text: ScrollText::new(e, width, height),
-        }
+        Pager::of(ScrollText::new(e, width, height), Action::Help)
     }
 }
 
@@ -224,7 +217,7 @@ fn row(keys: String, desc: String) -> Entry {
     }
 }
 
-impl HelpView {
+impl Pager {
     /// Puts the recent status-bar messages first, whole (the status bar may cut them),
     /// newest first, with their time in `zone`.
     pub fn with_messages(mut self, said: &[Said], zone: &DisplayZone) -> Self {
@@ -265,37 +258,5 @@ impl crate::app::App {
             )),
             user_actions: self.user_action_help(),
         }
-    }
-}
-
-impl Dialog for HelpView {
-    fn hints(&self) -> &'static [Hint] {
-        const H: &[Hint] = &[
-            Hint::new(&[Action::Down, Action::Up], "scroll", 1),
-            Hint::new(&[Action::Back, Action::Quit], "close", 0),
-        ];
-        H
-    }
-
-    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
-        if self.text.on_key(key, cx.keymap) {
-            return Outcome::Handled;
-        }
-        match cx.keymap.action(key) {
-            // `q` closes the help as it closes a pager's: reading help never quits the app.
-            Some(Action::Back | Action::Help | Action::Quit) => Outcome::Close,
-            _ => Outcome::Ignored,
-        }
-    }
-
-    fn on_mouse(&mut self, mouse: &MouseEvent) -> Outcome {
-        match self.text.on_mouse(mouse) {
-            true => Outcome::Handled,
-            false => Outcome::Ignored,
-        }
-    }
-
-    fn on_resize(&mut self, width: u16, height: u16) {
-        self.text.reflow_modal(width, height);
     }
 }

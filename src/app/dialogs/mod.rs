@@ -31,6 +31,7 @@ pub mod includes;
 pub mod jobs;
 pub mod login;
 pub mod notice;
+pub mod pager;
 pub mod palette;
 pub mod plan;
 pub mod profiles_picker;
@@ -52,10 +53,10 @@ use self::confirm::ConfirmQuit;
 use self::contact_form::ContactForm;
 use self::detail::DetailView;
 use self::export::ExportDialog;
-use self::help::HelpView;
 use self::includes::IncludesPicker;
 use self::login::LoginDialog;
 use self::notice::Notice;
+use self::pager::Pager;
 use self::palette::PaletteDialog;
 use self::profiles_picker::ProfilesPicker;
 use self::reschedule::RescheduleForm;
@@ -105,6 +106,8 @@ pub struct DialogCx<'a> {
     pub zone: &'a DisplayZone,
     pub now: chrono::DateTime<chrono::Utc>,
     next_id: &'a mut u64,
+    /// The session's requests (the request log reads them).
+    pub requests: &'a requests::RequestLog,
 }
 
 impl<'a> DialogCx<'a> {
@@ -113,12 +116,14 @@ impl<'a> DialogCx<'a> {
         zone: &'a DisplayZone,
         now: chrono::DateTime<chrono::Utc>,
         next_id: &'a mut u64,
+        requests: &'a requests::RequestLog,
     ) -> Self {
         DialogCx {
             keymap,
             zone,
             now,
             next_id,
+            requests,
         }
     }
 
@@ -306,7 +311,7 @@ pub trait Dialog {
 
 pub enum Overlay {
     Detail(DetailView),
-    Help(HelpView),
+    Help(Pager),
     Includes(IncludesPicker),
     Export(ExportDialog),
     ConfirmQuit(ConfirmQuit),
@@ -327,7 +332,7 @@ pub enum Overlay {
     /// Quitting while a write waits in its undo window.
     PendingQuit(write_guard::PendingWriteQuit),
     /// `:log`: the write journal.
-    WriteLog(Box<write_log::WriteLogView>),
+    WriteLog(Box<Pager>),
     Requests(requests::RequestLogView),
     ConfirmAction(confirm_action::ConfirmAction),
     /// Today (`:today`, `t`) or the `:changes` list.

@@ -21,6 +21,24 @@ pub struct LoggedRequest {
     pub exchange: Arc<Exchange>,
     /// `Contacts`, `export`, `new contact`...
     pub origin: &'static str,
+    /// The URL's path and query, as the log's row shows it (read once, not every frame).
+    pub path: String,
+}
+
+impl LoggedRequest {
+    pub fn new(exchange: Arc<Exchange>, origin: &'static str) -> LoggedRequest {
+        let path = url::Url::parse(&exchange.url)
+            .map(|u| match u.query() {
+                Some(q) => format!("{}?{q}", u.path()),
+                None => u.path().to_string(),
+            })
+            .unwrap_or_else(|_| exchange.url.clone());
+        LoggedRequest {
+            exchange,
+            origin,
+            path,
+        }
+    }
 }
 
 /// The session's requests, oldest first.
@@ -46,10 +64,15 @@ impl RequestLog {
 pub struct RequestLogView {
     /// Index into the log (oldest first).
     pub selected: usize,
-    /// Requests in the log (kept in step by the app).
-    pub len: usize,
-    /// The selected request shown whole, scrolled this many lines.
-    pub detail: Option<u16>,
+    /// The selected request shown whole.
+    pub detail: Option<Detail>,
+}
+
+/// A request shown whole: its lines, built once when it is opened, and the scroll.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Detail {
+    pub scroll: u16,
+    pub lines: Vec<String>,
 }
 
 impl RequestLogView {
@@ -57,21 +80,19 @@ impl RequestLogView {
     pub fn new(len: usize) -> RequestLogView {
         RequestLogView {
             selected: len.saturating_sub(1),
-            len,
             detail: None,
         }
     }
 
-    /// The log grew to `len` (`dropped`: its oldest went): the selection stays on its
-    /// request, or follows the newest when it was on the newest.
-    pub fn grew(&mut self, len: usize, dropped: bool) {
-        let on_newest = self.selected + 1 >= self.len;
+    /// The log grew from `before` requests to `after` (`dropped`: its oldest went): the
+    /// selection stays on its request, or follows the newest when it was on the newest.
+    pub fn grew(&mut self, before: usize, after: usize, dropped: bool) {
+        let on_newest = self.selected + 1 >= before;
         if dropped && !on_newest {
             self.selected = self.selected.saturating_sub(1);
         }
-        self.len = len;
         if on_newest && self.detail.is_none() {
-            self.selected = len.saturating_sub(1);
+            self.selected = after.saturating_sub(1);
         }
     }
 }
@@ -99,15 +120,16 @@ impl Dialog for RequestLogView {
     }
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
-        let last = self.len.saturating_sub(1);
-        if let Some(scroll) = &mut self.detail {
+        let log = &cx.requests.entries;
+        let last = log.len().saturating_sub(1);
+        if let Some(Detail { scroll, .. }) = &mut self.detail {
             match cx.keymap.action(key) {
                 Some(Action::Down) => *scroll = scroll.saturating_add(1),
                 Some(Action::Up) => *scroll = scroll.saturating_sub(1),
                 Some(Action::NextPage) => *scroll = scroll.saturating_add(10),
                 Some(Action::PrevPage) => *scroll = scroll.saturating_sub(10),
                 Some(Action::First) => *scroll = 0,
-                Some(Action::CopyJson) if self.len > 0 => {
+                Some(Action::CopyJson) => {
                     return Outcome::Apply(DialogResult::CopyRequest(self.selected));
                 }
                 Some(Action::Back) => self.detail = None,
@@ -122,8 +144,13 @@ impl Dialog for RequestLogView {
             Some(Action::PrevPage) => self.selected = self.selected.saturating_sub(10),
             Some(Action::First) => self.selected = 0,
             Some(Action::Last) => self.selected = last,
-            Some(Action::Detail) if self.len > 0 => self.detail = Some(0),
-            Some(Action::CopyJson) if self.len > 0 => {
+            Some(Action::Detail) if !log.is_empty() => {
+                self.detail = log.get(self.selected).map(|r| Detail {
+                    scroll: 0,
+                    lines: detail_lines(r),
+                });
+            }
+            Some(Action::CopyJson) if !log.is_empty() => {
                 return Outcome::Apply(DialogResult::CopyRequest(self.selected));
             }
             Some(Action::Back | Action::RequestLog) => return Outcome::Close,
@@ -175,9 +202,10 @@ pub fn detail_lines(r: &LoggedRequest) -> Vec<String> {
             .map(|(n, v)| format!("< {n}: {v}")),
     );
     if !x.response_body.is_empty() {
+        // Indented when it was logged, before its cut (`exchange::kept_body`).
         out.push(String::new());
-        out.extend(pretty(&x.response_body).lines().map(str::to_string));
-        if x.size > x.response_body.len() {
+        out.extend(x.response_body.lines().map(str::to_string));
+        if x.response_cut {
             out.push(format!(
                 "… ({} shown of {})",
                 human_bytes(x.response_body.len()),
@@ -199,11 +227,12 @@ fn pretty(body: &str) -> String {
 impl crate::app::App {
     /// A request ended: kept in the log; an open log follows it (redrawn only then).
     pub(crate) fn request_logged(&mut self, r: LoggedRequest) -> Vec<crate::app::Effect> {
+        let before = self.requests.entries.len();
         let dropped = self.requests.push(r);
-        let len = self.requests.entries.len();
+        let after = self.requests.entries.len();
         for o in &mut self.overlays {
             if let crate::app::dialogs::Overlay::Requests(v) = o {
-                v.grew(len, dropped);
+                v.grew(before, after, dropped);
                 self.dirty = true;
             }
         }

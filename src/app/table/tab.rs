@@ -284,6 +284,21 @@ impl TabState {
         added
     }
 
+    /// Columns left of the rows inside the border: one for the `*` of marked rows while
+    /// any row is marked (the border stays whole), none otherwise.
+    pub fn gutter(&self) -> u16 {
+        u16::from(!self.selection.is_empty())
+    }
+
+    /// The columns that fit the table's inner width (less the gutter), scrolled.
+    pub fn columns_shown(&self, inner_width: u16) -> crate::app::layout::ShownColumns {
+        crate::app::layout::shown_columns(
+            self.resource.columns,
+            inner_width.saturating_sub(self.gutter()),
+            self.col_scroll,
+        )
+    }
+
     /// Filters applied, or typed in the bar (even refused ones).
     pub fn has_filters(&self) -> bool {
         !self.filters.is_empty() || self.filter_bar.fields.iter().any(|f| !f.input.is_empty())

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use super::normalise::{email_key, fold_name, phone_e164, region};
-use super::{Cluster, DupesSettings, MAX_BLOCK, Person};
-use crate::api::{ApiRecord, Contact, ContactQuery, Paging};
-use crate::mirror::{Mirror, MirrorError, SearchQuery};
+use super::{Cluster, DupesSettings, MAX_BLOCK, Person, Table};
+use crate::api::{ApiRecord, Contact, ContactQuery, ContactSort, Paging};
+use crate::mirror::{ContactFields, Mirror, MirrorError, SearchQuery};
 use crate::resource::Resource;
 
 /// What the finder compares with, from the config: `[dupes]` and `[ui] region`.
@@ -70,27 +70,31 @@ pub struct DupesReport {
     pub complete: bool,
 }
 
-/// Reads every live contact and finds the clusters.
+/// Reads every live contact (only the fields compared, straight into a [`Table`]) and
+/// finds the clusters.
 pub fn scan(mirror: &Mirror, finder: &Finder, o: &ScanOptions) -> Result<DupesReport, MirrorError> {
-    let mut people = Vec::new();
+    let mut table = Table::new(finder.country());
     let mut recent = Vec::new();
-    mirror.each_live::<Contact>(|c| {
+    mirror.each_contact_fields(|c| {
         if let Some(t) = o.since {
             recent.push(
-                [&c.created_at, &c.updated_at]
+                [c.created_at, c.updated_at]
                     .into_iter()
                     .flatten()
-                    .filter_map(crate::api::Timestamp::instant)
                     .any(|at| at > t),
             );
         }
-        people.push(Person::from_contact(&c));
+        let email = c.email.as_deref().filter(|e| !e.trim().is_empty());
+        let phone = c.phone.as_deref().filter(|p| !p.trim().is_empty());
+        let accounts = c.account_ids.iter().map(String::as_str);
+        table.push(c.id, &c.name(), email, phone, accounts, c.created_at);
     })?;
+    table.shrink_to_fit();
     let state = mirror.sync_state(Resource::Contacts)?;
     Ok(DupesReport {
         synced: state.last_sync_at,
         complete: state.complete_since().is_some(),
-        ..report_of(people, &recent, finder, o)
+        ..report_of_table(&table, &recent, finder, o)
     })
 }
 
@@ -102,29 +106,42 @@ pub fn report_of(
     finder: &Finder,
     o: &ScanOptions,
 ) -> DupesReport {
+    report_of_table(&Table::of(&people, finder.country()), recent, finder, o)
+}
+
+/// [`report_of`] people in a [`Table`].
+pub fn report_of_table(
+    table: &Table,
+    recent: &[bool],
+    finder: &Finder,
+    o: &ScanOptions,
+) -> DupesReport {
     let min_score = o.min_score.unwrap_or(finder.settings.threshold);
-    let found = super::find(&people, finder.country(), &finder.settings, min_score);
+    let found = super::find_in(table, &finder.settings, min_score);
     let wanted_email = o.email.as_deref().and_then(email_key);
     let wanted_name = o.name.as_deref().map(|n| fold_name(n).join(" "));
     let keep = |i: usize| {
-        let p = &people[i];
         (o.since.is_none() || recent.get(i).copied().unwrap_or(false))
             && wanted_email
-                .as_ref()
-                .is_none_or(|w| p.email.as_deref().and_then(email_key).as_ref() == Some(w))
+                .as_deref()
+                .is_none_or(|w| table.email_key(i) == Some(w))
             && wanted_name
                 .as_ref()
-                .is_none_or(|w| fold_name(&p.name).join(" ").contains(w.as_str()))
+                .is_none_or(|w| table.folded(i).contains(w.as_str()))
     };
-    let mut clusters: Vec<Cluster> = super::clusters(&people, &found.pairs, min_score)
+    let linked: Vec<_> = found
+        .pairs
+        .into_iter()
+        .filter(|p| p.score >= min_score)
+        .collect();
+    let mut clusters: Vec<Cluster> = super::clusters_of(table, linked)
         .into_iter()
         .filter(|c| c.members.iter().any(|&i| keep(i)))
         .collect();
-    let contacts = people.len();
     DupesReport {
-        people: keep_members(people, &mut clusters),
+        people: keep_members(table, &mut clusters),
         clusters,
-        contacts,
+        contacts: table.len(),
         compared: found.compared,
         crowded_keys: found.crowded_keys,
         min_score,
@@ -134,13 +151,13 @@ pub fn report_of(
 }
 
 /// Only the people of `clusters`, their indexes renumbered.
-fn keep_members(mut people: Vec<Person>, clusters: &mut [Cluster]) -> Vec<Person> {
+fn keep_members(table: &Table, clusters: &mut [Cluster]) -> Vec<Person> {
     let mut renumbered: HashMap<usize, usize> = HashMap::new();
     let mut kept = Vec::new();
     for c in clusters.iter_mut() {
         for m in c.members.iter_mut() {
             *m = *renumbered.entry(*m).or_insert_with(|| {
-                kept.push(std::mem::take(&mut people[*m]));
+                kept.push(table.person(*m));
                 kept.len() - 1
             });
         }
@@ -166,8 +183,25 @@ pub fn records(mirror: &Mirror, ids: &[String]) -> Result<Vec<Option<Arc<str>>>,
 /// Every live mirrored contact as the finder sees it (the import compares its rows with them).
 pub fn people(mirror: &Mirror) -> Result<Vec<Person>, MirrorError> {
     let mut people = Vec::new();
-    mirror.each_live::<Contact>(|c| people.push(Person::from_contact(&c)))?;
+    mirror.each_contact_fields(|c| people.push(person_of(c)))?;
     Ok(people)
+}
+
+/// A contact's fields as the finder's [`Person`] (as [`Person::from_contact`] makes it).
+pub fn person_of(c: &ContactFields<'_>) -> Person {
+    let present = |v: &Option<std::borrow::Cow<'_, str>>| {
+        v.as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .map(str::to_string)
+    };
+    Person {
+        id: c.id.to_string(),
+        name: c.name(),
+        email: present(&c.email),
+        phone: present(&c.phone),
+        accounts: c.account_ids.to_vec(),
+        created_at: c.created_at,
+    }
 }
 
 /// A contact like the draft, with why.
@@ -184,6 +218,9 @@ pub struct NearContact {
 
 /// Candidates a phone's digits may bring (a common number's suffix matches many).
 const PHONE_CANDIDATES: usize = 50;
+/// Candidates an account's namesakes may bring (the finder leaves out a key shared by more
+/// than [`MAX_BLOCK`]).
+const NAMED_CANDIDATES: usize = 2 * MAX_BLOCK;
 
 /// The mirrored contacts that look like `draft`, best first (at most `limit`): found through
 /// the mirror's indexes (the email's lowercase form, the phone's digits in the search index,
@@ -202,8 +239,11 @@ pub fn near_contacts(
         .map(str::trim)
         .filter(|e| e.contains('@'))
     {
+        // Sorted by email, so the list seeks the email index to the one value (sorted by
+        // creation it would walk every contact to find it).
         let q = ContactQuery {
             email: Some(email.to_string()),
+            sort_by: Some(ContactSort::Email),
             paging: Paging {
                 page: Some(1),
                 per_page: Some(PHONE_CANDIDATES as u32),
@@ -232,14 +272,16 @@ pub fn near_contacts(
             }
         }
     }
-    if !draft.name.trim().is_empty() {
+    // A close name counts with a shared account: the account's contacts sharing a word of
+    // the name (the finder's `account + word` keys), through the full-text index.
+    let words: Vec<String> = fold_name(&draft.name)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 2)
+        .collect();
+    if !words.is_empty() {
         for account in &draft.accounts {
-            let of_account = mirror.contacts_of_account(account, MAX_BLOCK + 1)?;
-            // An account of more than MAX_BLOCK contacts is a crowded key, as in the finder.
-            if of_account.len() <= MAX_BLOCK {
-                for c in of_account {
-                    candidates.insert(c.id.clone(), c);
-                }
+            for c in mirror.contacts_of_account_named(account, &words, NAMED_CANDIDATES)? {
+                candidates.insert(c.id.clone(), c);
             }
         }
     }

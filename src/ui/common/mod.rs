@@ -1,5 +1,6 @@
 //! Reusable widgets: the paged table, tabs, text input, modal frame, status bar, scroll text.
 
+pub mod cached_row;
 pub mod cell_text;
 pub mod clusters;
 pub mod fit;

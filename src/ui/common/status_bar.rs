@@ -2,6 +2,7 @@
 //! host) and the hint line generated from the key map.
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -9,7 +10,7 @@ use ratatui::widgets::Widget;
 
 use crate::app::App;
 use crate::app::keymap::Action;
-use crate::ui::common::{fit, profile_mark};
+use crate::ui::common::{cached_row, fit, profile_mark};
 use crate::ui::theme::Theme;
 
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
@@ -45,7 +46,33 @@ pub fn position(app: &App) -> String {
     }
 }
 
+/// The status line, from the cache while its inputs hold (`app::chrome`).
 pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let c = &app.chrome;
+    cached_row::draw(
+        f.buffer_mut(),
+        area,
+        (&c.status_row, c.status_key),
+        (&c.builds, cached_row::Which::Status),
+        |buf, area| build_status(buf, area, app, theme),
+    );
+}
+
+/// The hint line, from the cache while the focus and the width hold.
+pub fn draw_hint(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let c = &app.chrome;
+    cached_row::draw(
+        f.buffer_mut(),
+        area,
+        (&c.hint_row, c.hint_key),
+        (&c.builds, cached_row::Which::Hint),
+        |buf, area| {
+            fit::draw_str(buf, area, &app.hint_line(area.width), theme.dim);
+        },
+    );
+}
+
+fn build_status(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
     // The facts, each with a rank: when the line is short, the highest ranks go first (the
     // latency, the age, the page position), so a message keeps as much room as it can.
     let mut facts: Vec<(u8, Span)> = Vec::new();
@@ -192,7 +219,6 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ..area
     };
     let room = usize::from(left_area.width);
-    let buf = f.buffer_mut();
     let (line, cut) = fit::line(joined(&facts), room);
     if cut && left_area.width > 12 {
         // Cut: say where the whole message is (the `?` overlay lists the recent ones).
@@ -227,8 +253,8 @@ pub fn draw_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     fit::draw_str(buf, right_area, &right, right_style);
 }
 
-/// ` default @ crm.example.com `, or shorter when `room` is short: the host alone, then the
-/// host cut with `…` (the profile is in `?`).
+/// ` default @ crm.example.com `, or cut with `…` when `room` is short: the profile first,
+/// then as much of the host as fits (both are whole in `?`).
 fn profile_and_host(app: &App, room: u16) -> String {
     let room = usize::from(room);
     let host = match app.config.host.as_str() {
@@ -239,13 +265,7 @@ fn profile_and_host(app: &App, room: u16) -> String {
     if fit::width(&full) <= room {
         return full;
     }
-    let host = format!(" @ {host} ");
-    if fit::width(&host) <= room {
-        return host;
-    }
-    format!("{} ", fit::cut(&host, room.saturating_sub(1)))
-}
-
-pub fn draw_hint(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    fit::draw_str(f.buffer_mut(), area, &app.hint_line(area.width), theme.dim);
+    // No wider than the host alone would be: the other facts keep their room.
+    let room = room.min(fit::width(&format!(" @ {host} ")));
+    format!("{} ", fit::cut(full.trim_end(), room.saturating_sub(1)))
 }

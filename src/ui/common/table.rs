@@ -9,13 +9,13 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::api::SortDirection;
 use crate::app::App;
 use crate::app::keymap::Action;
-use crate::app::layout::{COLUMN_GAP, shown_columns};
+use crate::app::layout::COLUMN_GAP;
 use crate::app::resources::Align;
 use crate::app::table::tab::TabState;
 use crate::ui::common::{cell_text, fit, frame_box, profile_mark};
 use crate::ui::theme::Theme;
 
-/// Drawn over the table's left border beside each marked row.
+/// Drawn in the gutter inside the table's left border beside each marked row.
 pub const MARK: &str = "*";
 
 fn arrow(d: SortDirection) -> &'static str {
@@ -88,7 +88,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // Columns a narrow screen leaves out: counted on the top border's right end, with the
     // keys that scroll them into view.
     let inner_width = area.width.saturating_sub(2);
-    let columns = shown_columns(tab.resource.columns, inner_width, tab.col_scroll);
+    let columns = tab.columns_shown(inner_width);
     let marker = (columns.hidden > 0 && tab.shown.is_some()).then(|| {
         let left = if columns.scroll > 0 { "‹ " } else { "" };
         let right = if columns.more_right { " ›" } else { "" };
@@ -205,6 +205,14 @@ fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, fitted: &[(usize, u16)],
     if area.is_empty() {
         return;
     }
+    // Marked rows: their `*` in a gutter inside the border, the columns right of it.
+    let full = area;
+    let gutter = tab.gutter().min(area.width);
+    let area = Rect {
+        x: area.x + gutter,
+        width: area.width - gutter,
+        ..area
+    };
     let cols = tab.resource.columns;
     let places = Layout::horizontal(fitted.iter().map(|(_, w)| Constraint::Length(*w)))
         .flex(Flex::Start)
@@ -242,11 +250,11 @@ fn draw_rows(f: &mut Frame, area: Rect, tab: &TabState, fitted: &[(usize, u16)],
         .take(rows_visible);
     for (y, (index, r)) in (area.y + 1..).zip(visible) {
         if index == tab.selected {
-            buf.set_style(Rect::new(area.x, y, area.width, 1), theme.selected);
+            buf.set_style(Rect::new(full.x, y, full.width, 1), theme.selected);
         }
-        // A selected (marked) row: `*` on the left border, readable without colours.
-        if !tab.selection.is_empty() && area.x > 0 && tab.selection.contains(&r.id) {
-            let mark = Rect::new(area.x - 1, y, 1, 1);
+        // A selected (marked) row: `*` in the gutter, readable without colours.
+        if gutter > 0 && tab.selection.contains(&r.id) {
+            let mark = Rect::new(full.x, y, 1, 1);
             fit::draw_str(buf, mark, MARK, theme.key);
         }
         for ((i, _), place) in fitted.iter().zip(places.iter()) {

@@ -30,7 +30,7 @@ pub fn draw(f: &mut Frame, area: Rect, d: &DetailView, keys: &KeyMap, theme: &Th
     } else {
         format!(
             "{} scroll · {} copy JSON · {} close",
-            keys.first_key(Action::Down),
+            keys.pair(Action::Down, Action::Up),
             keys.first_key(Action::CopyJson),
             keys.first_key(Action::Back),
         )

@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::app::dialogs::dupes::{DupesView, OpenCluster};
+use crate::app::dialogs::dupes::{DupesView, ListEntry, OpenCluster};
 use crate::app::keymap::{Action, KeyMap};
 use crate::insights::dupes::mirrored::DupesReport;
 use crate::ui::common::{fit, form_rows, modal};
@@ -110,53 +110,32 @@ pub fn draw(f: &mut Frame, area: Rect, v: &DupesView, spinner: &str, keys: &KeyM
             theme.dim,
         ))),
         None => {
-            list_lines(&mut lines, report, v.selected, theme);
-            // The selected cluster's two lines in view.
-            let rows = usize::from(inner.height).saturating_sub(top);
-            let at = top + v.selected * 2 + 1;
-            let skip = (at + 1)
-                .saturating_sub(rows.max(1))
-                .min(at.saturating_sub(top + 1));
-            let mut shown: Vec<Line> = lines.drain(..top).collect();
-            shown.extend(lines.into_iter().skip(skip));
-            return fit::draw_lines(f.buffer_mut(), inner, shown);
+            // The selected cluster's two lines in view, the first line shown a cluster's
+            // first; only the clusters in view are drawn.
+            let rows = usize::from(inner.height).saturating_sub(top).max(1);
+            let below = (v.selected * 2 + 2).saturating_sub(rows);
+            let first = below.div_ceil(2).min(v.selected);
+            for (n, entry) in v.list.iter().enumerate().skip(first).take(rows.div_ceil(2)) {
+                list_lines(&mut lines, entry, n == v.selected, theme);
+            }
         }
     }
     fit::draw_lines(f.buffer_mut(), inner, lines);
 }
 
-/// Two lines a cluster: score and members' names, then the best pair's reasons.
-fn list_lines(lines: &mut Vec<Line>, r: &DupesReport, selected: usize, theme: &Theme) {
-    for (n, c) in r.clusters.iter().enumerate() {
-        let sel = n == selected;
-        let names: Vec<String> = c
-            .members
-            .iter()
-            .map(|&i| {
-                let p = &r.people[i];
-                if p.name.trim().is_empty() {
-                    p.email.clone().unwrap_or_else(|| p.id.clone())
-                } else {
-                    p.name.clone()
-                }
-            })
-            .collect();
-        let style = if sel { theme.selected } else { Style::new() };
-        lines.push(Line::from(vec![
-            Span::styled(if sel { "▸ " } else { "  " }, style),
-            Span::styled(format!("{:.2}  ", c.score), style),
-            Span::styled(names.join(" · "), style),
-        ]));
-        let why = c
-            .pairs
-            .first()
-            .map(|p| p.reasons.join(", "))
-            .unwrap_or_default();
-        lines.push(Line::from(Span::styled(
-            format!("        {} contacts · {why}", c.members.len()),
-            theme.dim,
-        )));
-    }
+/// A cluster's two lines (made when the clusters came): score and members' names, then
+/// the best pair's reasons.
+fn list_lines<'a>(lines: &mut Vec<Line<'a>>, entry: &'a ListEntry, selected: bool, theme: &Theme) {
+    let style = if selected {
+        theme.selected
+    } else {
+        Style::new()
+    };
+    lines.push(Line::from(vec![
+        Span::styled(if selected { "▸ " } else { "  " }, style),
+        Span::styled(entry.head.as_str(), style),
+    ]));
+    lines.push(Line::from(Span::styled(entry.why.as_str(), theme.dim)));
 }
 
 /// The open cluster: a row a field, a column a member (those that fit, the selected one

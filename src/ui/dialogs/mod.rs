@@ -8,11 +8,11 @@ pub mod contact_form;
 pub mod detail;
 pub mod dupes;
 pub mod export;
-pub mod help;
 pub mod includes;
 pub mod jobs;
 pub mod login;
 pub mod notice;
+pub mod pager;
 pub mod palette;
 pub mod plan;
 pub mod profiles_picker;
@@ -23,7 +23,6 @@ pub mod search;
 pub mod today;
 pub mod views_picker;
 pub mod write_guard;
-pub mod write_log;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -36,7 +35,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
     let keys = &app.keymap;
     match overlay {
         Overlay::Detail(d) => detail::draw(f, area, d, keys, theme),
-        Overlay::Help(h) => help::draw(f, area, h, keys, theme),
+        Overlay::Help(h) => pager::draw(f, area, "Help", h, keys, theme),
         Overlay::Includes(p) => includes::draw(f, area, p, app, theme),
         Overlay::Export(e) => export::draw(f, area, e, keys, theme),
         Overlay::ConfirmQuit(c) => confirm::draw(f, area, c, keys, theme),
@@ -54,7 +53,9 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::ConfirmOpen(c) => jobs::draw_confirm_open(f, area, c, keys, theme),
         Overlay::TypeName(d) => write_guard::draw_type_name(f, area, d, keys, theme),
         Overlay::PendingQuit(d) => write_guard::draw_pending_quit(f, area, d, keys, theme),
-        Overlay::WriteLog(v) => write_log::draw(f, area, v, keys, theme),
+        Overlay::WriteLog(v) => {
+            pager::draw(f, area, "Write journal (newest first)", v, keys, theme)
+        }
         Overlay::Requests(r) => requests::draw(f, area, r, app, theme),
         Overlay::ConfirmAction(c) => confirm_action::draw(f, area, c, keys, theme),
         Overlay::Today(t) => today::draw(f, area, t, spinner(app), keys, theme),

@@ -7,9 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
-use crate::app::dialogs::requests::{
-    KEPT, LoggedRequest, RequestLogView, detail_lines, human_bytes,
-};
+use crate::app::dialogs::requests::{Detail, KEPT, LoggedRequest, RequestLogView, human_bytes};
 use crate::app::keymap::Action;
 use crate::ui::common::{fit, modal};
 use crate::ui::theme::Theme;
@@ -18,8 +16,7 @@ pub fn draw(f: &mut Frame, area: Rect, v: &RequestLogView, app: &App, theme: &Th
     let keys = &app.keymap;
     let m = modal::centered(area, area.width.saturating_sub(4).min(160), area.height);
     let log = &app.requests.entries;
-    let selected = log.get(v.selected);
-    if let (Some(scroll), Some(r)) = (v.detail, selected) {
+    if let Some(Detail { scroll, lines: all }) = &v.detail {
         let footer = format!(
             "{} scroll · {} copy as curl · {} back",
             keys.pair(Action::Down, Action::Up),
@@ -28,19 +25,19 @@ pub fn draw(f: &mut Frame, area: Rect, v: &RequestLogView, app: &App, theme: &Th
         );
         let title = format!("Request {} of {}", v.selected + 1, log.len());
         let inner = modal::frame(f, m, &title, &footer, theme);
-        let all = detail_lines(r);
         // Never scrolled past the last screenful.
         let last_top = all.len().saturating_sub(usize::from(inner.height));
         let lines = all
-            .into_iter()
-            .skip(usize::from(scroll).min(last_top))
+            .iter()
+            .skip(usize::from(*scroll).min(last_top))
+            .take(usize::from(inner.height))
             .map(|l| {
                 let style = if l.starts_with('>') || l.starts_with('<') {
                     theme.dim
                 } else {
                     Style::new()
                 };
-                Line::from(Span::styled(l, style))
+                Line::from(Span::styled(l.as_str(), style))
             });
         fit::draw_lines(f.buffer_mut(), inner, lines);
         return;
@@ -84,12 +81,6 @@ fn row<'a>(r: &'a LoggedRequest, selected: bool, theme: &Theme) -> Line<'a> {
         Some(s) => (s.to_string(), theme.bad),
         None => ("---".to_string(), theme.bad),
     };
-    let path = url::Url::parse(&x.url)
-        .map(|u| match u.query() {
-            Some(q) => format!("{}?{q}", u.path()),
-            None => u.path().to_string(),
-        })
-        .unwrap_or_else(|_| x.url.clone());
     let base = if selected {
         theme.selected
     } else {
@@ -106,6 +97,6 @@ fn row<'a>(r: &'a LoggedRequest, selected: bool, theme: &Theme) -> Line<'a> {
         ),
         Span::styled(format!("{:>8} ", human_bytes(x.size)), pick(theme.dim)),
         Span::styled(format!("{:<11} ", r.origin), pick(theme.dim)),
-        Span::styled(path, base),
+        Span::styled(r.path.as_str(), base),
     ])
 }

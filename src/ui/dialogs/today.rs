@@ -12,8 +12,24 @@ use crate::app::keymap::{Action, KeyMap};
 use crate::ui::common::{fit, modal};
 use crate::ui::theme::Theme;
 
-pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyMap, theme: &Theme) {
+/// Today takes the rows of the table's frame (its border rows too), one more above and below
+/// than a dialog: a record opened from Today (a dialog of the usual rows) sits inside it, with
+/// Today's title and bottom border in sight around it at any size.
+pub fn frame_area(area: Rect) -> Rect {
     let m = modal::centered(area, area.width.saturating_sub(4).min(110), area.height);
+    if m.y > area.y && m.bottom() < area.bottom() {
+        Rect {
+            y: m.y - 1,
+            height: m.height + 2,
+            ..m
+        }
+    } else {
+        m
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyMap, theme: &Theme) {
+    let m = frame_area(area);
     let footer = if v.list_only {
         format!(
             "type to filter · {} open · {} close",
