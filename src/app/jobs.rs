@@ -7,7 +7,9 @@
 //! runtime runs through its job runner is a [`JobSpec`] variant (data, sent as
 //! `Effect::StartJob`) and one file in `runtime/jobs/`; its progress and result come back as
 //! `Message::Job` with the job's id. Kinds older than the runner (export, readings, sync)
-//! report through their own messages, which [`App::job_heard`] translates.
+//! report through their own messages, which [`App::job_heard`] translates. Every job but
+//! the readings is stopped with `Effect::CancelJob` (`x` in `:jobs`, Esc in the export
+//! dialog): the runtime stops it where it runs.
 
 use std::sync::Arc;
 
@@ -173,7 +175,7 @@ impl JobEntry {
             JobState::Running => self.progress.clone().unwrap_or_else(|| "running".into()),
             JobState::Done(s) => s.clone(),
             JobState::Failed(e) => format!("failed: {e}"),
-            JobState::Cancelled => "cancelled".into(),
+            JobState::Cancelled => "stopped".into(),
         }
     }
 }
@@ -182,9 +184,9 @@ impl JobEntry {
 #[derive(Debug, Clone, Default)]
 pub struct Jobs {
     pub list: Vec<JobEntry>,
-    /// The jobs the runtime's runner runs (stopped with `Effect::CancelJob`).
-    pub runner: std::collections::HashSet<RequestId>,
-    /// The background sync under way, as a job.
+    /// The background sync under way, as a job. `x` on it sends `Effect::CancelJob` like
+    /// any job; the runtime stops the mirror's sync task for this id (`MirrorMessage::
+    /// SyncStopped` answers).
     pub sync: Option<RequestId>,
 }
 
@@ -236,7 +238,6 @@ impl Jobs {
         match self.get_mut(id).filter(|j| j.running()) {
             Some(j) => {
                 j.state = state;
-                self.runner.remove(&id);
                 self.trim();
                 true
             }

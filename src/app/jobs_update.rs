@@ -65,98 +65,85 @@ impl App {
             ));
             return Vec::new();
         }
+        // Every job the runner runs, the sync and a tab's export: `CancelJob` (the runtime
+        // stops each where it runs); the readings stop as the pipeline and timeline do.
         match j.kind {
-            JobKind::Export if !matches!(j.then, JobThen::Use(_)) && !self.is_runner_job(j.id) => {
-                vec![Effect::CancelExport(j.id)]
-            }
             JobKind::Pipeline => self.cancel_pipeline_reading(),
             JobKind::Timeline => self.cancel_timeline_reading(),
             _ => vec![Effect::CancelJob(j.id)],
         }
     }
 
-    fn is_runner_job(&self, id: RequestId) -> bool {
-        self.jobs.runner.contains(&id)
-    }
-
     /// Registers the long work the effects start and notes the cancels that end some.
     pub(super) fn jobs_track(&mut self, fx: &[Effect]) {
         for e in fx {
-            let (id, kind, title, runner) =
-                match e {
-                    Effect::StartJob { id, job } => {
-                        if self.jobs.get(*id).is_some() {
-                            self.jobs.runner.insert(*id);
-                            continue;
-                        }
-                        let (kind, title) = match job {
-                            JobSpec::SelectionRecords {
-                                ids,
-                                export: Some(to),
-                                spec,
-                            } => (
-                                JobKind::Export,
-                                format!(
-                                    "{} selected {} to {}",
-                                    ids.len(),
-                                    spec.kind.noun(),
-                                    to.path.display()
-                                ),
-                            ),
-                            JobSpec::SelectionRecords { ids, spec, .. } => (
-                                JobKind::Selection,
-                                format!("{} selected {}", ids.len(), spec.kind.noun()),
-                            ),
-                            JobSpec::MatchingIds { spec } => (
-                                JobKind::Select,
-                                format!("{} {}", spec.kind.noun(), spec.filter_summary()),
-                            ),
-                            JobSpec::Plan(plan) => (
-                                JobKind::Plan,
-                                format!(
-                                    "{} ({} {})",
-                                    plan.path.display(),
-                                    plan.rows.len(),
-                                    if plan.rows.len() == 1 { "row" } else { "rows" }
-                                ),
-                            ),
-                        };
-                        (*id, kind, title, true)
-                    }
-                    Effect::Export { id, spec, path, .. } => (
-                        *id,
-                        JobKind::Export,
-                        format!("{} to {}", view_words(spec), path.display()),
-                        false,
-                    ),
-                    Effect::Summarize { id, spec, .. } => {
-                        (*id, JobKind::Pipeline, view_words(spec), false)
-                    }
-                    Effect::Collect { id, spec, .. } => {
-                        (*id, JobKind::Timeline, view_words(spec), false)
-                    }
-                    Effect::Mirror(MirrorEffect::Sync) => {
-                        if self.jobs.sync.is_some() {
-                            continue;
-                        }
-                        let id = self.new_id();
-                        self.jobs.sync = Some(id);
-                        (id, JobKind::Sync, "the local mirror".to_string(), false)
-                    }
-                    Effect::Cancel(id) => {
-                        // An aborted reading sends nothing more: it ends here.
-                        if self.jobs.get(*id).is_some_and(|j| {
-                            matches!(j.kind, JobKind::Pipeline | JobKind::Timeline)
-                        }) {
-                            self.jobs.finish(*id, JobState::Cancelled);
-                        }
+            let (id, kind, title) = match e {
+                Effect::StartJob { id, job } => {
+                    if self.jobs.get(*id).is_some() {
                         continue;
                     }
-                    _ => continue,
-                };
-            if runner {
-                self.jobs.runner.insert(id);
-            }
+                    let (kind, title) = match job {
+                        JobSpec::SelectionRecords {
+                            ids,
+                            export: Some(to),
+                            spec,
+                        } => (
+                            JobKind::Export,
+                            format!(
+                                "{} selected {} to {}",
+                                ids.len(),
+                                spec.kind.noun(),
+                                to.path.display()
+                            ),
+                        ),
+                        JobSpec::SelectionRecords { ids, spec, .. } => (
+                            JobKind::Selection,
+                            format!("{} selected {}", ids.len(), spec.kind.noun()),
+                        ),
+                        JobSpec::MatchingIds { spec } => (
+                            JobKind::Select,
+                            format!("{} {}", spec.kind.noun(), spec.filter_summary()),
+                        ),
+                        JobSpec::Plan(plan) => (
+                            JobKind::Plan,
+                            format!(
+                                "{} ({} {})",
+                                plan.path.display(),
+                                plan.rows.len(),
+                                if plan.rows.len() == 1 { "row" } else { "rows" }
+                            ),
+                        ),
+                    };
+                    (*id, kind, title)
+                }
+                Effect::Export { id, spec, path, .. } => (
+                    *id,
+                    JobKind::Export,
+                    format!("{} to {}", view_words(spec), path.display()),
+                ),
+                Effect::Summarize { id, spec, .. } => (*id, JobKind::Pipeline, view_words(spec)),
+                Effect::Collect { id, spec, .. } => (*id, JobKind::Timeline, view_words(spec)),
+                Effect::Mirror(MirrorEffect::Sync) => {
+                    if self.jobs.sync.is_some() {
+                        continue;
+                    }
+                    let id = self.new_id();
+                    self.jobs.sync = Some(id);
+                    (id, JobKind::Sync, "the local mirror".to_string())
+                }
+                Effect::Cancel(id) => {
+                    // An aborted reading sends nothing more: it ends here.
+                    if self
+                        .jobs
+                        .get(*id)
+                        .is_some_and(|j| matches!(j.kind, JobKind::Pipeline | JobKind::Timeline))
+                    {
+                        self.jobs.finish(*id, JobState::Cancelled);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
             self.jobs.add(JobEntry {
                 id,
                 kind,
@@ -165,7 +152,7 @@ impl App {
                 progress: None,
                 state: JobState::Running,
                 then: JobThen::Report,
-                cancellable: kind != JobKind::Sync,
+                cancellable: true,
                 report: None,
             });
             self.dirty = true;
@@ -226,6 +213,11 @@ impl App {
                         Err(e) => JobState::Failed(e.clone()),
                     },
                 ),
+                None => false,
+            },
+            // `x` on the sync, or a profile switch stopped it: what it wrote stays.
+            Message::Mirror(MirrorMessage::SyncStopped) => match self.jobs.sync.take() {
+                Some(id) => self.jobs.finish(id, JobState::Cancelled),
                 None => false,
             },
             _ => false,

@@ -148,6 +148,10 @@ pub enum MirrorMessage {
     /// Another sync of this mirror is running (in another process: its id when known); this
     /// one waits for it, and `Synced` comes when it ends.
     SyncWaiting(Option<String>),
+    /// The sync was stopped (`x` in `:jobs`): its task was aborted; what it committed stays
+    /// (records with their sync position), and the next sync goes on from there. Sent even
+    /// when no sync ran (one that just ended has said `Synced` before this).
+    SyncStopped,
     /// A read found the mirror damaged (said once; the next sync rebuilds it).
     Damaged(String),
 }
@@ -233,6 +237,10 @@ impl App {
     /// After a profile switch: the new profile's mirror (the runtime swapped it in) paints
     /// its rows and gets its own sync schedule; nothing of the old one's state is kept.
     pub(crate) fn mirror_switched(&mut self) -> Vec<Effect> {
+        // The runtime stopped the old profile's sync: its job ends here.
+        if let Some(id) = self.jobs.sync.take() {
+            self.jobs.finish(id, super::jobs::JobState::Cancelled);
+        }
         let generation = self.mirror.generation + 1;
         self.mirror = MirrorState {
             generation,
@@ -446,6 +454,13 @@ impl App {
                     self.note(format!(
                         "Another sync of the local mirror is running{who}: its end will be said here"
                     ));
+                }
+                Vec::new()
+            }
+            MirrorMessage::SyncStopped => {
+                if self.mirror.syncing.take().is_some() {
+                    self.mirror.asked = false;
+                    self.note("Sync stopped: the local mirror keeps what it synced; :sync goes on from there");
                 }
                 Vec::new()
             }

@@ -314,6 +314,21 @@ impl Engine {
                     let pages = self.requests.job_pages(self.profiles.reader());
                     self.jobs.start(id, job, pages, &self.tx);
                 }
+                // `x` in `:jobs` stops every job with this effect. The sync runs in the
+                // mirror's runtime and a tab's export in `requests` (their own messages drive
+                // the status line and the export dialog): each is stopped where it runs.
+                Effect::CancelJob(id) if self.app.jobs.sync == Some(id) => {
+                    self.requests.drop_held_sync();
+                    self.profiles.stop_sync(&self.tx)
+                }
+                Effect::CancelJob(id) if self.requests.has_export(id) => {
+                    let cx = RequestCx {
+                        tx: &self.tx,
+                        mirror: self.profiles.reader(),
+                        offline: self.app.offline_refusal(),
+                    };
+                    self.requests.run(Effect::CancelExport(id), cx);
+                }
                 Effect::CancelJob(id) => self.jobs.cancel(id),
                 Effect::ReadPlan { id, path, words } => {
                     let task = super::jobs::plan::read(

@@ -176,6 +176,15 @@ impl MirrorRuntime {
         self.sync.as_ref().is_some_and(|h| !h.is_finished())
     }
 
+    /// Stops the sync started here (`x` in `:jobs`) and says so with `SyncStopped`. Safe to
+    /// abort: the writer commits records together with their sync position, and only a
+    /// completed full pass marks records gone. A sync that already ended said `Synced`
+    /// first (same channel), so the app ignores this one.
+    pub fn stop_sync(&mut self, tx: &UnboundedSender<Message>) {
+        self.stop();
+        let _ = tx.send(Message::Mirror(MirrorMessage::SyncStopped));
+    }
+
     pub fn stop(&mut self) {
         if let Some(h) = self.sync.take() {
             h.abort();

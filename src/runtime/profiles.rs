@@ -135,7 +135,8 @@ impl Profiles {
                 | MirrorMessage::Dupes { .. }
                 | MirrorMessage::NearContacts { .. }
                 | MirrorMessage::ContactRecords { .. }
-                | MirrorMessage::Probed(_),
+                | MirrorMessage::Probed(_)
+                | MirrorMessage::SyncStopped,
             ) => {
                 self.mirror_work = self.mirror_work.saturating_sub(1);
             }
@@ -157,6 +158,17 @@ impl Profiles {
             .or_else(|| current.for_profile(profile, base_url));
         self.parked_mirrors.insert(previous.to_string(), current);
         self.mirror = next;
+    }
+
+    /// Stops the active mirror's sync (`x` on the sync in `:jobs`); `SyncStopped` answers.
+    pub fn stop_sync(&mut self, tx: &UnboundedSender<Message>) {
+        self.mirror_work += 1;
+        match &mut self.mirror {
+            Some(m) => m.stop_sync(tx),
+            None => {
+                let _ = tx.send(Message::Mirror(MirrorMessage::SyncStopped));
+            }
+        }
     }
 
     /// Stops the active mirror's sync (quit).

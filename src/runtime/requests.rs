@@ -229,6 +229,22 @@ impl Requests {
         }
     }
 
+    /// Whether `id` is an export run (or held) here: `:jobs` stops it with `CancelJob`.
+    pub fn has_export(&self, id: RequestId) -> bool {
+        self.exports.contains_key(&id)
+            || self
+                .deferred
+                .iter()
+                .any(|d| matches!(d, Effect::Export { id: x, .. } if *x == id))
+    }
+
+    /// Drops the held background sync (stopped before the token was known): it never ran,
+    /// and its job already ended.
+    pub fn drop_held_sync(&mut self) {
+        self.deferred
+            .retain(|d| !matches!(d, Effect::Mirror(MirrorEffect::Sync)));
+    }
+
     /// Stops everything (quit): running requests are aborted, exports cancelled.
     pub fn stop_all(&mut self) {
         for (_, h) in self.tasks.drain() {

@@ -236,10 +236,11 @@ fn export_alone_starts_its_own_export_of_the_view_it_opened_on() {
         "{screen}"
     );
     assert!(screen.contains("Esc cancel"), "{screen}");
-    // Esc while running asks the runtime to cancel; the dialog stays until it hears back.
+    // Esc while running asks the runtime to cancel (the stop of every job, as `x` in
+    // `:jobs`); the dialog stays until it hears back.
     assert_eq!(
         h.key(KeyCode::Esc),
-        Outcome::Effects(vec![Effect::CancelExport(id)])
+        Outcome::Effects(vec![Effect::CancelJob(id)])
     );
     let done = Message::Export {
         id,

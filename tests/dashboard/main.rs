@@ -36,6 +36,7 @@ mod sandbox;
 mod screen_snapshots;
 mod selection;
 mod settings_keys;
+mod sync_jobs;
 mod table_cells;
 mod timeline;
 mod today;

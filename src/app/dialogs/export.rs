@@ -383,8 +383,8 @@ impl Dialog for ExportDialog {
                 }
             }
             ExportStage::Running { id, .. } => match keys.pick(key, &[Action::Cancel]) {
-                Some(_) if self.only.is_some() => Outcome::Effects(vec![Effect::CancelJob(*id)]),
-                Some(_) => Outcome::Effects(vec![Effect::CancelExport(*id)]),
+                // The same stop as `x` in `:jobs` (the runtime finds where it runs).
+                Some(_) => Outcome::Effects(vec![Effect::CancelJob(*id)]),
                 None => Outcome::Handled,
             },
             ExportStage::Finished(_) | ExportStage::Failed(_) => {

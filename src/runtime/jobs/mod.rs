@@ -4,7 +4,9 @@
 //! cancelled) and is stopped by `Effect::CancelJob(id)` or at quit.
 //!
 //! The pipeline's and timeline's readings run here too (`Jobs::spawn`), reporting through
-//! their own messages; the export still runs in `requests` (its dialog owns its messages).
+//! their own messages; a tab's export still runs in `requests` (its dialog owns its
+//! messages) and the sync in the mirror's runtime (its messages drive the status line).
+//! `CancelJob` stops those too: the engine routes the sync's id and an export's id there.
 //! Work that writes ([`Work::stops_itself`], a plan run) is not dropped on a cancel: it
 //! stops sending and reports what it did.
 //!

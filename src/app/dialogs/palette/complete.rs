@@ -181,7 +181,7 @@ mod tests {
         assert_eq!(complete("de", &cx()).items, ["deals"]);
         assert_eq!(
             complete(":p", &cx()).items,
-            [":projects", ":page", ":per", ":profile"]
+            [":projects", ":page", ":per", ":profile", ":plan"]
         );
         assert_eq!(complete("deals st", &cx()).items, ["status="]);
         assert_eq!(
