@@ -60,6 +60,17 @@ impl Tmux {
         })
     }
 
+    /// Gives the window `width` x `height` (the app sees a resize).
+    pub(crate) fn resize(&self, width: u16, height: u16) {
+        let (w, h) = (width.to_string(), height.to_string());
+        let out = self.cmd(&["resize-window", "-t", "e2e", "-x", &w, "-y", &h]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     pub(crate) fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
