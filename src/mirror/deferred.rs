@@ -28,6 +28,20 @@ pub(super) fn no_such_index(e: &rusqlite::Error) -> bool {
     e.to_string().contains("no such index")
 }
 
+/// Runs `read` with `hint` (an `INDEXED BY` clause naming a sort index), and again with none
+/// when a first sync's bulk phase has dropped that index: the same rows, sorted by SQLite.
+/// The error comes before any row (when the statement is prepared, or prepared again at its
+/// first step), so nothing `read` hands on is handed twice.
+pub(super) fn or_unindexed<T>(
+    hint: &str,
+    mut read: impl FnMut(&str) -> Result<T, MirrorError>,
+) -> Result<T, MirrorError> {
+    match read(hint) {
+        Err(MirrorError::Sqlite { source, .. }) if no_such_index(&source) => read(""),
+        other => other,
+    }
+}
+
 impl Mirror {
     /// Whether the mirror holds any record (live or gone) of `r`.
     pub fn has_records(&self, r: Resource) -> Result<bool, MirrorError> {

@@ -267,27 +267,21 @@ impl Mirror {
         let col = c.sort_column;
         let dir = if c.descending { "DESC" } else { "ASC" };
         let n = c.args.len();
-        // Named: without statistics the planner would take the (resource, id) index and
-        // sort every record of the resource for one page.
-        let indexed = format!("INDEXED BY {}_by_{col}", c.resource.noun());
-        let sql = format!(
-            "SELECT packed FROM records {indexed} WHERE {cond} AND {col} {test}
-             ORDER BY {col} {dir}, id {dir} LIMIT ?{} OFFSET ?{}",
-            n + 1,
-            n + 2,
-        );
         let mut args = c.args.clone();
         args.push(SqlValue::Integer(take.min(i64::MAX as u64) as i64));
         args.push(SqlValue::Integer(skip.min(i64::MAX as u64) as i64));
-        match self.read_packed(&sql, &args, f) {
-            // A first sync's bulk phase has no sort indexes (`deferred`): the same rows,
-            // sorted by SQLite. The error comes before any row (when the statement is
-            // prepared, or prepared again at its first step).
-            Err(MirrorError::Sqlite { source, .. }) if super::deferred::no_such_index(&source) => {
-                self.read_packed(&sql.replace(&indexed, ""), &args, f)
-            }
-            other => other,
-        }
+        // Named: without statistics the planner would take the (resource, id) index and
+        // sort every record of the resource for one page.
+        let indexed = format!("INDEXED BY {}_by_{col}", c.resource.noun());
+        super::deferred::or_unindexed(&indexed, |indexed| {
+            let sql = format!(
+                "SELECT packed FROM records {indexed} WHERE {cond} AND {col} {test}
+             ORDER BY {col} {dir}, id {dir} LIMIT ?{} OFFSET ?{}",
+                n + 1,
+                n + 2,
+            );
+            self.read_packed(&sql, &args, f)
+        })
     }
 
     /// Hands the text of every row `sql` reads (one column: `packed`) to `f` until it says stop.

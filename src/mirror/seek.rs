@@ -75,8 +75,9 @@ fn typed<T: Mirrored>(raw: String) -> Option<T> {
 /// One keyset read of a run: the rows with (`IS NOT NULL`) or without (`IS NULL`) a value in
 /// the sort column, after `(value, id)` of the last row read when `seeking`, in index order.
 /// Parameters: the conditions' own, then the cursor's value and id, then the batch size.
-fn seek_sql(c: &Clauses, test: &str, seeking: bool) -> String {
-    let (r, col, desc) = c.order();
+/// `indexed`: the `INDEXED BY` clause naming the sort index, or nothing (see `or_unindexed`).
+fn seek_sql(c: &Clauses, test: &str, seeking: bool, indexed: &str) -> String {
+    let (_, col, desc) = c.order();
     let (cond, args) = c.condition();
     let n = args.len();
     let (dir, cmp) = if desc { ("DESC", "<") } else { ("ASC", ">") };
@@ -86,10 +87,9 @@ fn seek_sql(c: &Clauses, test: &str, seeking: bool) -> String {
         (true, _) => format!(" AND ({col}, id) {cmp} (?{}, ?{})", n + 1, n + 2),
     };
     format!(
-        "SELECT {col}, id, packed FROM records INDEXED BY {r}_by_{col} \
+        "SELECT {col}, id, packed FROM records {indexed} \
          WHERE {cond} AND {col} {test}{seek} ORDER BY {col} {dir}, id {dir} LIMIT ?{}",
         n + 3,
-        r = r.noun(),
     )
 }
 
@@ -143,7 +143,8 @@ impl Mirror {
         E: From<MirrorError>,
     {
         let c = q.clauses();
-        let (_, _, desc) = c.order();
+        let (r, col, desc) = c.order();
+        let indexed = format!("INDEXED BY {}_by_{col}", r.noun());
         let (_, args) = c.condition();
         let left_out = left_out(q);
         let batch = batch.max(1);
@@ -156,15 +157,18 @@ impl Mirror {
         for test in runs {
             let mut cursor: Option<(SqlValue, String)> = None;
             loop {
-                let sql = seek_sql(&c, test, cursor.is_some());
+                let seeking = cursor.is_some();
                 let mut bound = args.to_vec();
                 let (value, id) = match cursor.take() {
                     Some((v, id)) => (v, SqlValue::Text(id)),
                     None => (SqlValue::Null, SqlValue::Null),
                 };
                 bound.extend([value, id, SqlValue::Integer(batch as i64)]);
-                let (items, read, last) =
-                    self.seek_batch::<Q::Item>(&sql, &bound, batch, &left_out)?;
+                // A batch is read whole before `f` sees it: a retry hands nothing twice.
+                let (items, read, last) = super::deferred::or_unindexed(&indexed, |indexed| {
+                    let sql = seek_sql(&c, test, seeking, indexed);
+                    self.seek_batch::<Q::Item>(&sql, &bound, batch, &left_out)
+                })?;
                 handed += items.len() as u64;
                 if !items.is_empty() {
                     f(items)?;
@@ -209,15 +213,17 @@ impl Mirror {
     /// time the mirror could not read). A filter on that column cannot be answered for them.
     pub fn without_value(&self, r: Resource, column: &'static str) -> Result<u64, MirrorError> {
         let n = r.noun();
-        let sql = format!(
-            "SELECT count(*) FROM records INDEXED BY {n}_by_{column} \
-             WHERE resource = '{n}' AND gone_at IS NULL AND {column} IS NULL"
-        );
-        self.conn
-            .prepare_cached(&sql)
-            .and_then(|mut s| s.query_row([], |row| row.get::<_, i64>(0)))
-            .map(|n| n.max(0) as u64)
-            .map_err(|e| self.err(e))
+        super::deferred::or_unindexed(&format!("INDEXED BY {n}_by_{column}"), |indexed| {
+            let sql = format!(
+                "SELECT count(*) FROM records {indexed} \
+                 WHERE resource = '{n}' AND gone_at IS NULL AND {column} IS NULL"
+            );
+            self.conn
+                .prepare_cached(&sql)
+                .and_then(|mut s| s.query_row([], |row| row.get::<_, i64>(0)))
+                .map(|n| n.max(0) as u64)
+                .map_err(|e| self.err(e))
+        })
     }
 }
 

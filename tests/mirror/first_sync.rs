@@ -181,6 +181,27 @@ async fn an_interrupted_first_sync_lists_what_it_read_says_search_waits_and_the_
     let want: Vec<String> = firsts[25..50].iter().map(|(_, id)| id.clone()).collect();
     let got: Vec<String> = page.data.iter().map(|c| c.id().to_string()).collect();
     assert_eq!(got, want);
+    // A keyset walk by that column (`list --all` from the mirror): the same order, all of it.
+    let mut walked = Vec::new();
+    m.each_seek(
+        &ContactQuery {
+            sort_by: Some(ContactSort::FirstName),
+            ..ContactQuery::default()
+        },
+        7,
+        |batch| {
+            walked.extend(batch.iter().map(|c| c.id().to_string()));
+            Ok::<(), crmdash::mirror::MirrorError>(())
+        },
+    )
+    .unwrap();
+    assert_eq!(walked.len(), have.len());
+    let firsts_ids: Vec<String> = firsts.iter().map(|(_, id)| id.clone()).collect();
+    assert_eq!(walked[..firsts_ids.len()], firsts_ids[..]);
+    assert_eq!(
+        m.without_value(Resource::Contacts, "updated_us").unwrap(),
+        0
+    );
     // Search does not see them yet (and says so: `index_pending`).
     let (id, email) = have
         .iter()
