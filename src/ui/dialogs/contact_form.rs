@@ -127,16 +127,22 @@ fn field_rows<'a>(form: &'a ContactForm, width: u16, keys: &KeyMap, theme: &Them
 /// email), under the fields they are about, each with why.
 fn near_rows<'a>(form: &ContactForm, width: u16, keys: &KeyMap, theme: &Theme) -> Vec<Row<'a>> {
     let exact = form.duplicate.as_ref().map(|d| d.id.as_str());
-    let near: Vec<_> = form
-        .matches()
-        .into_iter()
+    // Made once a frame: each match carries its record's JSON.
+    let all = form.matches();
+    let turn = if all.len() > 1 {
+        "opens them in turn"
+    } else {
+        "opens it"
+    };
+    let near: Vec<_> = all
+        .iter()
         .filter(|m| Some(m.id.as_str()) != exact)
         .collect();
     if near.is_empty() {
         return Vec::new();
     }
     let mut rows = Vec::new();
-    for m in &near {
+    for m in near {
         let created = m
             .created
             .as_deref()
@@ -148,11 +154,6 @@ fn near_rows<'a>(form: &ContactForm, width: u16, keys: &KeyMap, theme: &Theme) -
             theme.pending,
         ));
     }
-    let turn = if form.matches().len() > 1 {
-        "opens them in turn"
-    } else {
-        "opens it"
-    };
     rows.extend(Row::under(
         &format!(
             "from the local mirror · {} {turn}",

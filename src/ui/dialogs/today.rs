@@ -59,7 +59,7 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
         let shown = items.len();
         let filter = Line::from(vec![
             Span::styled("filter: ", theme.dim),
-            Span::raw(v.filter.clone()),
+            Span::raw(v.filter.as_str()),
             Span::styled(format!("  ({shown} of {})", v.changes.len()), theme.dim),
         ]);
         fit::draw_lines(f.buffer_mut(), inner, [filter]);
