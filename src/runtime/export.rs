@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
 use super::mirror::MirrorReader;
-use crate::api::{Client, ListQuery, Page, Paging};
+use crate::api::{Client, ListQuery, Paging};
 use crate::app::{ExportEvent, ExportFormat};
-use crate::mirror::MirrorQuery;
+use crate::mirror::{MirrorError, MirrorQuery};
 use crate::output::{Columns, Format, ListWriter, Tabular};
 
 /// Pages asked for at a time (the service's maximum).
@@ -25,34 +25,6 @@ const MAX_PAGES: u32 = 100_000;
 pub(super) enum Lister {
     Service(Client),
     Mirror(MirrorReader),
-}
-
-impl Lister {
-    /// One page of `query`; the query comes back with it (the mirror reads on the blocking
-    /// pool, which needs it owned).
-    async fn list<Q>(&self, query: Q) -> Result<(Q, Result<Page<Q::Item>, String>), String>
-    where
-        Q: ListQuery + MirrorQuery + Send + 'static,
-        Q::Item: Send + 'static,
-    {
-        match self {
-            Lister::Service(c) => {
-                let r = c.list(&query).await.map_err(|e| e.summary());
-                Ok((query, r))
-            }
-            Lister::Mirror(m) => {
-                let m = m.clone();
-                let (q, r) = tokio::task::spawn_blocking(move || {
-                    let r = m.list(&query);
-                    (query, r)
-                })
-                .await
-                .map_err(|e| format!("the mirror's read stopped: {e}"))?;
-                let r = r.and_then(|p| p.ok_or_else(|| "there is no local mirror".to_string()));
-                Ok((q, r))
-            }
-        }
-    }
 }
 
 pub(super) struct Job {
@@ -89,7 +61,7 @@ impl Job {
         result
     }
 
-    async fn stream<Q>(&self, mut query: Q, tmp: &Path) -> Result<ExportEvent, String>
+    async fn stream<Q>(&self, query: Q, tmp: &Path) -> Result<ExportEvent, String>
     where
         Q: ListQuery + MirrorQuery + Send + 'static,
         Q::Item: Columns + Tabular + Send + 'static,
@@ -105,8 +77,44 @@ impl Job {
                 .map_err(|e| format!("Export failed: {e}"))?
                 .map_err(|e| self.fail(&e))?
         };
-        let mut writer: FileWriter =
-            ListWriter::new::<Q::Item>(format, None, 0, BufWriter::new(file));
+        let writer: FileWriter = ListWriter::new::<Q::Item>(format, None, 0, BufWriter::new(file));
+        let walked = match &self.lister {
+            Lister::Service(client) => self.pages(client, query, writer).await?,
+            Lister::Mirror(reader) => self.seek(reader.clone(), query, writer).await?,
+        };
+        let Some((writer, records)) = walked else {
+            return Ok(ExportEvent::Cancelled);
+        };
+        if self.cancel.is_cancelled() {
+            return Ok(ExportEvent::Cancelled);
+        }
+        let (tmp, path) = (tmp.to_path_buf(), self.path.clone());
+        tokio::task::spawn_blocking(move || -> Result<(), String> {
+            let fail = |e: &dyn std::fmt::Display| format!("Cannot write {}: {e}", path.display());
+            let out = writer.finish().map_err(|e| fail(&e))?;
+            let file = out.into_inner().map_err(|e| fail(&e.into_error()))?;
+            file.sync_all().map_err(|e| fail(&e))?;
+            std::fs::rename(&tmp, &path).map_err(|e| fail(&e))
+        })
+        .await
+        .map_err(|e| format!("Export failed: {e}"))??;
+        Ok(ExportEvent::Done {
+            records,
+            path: self.path.clone(),
+        })
+    }
+
+    /// The service's pages, one request at a time. `None`: cancelled.
+    async fn pages<Q>(
+        &self,
+        client: &Client,
+        mut query: Q,
+        mut writer: FileWriter,
+    ) -> Result<Option<(FileWriter, usize)>, String>
+    where
+        Q: ListQuery + Send + 'static,
+        Q::Item: Columns + Tabular + Send + 'static,
+    {
         let mut page = 1u32;
         let mut records = 0usize;
         loop {
@@ -114,12 +122,10 @@ impl Job {
                 page: Some(page),
                 per_page: Some(EXPORT_PAGE_SIZE),
             });
-            let listed = tokio::select! {
-                _ = self.cancel.cancelled() => return Ok(ExportEvent::Cancelled),
-                r = self.lister.list(query) => r,
+            let result = tokio::select! {
+                _ = self.cancel.cancelled() => return Ok(None),
+                r = client.list(&query) => r.map_err(|e| e.summary()),
             };
-            let (q, result) = listed.map_err(|e| format!("Export failed: {e}"))?;
-            query = q;
             let got = result.map_err(|e| format!("Export failed on page {page}: {e}"))?;
             let n = got.data.len();
             let has_next = got.has_next();
@@ -145,23 +151,96 @@ impl Job {
             }
             page += 1;
         }
-        if self.cancel.is_cancelled() {
-            return Ok(ExportEvent::Cancelled);
+        Ok(Some((writer, records)))
+    }
+
+    /// The mirror's records in one pass on the blocking pool: keyset batches of a page's
+    /// size inside one read transaction (`Mirror::each_seek`: no OFFSET walk stepping over
+    /// the rows before every page, no sync commit shifting the pages between two reads),
+    /// each record as the service sends it for the query. Progress comes back per batch;
+    /// cancellation is checked between batches. `None`: cancelled.
+    async fn seek<Q>(
+        &self,
+        reader: MirrorReader,
+        mut query: Q,
+        writer: FileWriter,
+    ) -> Result<Option<(FileWriter, usize)>, String>
+    where
+        Q: ListQuery + MirrorQuery + Send + 'static,
+        Q::Item: Columns + Tabular + Send + 'static,
+    {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let cancel = self.cancel.clone();
+        let path = self.path.clone();
+        let walk = tokio::task::spawn_blocking(move || {
+            let mut writer = writer;
+            let mut page = 0u32;
+            let mut records = 0usize;
+            let read = reader.with(|m| {
+                let walked = m.in_snapshot(|m| -> Result<(), Stop> {
+                    // The count for "page n of m" (one indexed count and one row).
+                    query.set_paging(Paging {
+                        page: Some(1),
+                        per_page: Some(1),
+                    });
+                    let total = m.list(&query)?.page.meta.and_then(|m| m.total);
+                    let last = total.map(|t| {
+                        u32::try_from(t.div_ceil(u64::from(EXPORT_PAGE_SIZE)).max(1))
+                            .unwrap_or(u32::MAX)
+                    });
+                    let size = EXPORT_PAGE_SIZE as usize;
+                    m.each_seek(&query, size, |batch| {
+                        if cancel.is_cancelled() {
+                            return Err(Stop::Cancelled);
+                        }
+                        page += 1;
+                        writer
+                            .page(&batch)
+                            .map_err(|e| Stop::Write(e.to_string()))?;
+                        records += batch.len();
+                        let _ = tx.send(ExportEvent::Progress {
+                            records,
+                            page,
+                            last_page: last,
+                        });
+                        Ok(())
+                    })?;
+                    if page == 0 {
+                        let _ = tx.send(ExportEvent::Progress {
+                            records: 0,
+                            page: 1,
+                            last_page: last,
+                        });
+                    }
+                    Ok(())
+                })?;
+                // A mirror error goes back through `with` (which reports a damaged file).
+                match walked {
+                    Err(Stop::Mirror(e)) => Err(e),
+                    other => Ok(other),
+                }
+            });
+            let failed_on = page + 1;
+            match read {
+                Ok(Some(Ok(()))) => Ok(Some((writer, records))),
+                Ok(Some(Err(Stop::Cancelled))) => Ok(None),
+                Ok(Some(Err(Stop::Write(e)))) => {
+                    Err(format!("Cannot write {}: {e}", path.display()))
+                }
+                Ok(Some(Err(Stop::Mirror(e)))) => {
+                    Err(format!("Export failed on page {failed_on}: {e}"))
+                }
+                Ok(None) => Err(format!(
+                    "Export failed on page {failed_on}: there is no local mirror"
+                )),
+                Err(e) => Err(format!("Export failed on page {failed_on}: {e}")),
+            }
+        });
+        while let Some(event) = rx.recv().await {
+            (self.progress)(event);
         }
-        let (tmp, path) = (tmp.to_path_buf(), self.path.clone());
-        tokio::task::spawn_blocking(move || -> Result<(), String> {
-            let fail = |e: &dyn std::fmt::Display| format!("Cannot write {}: {e}", path.display());
-            let out = writer.finish().map_err(|e| fail(&e))?;
-            let file = out.into_inner().map_err(|e| fail(&e.into_error()))?;
-            file.sync_all().map_err(|e| fail(&e))?;
-            std::fs::rename(&tmp, &path).map_err(|e| fail(&e))
-        })
-        .await
-        .map_err(|e| format!("Export failed: {e}"))??;
-        Ok(ExportEvent::Done {
-            records,
-            path: self.path.clone(),
-        })
+        walk.await
+            .map_err(|e| format!("Export failed: the mirror's read stopped: {e}"))?
     }
 
     fn fail(&self, e: &dyn std::fmt::Display) -> String {
@@ -187,6 +266,19 @@ pub(super) fn give_memory_back() {
     // SAFETY: malloc_trim only releases free memory held by the allocator.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+/// Why a walk of the mirror stopped early.
+enum Stop {
+    Cancelled,
+    Write(String),
+    Mirror(MirrorError),
+}
+
+impl From<MirrorError> for Stop {
+    fn from(e: MirrorError) -> Self {
+        Stop::Mirror(e)
     }
 }
 
