@@ -15,7 +15,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use crmdash::api::{ApiRecord, Contact};
 use crmdash::insights::dupes::Person;
 use crmdash::insights::dupes::mirrored::{self, Finder, near_contacts};
-use crmdash::mirror::{Mirror, SyncState};
+use crmdash::mirror::Mirror;
 use crmdash::sandbox::{DEFAULT_SEED, Sizes, generate};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -60,16 +60,7 @@ fn build() -> (tempfile::TempDir, Mirror) {
             Contact::from_raw(raw).expect("decodes")
         })
         .collect();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut mirror = Mirror::open(&dir.path().join("bench.sqlite3"))
-        .expect("mirror")
-        .mirror;
-    for chunk in contacts.chunks(1000) {
-        mirror
-            .apply_page(chunk, None, &SyncState::default())
-            .expect("written");
-    }
-    (dir, mirror)
+    support::mirror_of(&contacts)
 }
 
 /// Each prefix of `text` put into the draft by `set`, one draft a keystroke.

@@ -4,13 +4,15 @@
 //! selected record: `cargo bench --features bench --bench selection`.
 //! Targets: ≤ 100 ms, ≤ 16 bytes per record.
 
+mod support;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use crmdash::api::{ApiRecord, Contact, ContactQuery};
 use crmdash::app::selection::{IdBatch, Selection};
-use crmdash::mirror::{Mirror, SyncState};
+use crmdash::mirror::Mirror;
 use crmdash::sandbox::{DEFAULT_SEED, Sizes, generate};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -32,16 +34,7 @@ fn build() -> (tempfile::TempDir, Mirror) {
             Contact::from_raw(raw).expect("decodes")
         })
         .collect();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut mirror = Mirror::open(&dir.path().join("bench.sqlite3"))
-        .expect("mirror")
-        .mirror;
-    for chunk in contacts.chunks(1000) {
-        mirror
-            .apply_page(chunk, None, &SyncState::default())
-            .expect("written");
-    }
-    (dir, mirror)
+    support::mirror_of(&contacts)
 }
 
 /// What `*` does with a complete mirror: the ids of every match, then the merge.

@@ -15,6 +15,7 @@ use crmdash::app::table::tab::TabState;
 use crmdash::app::{
     App, AppConfig, ColorMode, DisplayZone, Effect, Message, Now, QuerySpec, Resource,
 };
+use crmdash::mirror::{Mirror, Mirrored, SyncState};
 use crmdash::runtime::{ClientSource, DataSource};
 use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -169,4 +170,18 @@ pub fn criterion() -> criterion::Criterion {
         .measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_secs(1))
         .sample_size(30)
+}
+
+/// A fresh mirror in a temp dir holding `records`, written 1,000 a page as a sync writes them.
+pub fn mirror_of<T: Mirrored>(records: &[T]) -> (tempfile::TempDir, Mirror) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut mirror = Mirror::open(&dir.path().join("bench.sqlite3"))
+        .expect("mirror")
+        .mirror;
+    for chunk in records.chunks(1000) {
+        mirror
+            .apply_page(chunk, None, &SyncState::default())
+            .expect("written");
+    }
+    (dir, mirror)
 }

@@ -538,8 +538,7 @@ pub async fn sandbox_engine(
     state_file: Option<std::path::PathBuf>,
 ) -> (crmdash::sandbox::SandboxHandle, crmdash::runtime::Engine) {
     use crmdash::api::Client;
-    use crmdash::config::Settings;
-    use crmdash::runtime::{DashboardOptions, build_engine};
+    use crmdash::runtime::build_engine;
     use crmdash::sandbox::{Sandbox, SandboxConfig};
     use secrecy::SecretString;
 
@@ -550,17 +549,27 @@ pub async fn sandbox_engine(
     .await
     .unwrap();
     let client = Client::new(&sb.base_url(), SecretString::from(sb.token())).unwrap();
-    let opts = DashboardOptions {
-        profile: "test".into(),
-        base_url: sb.base_url(),
-        client: Some(client),
-        settings: Settings::default(),
-        state_file,
-        log_path: None,
-        demo: true,
-    };
+    let opts = sandbox_options(&sb, client, state_file);
     let mut e = build_engine(&opts, size);
     e.start();
     e.settle(std::time::Duration::from_millis(400)).await;
     (sb, e)
+}
+
+/// The options of a demo dashboard (profile "test", default settings, no log) on the sandbox
+/// `sb`, reached through `client`.
+pub fn sandbox_options(
+    sb: &crmdash::sandbox::SandboxHandle,
+    client: crmdash::api::Client,
+    state_file: Option<std::path::PathBuf>,
+) -> crmdash::runtime::DashboardOptions {
+    crmdash::runtime::DashboardOptions {
+        profile: "test".into(),
+        base_url: sb.base_url(),
+        client: Some(client),
+        settings: crmdash::config::Settings::default(),
+        state_file,
+        log_path: None,
+        demo: true,
+    }
 }

@@ -49,15 +49,7 @@ async fn start_retrying(
         options(retries),
     )
     .unwrap();
-    let opts = DashboardOptions {
-        profile: "test".into(),
-        base_url: sb.base_url(),
-        client: Some(client),
-        settings: Settings::default(),
-        state_file: None,
-        log_path: None,
-        demo: true,
-    };
+    let opts = crate::dashboard_support::sandbox_options(&sb, client, None);
     let dir = tempfile::tempdir().unwrap();
     let mut engine = build_engine(&opts, (160, 48));
     // The write gate has its own tests (safe_writes): here writes go out at once.

@@ -15,10 +15,10 @@ use crmdash::app::dialogs::{FormsConfig, Overlay};
 use crmdash::app::jobs::{JobKind, JobState};
 use crmdash::app::plan::{PlanLoaded, PlanWords};
 use crmdash::app::{Message, RequestId, SafetyConfig};
-use crmdash::config::{RescheduleSettings, Settings};
+use crmdash::config::RescheduleSettings;
 use crmdash::reschedule::plan::journal::Journal;
 use crmdash::reschedule::plan::{Plan, PlanOptions, preview};
-use crmdash::runtime::{DashboardOptions, Engine, build_engine};
+use crmdash::runtime::{Engine, build_engine};
 use crmdash::safety::ProfileSafety;
 use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
 use crmdash::timeparse::Zone;
@@ -42,15 +42,7 @@ async fn start(latency: Option<Duration>) -> (SandboxHandle, Engine, tempfile::T
     .await
     .unwrap();
     let client = Client::new(&sb.base_url(), SecretString::from(sb.token())).unwrap();
-    let opts = DashboardOptions {
-        profile: "test".into(),
-        base_url: sb.base_url(),
-        client: Some(client),
-        settings: Settings::default(),
-        state_file: None,
-        log_path: None,
-        demo: true,
-    };
+    let opts = dashboard_support::sandbox_options(&sb, client, None);
     let dir = tempfile::tempdir().unwrap();
     let mut e = build_engine(&opts, (160, 45));
     e.app.set_safety(SafetyConfig {
@@ -356,5 +348,4 @@ fn plan_words_take_shift_and_end_once() {
     );
     assert!(w(&["zone=UTC"]).unwrap_err().contains("not zone="));
     assert!(w(&["+1d"]).unwrap_err().contains("KEY=VALUE"));
-    let _ = dashboard_support::wall0();
 }

@@ -33,6 +33,22 @@ async fn until(e: &mut Engine, what: &str, done: impl Fn(&Engine) -> bool) {
     assert!(waited.is_ok(), "waited for {what}");
 }
 
+/// A started dashboard with no automatic sync, on a sandbox slowed to 60 ms a request, its
+/// settings and mirror in the returned directory.
+async fn slow_sandbox_engine() -> (tempfile::TempDir, SandboxHandle, Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = Sandbox::start(SandboxConfig {
+        latency: Some(Duration::from_millis(60)),
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
+    e.start();
+    e.settle(QUIET).await;
+    (dir, sb, e)
+}
+
 fn sync_jobs(e: &Engine) -> Vec<crmdash::app::jobs::JobEntry> {
     e.app
         .jobs
@@ -75,17 +91,8 @@ fn counts(dir: &std::path::Path, sb: &SandboxHandle) -> (Counts, Counts) {
 
 #[tokio::test]
 async fn a_sync_is_a_job_stopped_with_x_and_a_later_sync_completes_the_mirror() {
-    let dir = tempfile::tempdir().unwrap();
-    let sb = Sandbox::start(SandboxConfig {
-        latency: Some(Duration::from_millis(60)),
-        ..SandboxConfig::default()
-    })
-    .await
-    .unwrap();
     // No automatic sync: each one here is asked for.
-    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
-    e.start();
-    e.settle(QUIET).await;
+    let (dir, sb, mut e) = slow_sandbox_engine().await;
     assert!(sync_jobs(&e).is_empty());
 
     // `:sync`: a running job with the sync's progress, counted on the status line.
@@ -195,16 +202,7 @@ fn x_on_the_sync_asks_cancel_job_and_a_late_stop_keeps_the_outcome() {
 /// is left behind.
 #[tokio::test]
 async fn a_tab_export_is_a_job_stopped_by_the_same_cancel() {
-    let dir = tempfile::tempdir().unwrap();
-    let sb = Sandbox::start(SandboxConfig {
-        latency: Some(Duration::from_millis(60)),
-        ..SandboxConfig::default()
-    })
-    .await
-    .unwrap();
-    let mut e = engine(&sb.base_url(), &sb.token(), settings(dir.path(), 0));
-    e.start();
-    e.settle(QUIET).await;
+    let (dir, sb, mut e) = slow_sandbox_engine().await;
     let out = dir.path().join("contacts.csv");
     press(&mut e, KeyCode::Char('e'));
     e.handle(crmdash::app::Message::Paste(out.display().to_string()));
