@@ -3,25 +3,26 @@
 //! everything was written: a cron job sees each change exactly once, even across a run that
 //! failed half way.
 
-use std::collections::HashMap;
 use std::io::{BufWriter, Write};
 
 use chrono::{DateTime, Utc};
 
-use crate::api::{ApiRecord, Contact, Deal, Project};
 use crate::cli::cache::{self, cli_error, read_error};
 use crate::cli::context::{Ctx, Ttys};
 use crate::cli::exit::CliError;
 use crate::cli::format::{resolve, table_width};
 use crate::cli::shape::{ShapeArgs, Shaper};
-use crate::insights::changes::{ChangeJson, currency_of, summary};
 use crate::mirror::sync::{self as mirror_sync, SyncOptions};
 use crate::mirror::{
-    ChangeKind, ChangeQuery, Mirror, MirrorError, MirrorLocation, RecordChange, write_json_line,
+    ChangeKind, ChangeQuery, Mirror, MirrorError, MirrorLocation, write_json_line,
 };
-use crate::output::{Format, display_width, pad, sanitize_cell, truncate_to_width};
+use crate::output::Format;
 use crate::resource::Resource;
 use crate::timeparse::{self, Zone};
+
+mod print;
+
+use print::Stop;
 
 /// The cursor `--since last` reads when `--cursor` names none.
 pub const DEFAULT_CURSOR: &str = "default";
@@ -173,20 +174,15 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
     let last = mirror.last_change_seq().map_err(read_error)?;
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let written = match shaper {
-        Some(shaper) => write_shaped(&mirror, &q, &shaper, &mut out)?,
+        Some(shaper) => write_shaped(&mirror, &q, &shaper, &mut out)?.map_err(Stop::Write),
         None => match resolve(args.format.map(Format::from), Ttys::detect()) {
-            Format::Jsonl => write_jsonl(&mirror, &q, &mut out)?,
-            fmt => {
-                let changes = mirror.changes(&q).map_err(read_error)?;
-                match fmt {
-                    Format::Table => write_table(&mirror, &changes, &mut out),
-                    Format::Json => write_json(&changes, &mut out),
-                    _ => write_csv(&changes, &mut out),
-                }
-            }
+            Format::Jsonl => print::write_jsonl(&mirror, &q, &mut out),
+            Format::Table => print::write_table(&mirror, &q, usize::from(table_width()), &mut out),
+            Format::Json => print::write_json(&mirror, &q, &mut out),
+            _ => print::write_csv(&mirror, &q, &mut out),
         },
     }
-    .and_then(|()| out.flush());
+    .and_then(|()| out.flush().map_err(Stop::Write));
     match written {
         Ok(()) => {
             if args.mark {
@@ -197,44 +193,10 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
             }
             Ok(())
         }
-        // The reader went away: not everything was delivered, so the cursor stays.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::other(format!("cannot write the output: {e}"))),
-    }
-}
-
-/// What a failed read or a failed write stops.
-enum Stop {
-    Read(MirrorError),
-    Write(std::io::Error),
-}
-
-impl From<MirrorError> for Stop {
-    fn from(e: MirrorError) -> Stop {
-        Stop::Read(e)
-    }
-}
-
-/// JSON lines straight from the stored text: no values built, one buffer reused, written
-/// in large blocks. A read error is the command's error; a write error is returned.
-fn write_jsonl(
-    mirror: &Mirror,
-    q: &ChangeQuery,
-    out: &mut impl Write,
-) -> Result<std::io::Result<()>, CliError> {
-    let mut buf = String::with_capacity(1 << 16);
-    let read = mirror.each_change(q, |c| {
-        write_json_line(c, &mut buf);
-        if buf.len() >= 1 << 16 {
-            out.write_all(buf.as_bytes()).map_err(Stop::Write)?;
-            buf.clear();
-        }
-        Ok(())
-    });
-    match read {
-        Ok(()) => Ok(out.write_all(buf.as_bytes())),
-        Err(Stop::Write(e)) => Ok(Err(e)),
         Err(Stop::Read(e)) => Err(read_error(e)),
+        // The reader went away: not everything was delivered, so the cursor stays.
+        Err(Stop::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(Stop::Write(e)) => Err(CliError::other(format!("cannot write the output: {e}"))),
     }
 }
 
@@ -319,123 +281,6 @@ async fn sync_quietly(ctx: &Ctx) -> Result<MirrorLocation, CliError> {
         .await
         .map_err(cli_error)?;
     Ok(location)
-}
-
-/// Names and currencies of changed records, each read once from the mirror.
-struct Names<'m> {
-    mirror: &'m Mirror,
-    seen: HashMap<(Resource, String), (String, Option<String>)>,
-}
-
-impl Names<'_> {
-    fn of(&mut self, r: Resource, id: &str) -> &(String, Option<String>) {
-        let m = self.mirror;
-        self.seen.entry((r, id.to_string())).or_insert_with(|| {
-            fn facts<T: ApiRecord>(rec: T) -> (String, Option<String>) {
-                let currency = rec.extra().get("currency").and_then(|v| v.as_str());
-                (rec.label(), currency.map(str::to_string))
-            }
-            let found = match r {
-                Resource::Contacts => m.get::<Contact>(id).ok().flatten().map(facts),
-                Resource::Deals => m.get::<Deal>(id).ok().flatten().map(facts),
-                Resource::Projects => m.get::<Project>(id).ok().flatten().map(facts),
-            };
-            found.unwrap_or_default()
-        })
-    }
-}
-
-fn write_table(
-    mirror: &Mirror,
-    changes: &[RecordChange],
-    out: &mut impl Write,
-) -> std::io::Result<()> {
-    if changes.is_empty() {
-        writeln!(out, "No changes.")?;
-        return Ok(());
-    }
-    let mut names = Names {
-        mirror,
-        seen: HashMap::new(),
-    };
-    let rows: Vec<[String; 5]> = changes
-        .iter()
-        .map(|c| {
-            let (label, currency) = names.of(c.resource, &c.id).clone();
-            [
-                c.at.with_timezone(&chrono::Local)
-                    .format("%Y-%m-%d %H:%M")
-                    .to_string(),
-                c.resource.singular().to_string(),
-                sanitize_cell(&c.id),
-                sanitize_cell(&label),
-                sanitize_cell(&summary(c, currency_of(c, currency.as_deref()))),
-            ]
-        })
-        .collect();
-    let width = usize::from(table_width());
-    let id_w = rows.iter().map(|r| display_width(&r[2])).max().unwrap_or(0);
-    let name_w = rows
-        .iter()
-        .map(|r| display_width(&r[3]))
-        .max()
-        .unwrap_or(0)
-        .min(30);
-    for r in &rows {
-        let line = format!(
-            "{}  {:<7}  {}  {}  {}",
-            r[0],
-            r[1],
-            pad(&r[2], id_w, false),
-            pad(&truncate_to_width(&r[3], name_w), name_w, false),
-            r[4]
-        );
-        writeln!(out, "{}", truncate_to_width(line.trim_end(), width))?;
-    }
-    Ok(())
-}
-
-fn write_json(changes: &[RecordChange], out: &mut impl Write) -> std::io::Result<()> {
-    let all: Vec<ChangeJson<'_>> = changes.iter().map(ChangeJson::new).collect();
-    serde_json::to_writer_pretty(&mut *out, &all)?;
-    writeln!(out)
-}
-
-/// A value as a CSV cell: text as is, anything else as JSON, nothing when absent.
-fn csv_cell(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Null => String::new(),
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn write_csv(changes: &[RecordChange], out: &mut impl Write) -> std::io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record(["seq", "at", "resource", "id", "kind", "field", "old", "new"])?;
-    for c in changes {
-        let seq = c.seq.to_string();
-        let at = timeparse::to_utc_rfc3339(c.at);
-        let head = [
-            seq.as_str(),
-            at.as_str(),
-            c.resource.noun(),
-            c.id.as_str(),
-            c.kind.word(),
-        ];
-        if c.fields.is_empty() {
-            w.write_record(head.iter().copied().chain(["", "", ""]))?;
-        }
-        for f in &c.fields {
-            let (old, new) = (csv_cell(&f.old), csv_cell(&f.new));
-            w.write_record(head.iter().copied().chain([
-                f.field.as_str(),
-                old.as_str(),
-                new.as_str(),
-            ]))?;
-        }
-    }
-    w.flush()
 }
 
 #[cfg(test)]

@@ -17,10 +17,12 @@ use super::store::{Mirror, SyncState};
 use super::{MirrorError, Resource};
 
 mod diff;
+mod names;
 mod raw;
 
 pub use diff::diff_text;
-pub use raw::{RawChange, Selection, each_field, write_json_line};
+pub use names::RecordFacts;
+pub use raw::{RawChange, Selection, each_field, push_json_str, push_time, write_json_line};
 
 /// Version 7: the change feed and its readers' cursors.
 pub(super) const SCHEMA: &str = "

@@ -30,9 +30,9 @@ impl RawChange<'_> {
         let mut hit = false;
         each_field(self.fields, |path, _, _| {
             if !hit {
-                hit = match serde_json::from_str::<&str>(path.get()) {
+                hit = match serde_json::from_str::<&str>(path) {
                     Ok(p) => super::path_under(p, field),
-                    Err(_) => serde_json::from_str::<String>(path.get())
+                    Err(_) => serde_json::from_str::<String>(path)
                         .is_ok_and(|p| super::path_under(&p, field)),
                 };
             }
@@ -76,10 +76,24 @@ impl RecordChange {
 /// before the damage, and returns false.
 pub fn each_field<'a>(
     fields: Option<&'a str>,
-    mut f: impl FnMut(&'a RawValue, &'a RawValue, &'a RawValue),
+    mut f: impl FnMut(&'a str, &'a str, &'a str),
 ) -> bool {
+    let Some(text) = fields else { return true };
+    // What the sync writes (scalars, compact): found by one scan, without serde.
+    let mut found = [("", "", ""); QUICK_TRIPLES];
+    if let Some(n) = quick_triples(text, &mut found) {
+        for (p, o, n) in &found[..n] {
+            f(p, o, n);
+        }
+        return true;
+    }
+    by_parser(text, f)
+}
+
+/// [`each_field`] by serde_json's parser: any text.
+fn by_parser<'a>(text: &'a str, mut f: impl FnMut(&'a str, &'a str, &'a str)) -> bool {
     struct Triples<'f, F>(&'f mut F);
-    impl<'de, F: FnMut(&'de RawValue, &'de RawValue, &'de RawValue)> Visitor<'de> for Triples<'_, F> {
+    impl<'de, F: FnMut(&'de str, &'de str, &'de str)> Visitor<'de> for Triples<'_, F> {
         type Value = ();
         fn expecting(&self, w: &mut std::fmt::Formatter) -> std::fmt::Result {
             w.write_str("an array of [path, old, new]")
@@ -87,18 +101,128 @@ pub fn each_field<'a>(
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
             type Triple<'t> = (&'t RawValue, &'t RawValue, &'t RawValue);
             while let Some((p, o, n)) = seq.next_element::<Triple<'de>>()? {
-                (self.0)(p, o, n);
+                (self.0)(p.get(), o.get(), n.get());
             }
             Ok(())
         }
     }
-    let Some(text) = fields else { return true };
     let mut de = serde_json::Deserializer::from_str(text);
     de.deserialize_seq(Triples(&mut f)).is_ok() && de.end().is_ok()
 }
 
+/// The most triples [`quick_triples`] reads; a longer list takes the parser.
+const QUICK_TRIPLES: usize = 8;
+
+/// The triples of `text` when it is an array of at most [`QUICK_TRIPLES`] triples of scalars
+/// (strings without escapes, numbers, literals), each value's exact text; `None` for
+/// anything else (nested values, escapes, damage), which the parser then reads. Whatever it
+/// accepts the parser accepts with the same spans.
+fn quick_triples<'a>(
+    text: &'a str,
+    out: &mut [(&'a str, &'a str, &'a str); QUICK_TRIPLES],
+) -> Option<usize> {
+    let b = text.as_bytes();
+    let ws = |mut i: usize| {
+        while matches!(b.get(i), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+            i += 1;
+        }
+        i
+    };
+    // One scalar at `i`: its end.
+    let scalar = |i: usize| -> Option<usize> {
+        match *b.get(i)? {
+            b'"' => {
+                let mut j = i + 1;
+                loop {
+                    match *b.get(j)? {
+                        b'"' => return Some(j + 1),
+                        b'\\' => return None,
+                        c if c < 0x20 => return None,
+                        _ => j += 1,
+                    }
+                }
+            }
+            b't' => text[i..].starts_with("true").then_some(i + 4),
+            b'f' => text[i..].starts_with("false").then_some(i + 5),
+            b'n' => text[i..].starts_with("null").then_some(i + 4),
+            b'-' | b'0'..=b'9' => {
+                let mut j = i + usize::from(b[i] == b'-');
+                let digits = |mut j: usize| {
+                    let start = j;
+                    while b.get(j).is_some_and(u8::is_ascii_digit) {
+                        j += 1;
+                    }
+                    (j > start).then_some(j)
+                };
+                j = match b.get(j)? {
+                    b'0' => j + 1,
+                    _ => digits(j)?,
+                };
+                if b.get(j) == Some(&b'.') {
+                    j = digits(j + 1)?;
+                }
+                if matches!(b.get(j), Some(b'e' | b'E')) {
+                    j += 1;
+                    if matches!(b.get(j), Some(b'+' | b'-')) {
+                        j += 1;
+                    }
+                    j = digits(j)?;
+                }
+                // A number runs into what follows only through another token's start.
+                match b.get(j) {
+                    None | Some(b',' | b']' | b' ' | b'\n' | b'\t' | b'\r') => Some(j),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    };
+    let mut i = ws(0);
+    if b.get(i) != Some(&b'[') {
+        return None;
+    }
+    i = ws(i + 1);
+    let mut n = 0;
+    if b.get(i) == Some(&b']') {
+        return (ws(i + 1) == b.len()).then_some(0);
+    }
+    loop {
+        if b.get(i) != Some(&b'[') || n == QUICK_TRIPLES {
+            return None;
+        }
+        let mut spans = [(0, 0); 3];
+        i = ws(i + 1);
+        for (k, span) in spans.iter_mut().enumerate() {
+            if k > 0 {
+                if b.get(i) != Some(&b',') {
+                    return None;
+                }
+                i = ws(i + 1);
+            }
+            let end = scalar(i)?;
+            *span = (i, end);
+            i = ws(end);
+        }
+        if b.get(i) != Some(&b']') || b[spans[0].0] != b'"' {
+            return None;
+        }
+        out[n] = (
+            &text[spans[0].0..spans[0].1],
+            &text[spans[1].0..spans[1].1],
+            &text[spans[2].0..spans[2].1],
+        );
+        n += 1;
+        i = ws(i + 1);
+        match b.get(i) {
+            Some(b',') => i = ws(i + 1),
+            Some(b']') => return (ws(i + 1) == b.len()).then_some(n),
+            _ => return None,
+        }
+    }
+}
+
 /// Appends `s` as a JSON string.
-fn push_json_str(out: &mut String, s: &str) {
+pub fn push_json_str(out: &mut String, s: &str) {
     let plain = s
         .bytes()
         .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0x7f);
@@ -137,7 +261,7 @@ fn push_2(out: &mut String, n: u32) {
 }
 
 /// Appends `2026-11-24T10:02:00Z`.
-fn push_time(out: &mut String, secs: i64) {
+pub fn push_time(out: &mut String, secs: i64) {
     use chrono::{Datelike, Timelike};
     let t = from_secs(secs);
     let year = t.year();
@@ -180,11 +304,11 @@ pub fn write_json_line(c: &RawChange<'_>, out: &mut String) {
         }
         first = false;
         out.push_str("{\"field\":");
-        out.push_str(p.get());
+        out.push_str(p);
         out.push_str(",\"old\":");
-        out.push_str(o.get());
+        out.push_str(o);
         out.push_str(",\"new\":");
-        out.push_str(n.get());
+        out.push_str(n);
         out.push('}');
     });
     if !whole {
@@ -376,6 +500,46 @@ mod tests {
             out.ends_with("\"kind\":\"updated\",\"fields\":[]}\n"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn the_quick_scan_reads_what_the_parser_reads() {
+        let texts = [
+            r#"[]"#,
+            r#" [ ] "#,
+            r#"[["status","open","won"],["value","12000.00",13500]]"#,
+            r#"[ ["a" , -0.5e3 ,true] , ["b",null,false] ]"#,
+            r#"[["a",0,-0],["b",1.25E+10,"x y"]]"#,
+            r#"[["n\u0061me","A","B"]]"#,
+            r#"[["tags",["x"],["x","y"]]]"#,
+            r#"[["o",{"a":1},null]]"#,
+            r#"[[1,"a","b"]]"#,
+            r#"[["a","b"]]"#,
+            r#"[["a","b","c","d"]]"#,
+            r#"[["a","b","c"],]"#,
+            r#"[["a",01,"c"]]"#,
+            r#"[["a",1.,"c"]]"#,
+            r#"[["a",-,"c"]]"#,
+            r#"[["a",tru,"c"]]"#,
+            r#"[["a","b","c"]] x"#,
+            r#"[["status","open""#,
+            r#"[["a","b","c"],["a","b","c"],["a","b","c"],["a","b","c"],["a","b","c"],["a","b","c"],["a","b","c"],["a","b","c"],["a","b","c"]]"#,
+            "null",
+            "",
+        ];
+        for text in texts {
+            let (mut quick, mut parsed) = (Vec::new(), Vec::new());
+            let q = each_field(Some(text), |p, o, n| quick.push((p, o, n)));
+            let p = by_parser(text, |p, o, n| parsed.push((p, o, n)));
+            assert_eq!((q, &quick), (p, &parsed), "{text}");
+        }
+        let mut found = [("", "", ""); QUICK_TRIPLES];
+        assert_eq!(
+            quick_triples(r#"[["status","open","won"],["value","1",2]]"#, &mut found),
+            Some(2)
+        );
+        assert_eq!(found[1], (r#""value""#, r#""1""#, "2"));
+        assert_eq!(quick_triples(r#"[["tags",["x"],null]]"#, &mut found), None);
     }
 
     #[test]
