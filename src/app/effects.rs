@@ -57,23 +57,13 @@ pub enum Effect {
     },
     /// The answer is no longer wanted: abort the request if it is still running.
     Cancel(RequestId),
-    /// Write every page of the query (from page 1) to `path` (absolute); report with
-    /// `Message::Export`. Without `overwrite` an existing file is never replaced: a file that
-    /// appears at `path` meanwhile makes the export take the next free name.
-    Export {
-        id: RequestId,
-        spec: QuerySpec,
-        path: PathBuf,
-        format: ExportFormat,
-        overwrite: bool,
-    },
-    CancelExport(RequestId),
     /// Long work run by the runtime's job runner (`runtime::jobs`); answers `Message::Job`.
     StartJob {
         id: RequestId,
         job: crate::app::jobs::JobSpec,
     },
-    /// Stops a job started by `StartJob` (it answers `JobEvent::Cancelled`).
+    /// Stops a job started by `StartJob` (it answers `JobEvent::Cancelled`, or a job that
+    /// writes its report of what it did); one held for the token lookup is dropped.
     CancelJob(RequestId),
     /// `:plan PATH`: read and check the plan file (the CLI's parser), its preview in the
     /// configured zone; answer with `Message::PlanRead`.
@@ -83,8 +73,8 @@ pub enum Effect {
         words: crate::app::plan::PlanWords,
     },
     /// Write near duplicate clusters (`:dupes`) to `path` as `contacts dupes` writes them;
-    /// report with `Message::Export` (`Done` counts the contacts written). `overwrite` as
-    /// for `Export`.
+    /// report with `Message::Export` (`Done` counts the contacts written). Without
+    /// `overwrite` an existing file is never replaced (the next free name is taken).
     ExportDupes {
         id: RequestId,
         report: std::sync::Arc<crate::insights::dupes::mirrored::DupesReport>,

@@ -6,10 +6,11 @@
 //! The app keeps the list; the runtime (`runtime::jobs`) runs the work. A kind of work the
 //! runtime runs through its job runner is a [`JobSpec`] variant (data, sent as
 //! `Effect::StartJob`) and one file in `runtime/jobs/`; its progress and result come back as
-//! `Message::Job` with the job's id. Kinds older than the runner (export, readings, sync)
-//! report through their own messages, which [`App::job_heard`] translates. Every job but
-//! the readings is stopped with `Effect::CancelJob` (`x` in `:jobs`, Esc in the export
-//! dialog): the runtime stops it where it runs.
+//! `Message::Job` with the job's id. The export dialog follows its export's job; the sync's
+//! job is translated into the mirror's status line (`App::on_job`). The pipeline's and
+//! timeline's readings report through their own messages (their views own them), which
+//! `App::jobs_heard` translates. Every job but the readings is stopped with
+//! `Effect::CancelJob` (`x` in `:jobs`, Esc in the export dialog), the runner's one cancel.
 
 use std::sync::Arc;
 
@@ -75,6 +76,15 @@ pub enum JobSpec {
     /// (`reschedule::plan::run`), its run journal and logs. Answers `JobOutput::Plan`; a
     /// cancel stops new requests and lets those under way finish (the report says so).
     Plan(Box<crate::app::plan::PlanJob>),
+    /// A tab's export (`e`): every page of `spec` (from page 1) written to `to` with the
+    /// CLI's writers, through a staging file put in place at the end (never replacing a file
+    /// unless `to.overwrite`). Offline, the pages come from the local mirror. Answers
+    /// `JobOutput::Exported`; a cancel leaves no file behind.
+    Export { spec: QuerySpec, to: ExportTo },
+    /// A sync of the active profile's local mirror (`:sync`, the periodic one). Progress is
+    /// the resource being read; answers `JobOutput::Synced`. A cancel stops it between
+    /// writes: what it committed stays, and the next sync goes on from there.
+    Sync,
 }
 
 /// Where a selection's export goes.
@@ -101,16 +111,20 @@ pub enum JobOutput {
     },
     /// A plan run's per-row report.
     Plan(Arc<crate::app::plan::PlanReport>),
+    /// A sync's one-line summary (`12 changes in 3 requests`).
+    Synced(String),
 }
 
 /// A job's report (`Message::Job`).
 #[derive(Debug, Clone)]
 pub enum JobEvent {
-    /// `done` of `total` (when known) `unit`s so far.
+    /// `done` of `total` (when known) `unit`s so far; `records`: the records written so
+    /// far when the unit is something else (an export counts pages).
     Progress {
         done: u64,
         total: Option<u64>,
         unit: &'static str,
+        records: Option<u64>,
     },
     Done(JobOutput),
     Failed(String),
@@ -184,9 +198,7 @@ impl JobEntry {
 #[derive(Debug, Clone, Default)]
 pub struct Jobs {
     pub list: Vec<JobEntry>,
-    /// The background sync under way, as a job. `x` on it sends `Effect::CancelJob` like
-    /// any job; the runtime stops the mirror's sync task for this id (`MirrorMessage::
-    /// SyncStopped` answers).
+    /// The sync under way (`JobSpec::Sync`): its reports drive the status line too.
     pub sync: Option<RequestId>,
 }
 

@@ -1,7 +1,7 @@
 //! How the app keeps `:jobs` up to date: every effect that starts long work registers a job
-//! (`jobs_track`, after each update, so no caller can forget it), the messages of the older
-//! kinds (export, readings, sync) and `Message::Job` move it along, and a finished job's
-//! result is put to use (marks, the clipboard).
+//! (`jobs_track`, after each update, so no caller can forget it), `Message::Job` (and the
+//! readings' own messages) move it along, and a finished job's result is put to use (marks,
+//! the clipboard, the export dialog, the sync's status line).
 
 use super::App;
 use crate::app::dialogs::Overlay;
@@ -9,8 +9,7 @@ use crate::app::dialogs::jobs::JobsView;
 use crate::app::effects::{Effect, RequestId};
 use crate::app::jobs::SelectionUse;
 use crate::app::jobs::{JobEntry, JobEvent, JobKind, JobOutput, JobSpec, JobState, JobThen};
-use crate::app::message::{CollectEvent, ExportEvent, Message, SummaryEvent};
-use crate::app::mirror::{MirrorEffect, MirrorMessage};
+use crate::app::message::{CollectEvent, Message, SummaryEvent};
 use crate::app::table::record::Record;
 
 impl App {
@@ -65,11 +64,12 @@ impl App {
             ));
             return Vec::new();
         }
-        // Every job the runner runs, the sync and a tab's export: `CancelJob` (the runtime
-        // stops each where it runs); the readings stop as the pipeline and timeline do.
+        // Every job the runner runs: `CancelJob`; the readings stop as the pipeline and
+        // timeline do.
         match j.kind {
             JobKind::Pipeline => self.cancel_pipeline_reading(),
             JobKind::Timeline => self.cancel_timeline_reading(),
+            JobKind::Sync => self.stop_sync(j.id),
             _ => vec![Effect::CancelJob(j.id)],
         }
     }
@@ -104,6 +104,11 @@ impl App {
                             JobKind::Select,
                             format!("{} {}", spec.kind.noun(), spec.filter_summary()),
                         ),
+                        JobSpec::Export { spec, to } => (
+                            JobKind::Export,
+                            format!("{} to {}", view_words(spec), to.path.display()),
+                        ),
+                        JobSpec::Sync => (JobKind::Sync, "the local mirror".to_string()),
                         JobSpec::Plan(plan) => (
                             JobKind::Plan,
                             format!(
@@ -116,21 +121,8 @@ impl App {
                     };
                     (*id, kind, title)
                 }
-                Effect::Export { id, spec, path, .. } => (
-                    *id,
-                    JobKind::Export,
-                    format!("{} to {}", view_words(spec), path.display()),
-                ),
                 Effect::Summarize { id, spec, .. } => (*id, JobKind::Pipeline, view_words(spec)),
                 Effect::Collect { id, spec, .. } => (*id, JobKind::Timeline, view_words(spec)),
-                Effect::Mirror(MirrorEffect::Sync) => {
-                    if self.jobs.sync.is_some() {
-                        continue;
-                    }
-                    let id = self.new_id();
-                    self.jobs.sync = Some(id);
-                    (id, JobKind::Sync, "the local mirror".to_string())
-                }
                 Effect::Cancel(id) => {
                     // An aborted reading sends nothing more: it ends here.
                     if self
@@ -161,22 +153,9 @@ impl App {
         self.follow_jobs_cursor();
     }
 
-    /// The older kinds' own messages, as job progress and outcomes.
+    /// The readings' own messages (their views own them), as job progress and outcomes.
     pub(super) fn jobs_heard(&mut self, msg: &Message) {
         let changed = match msg {
-            Message::Export { id, event } => match event {
-                ExportEvent::Progress {
-                    page, last_page, ..
-                } => self
-                    .jobs
-                    .progress(*id, u64::from(*page), last_page.map(u64::from), "pages"),
-                ExportEvent::Done { records, path } => self.jobs.finish(
-                    *id,
-                    JobState::Done(format!("wrote {records} to {}", path.display())),
-                ),
-                ExportEvent::Failed(e) => self.jobs.finish(*id, JobState::Failed(e.clone())),
-                ExportEvent::Cancelled => self.jobs.finish(*id, JobState::Cancelled),
-            },
             Message::Summary { id, event } => match event {
                 SummaryEvent::Progress {
                     pages, last_page, ..
@@ -199,27 +178,6 @@ impl App {
                     .finish(*id, JobState::Done(format!("{} projects", rows.0.len()))),
                 CollectEvent::Failed(e) => self.jobs.finish(*id, JobState::Failed(e.clone())),
             },
-            Message::Mirror(MirrorMessage::SyncProgress(p)) => match self.jobs.sync {
-                Some(id) => self
-                    .jobs
-                    .progress(id, p.fetched, p.total, p.resource.noun()),
-                None => false,
-            },
-            Message::Mirror(MirrorMessage::Synced(r)) => match self.jobs.sync.take() {
-                Some(id) => self.jobs.finish(
-                    id,
-                    match r {
-                        Ok(s) => JobState::Done(s.clone()),
-                        Err(e) => JobState::Failed(e.clone()),
-                    },
-                ),
-                None => false,
-            },
-            // `x` on the sync, or a profile switch stopped it: what it wrote stays.
-            Message::Mirror(MirrorMessage::SyncStopped) => match self.jobs.sync.take() {
-                Some(id) => self.jobs.finish(id, JobState::Cancelled),
-                None => false,
-            },
             _ => false,
         };
         if changed && self.overlays.iter().any(|o| matches!(o, Overlay::Jobs(_))) {
@@ -227,32 +185,32 @@ impl App {
         }
     }
 
-    /// An export's report: its dialog follows it (`:jobs` heard it in `jobs_heard`).
-    pub(super) fn export_heard(&mut self, msg: Message) -> Vec<Effect> {
-        if let Message::Export {
-            event: ExportEvent::Done { .. },
-            ..
-        } = &msg
-            && let Some(from) = self.mirror_status().filter(|_| self.is_offline())
-        {
-            // Offline, the runtime read the pages from the local mirror.
-            self.note(format!("{from}: the export was read from the local mirror"));
-        }
-        self.dispatch_to_dialogs(&msg)
-    }
-
-    /// A runner job's report: the list follows; a finished job's result is used.
+    /// A job's report: the list follows; a finished job's result is used.
     pub(super) fn on_job(&mut self, id: RequestId, event: JobEvent) -> Vec<Effect> {
         // The export dialog follows its own job.
         let mut fx = self.dispatch_to_dialogs(&Message::Job {
             id,
             event: event.clone(),
         });
-        let Some(then) = self.jobs.get(id).map(|j| j.then.clone()) else {
+        // The sync's reports are the mirror's status line too (a stopped or switched-away
+        // sync's late reports are not: it is no longer `jobs.sync`).
+        if self.jobs.sync.is_some_and(|s| s == id) {
+            fx.extend(self.sync_heard(&event));
+        }
+        let Some((then, kind)) = self.jobs.get(id).map(|j| (j.then.clone(), j.kind)) else {
             return fx;
         };
+        if kind == JobKind::Export
+            && matches!(event, JobEvent::Done(_))
+            && let Some(from) = self.mirror_status().filter(|_| self.is_offline())
+        {
+            // Offline, the runtime read the pages from the local mirror.
+            self.note(format!("{from}: the export was read from the local mirror"));
+        }
         match event {
-            JobEvent::Progress { done, total, unit } => {
+            JobEvent::Progress {
+                done, total, unit, ..
+            } => {
                 // Progress shows in `:jobs` and in a dialog following its job (the export's);
                 // the main screen shows only how many run, which progress does not change.
                 if self.jobs.progress(id, done, total, unit) && !self.overlays.is_empty() {
@@ -401,5 +359,6 @@ fn summary_of(out: &JobOutput) -> String {
             format!("wrote {records} to {}{gone}", path.display())
         }
         JobOutput::Plan(report) => report.summary(),
+        JobOutput::Synced(summary) => summary.clone(),
     }
 }

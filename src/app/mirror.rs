@@ -3,7 +3,8 @@
 //! [`PROBE_EVERY`] finds the service again), the background sync's schedule and progress, and
 //! the requests of the search and related-records dialogs. Every disk access is an
 //! `Effect::Mirror` the runtime runs on the blocking pool; answers come back as
-//! `Message::Mirror`.
+//! `Message::Mirror`. The sync is a job (`JobSpec::Sync`): its reports (`Message::Job`)
+//! drive the status line through [`App::sync_heard`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,9 +17,10 @@ mod browse;
 use super::App;
 use crate::app::dialogs::Overlay;
 use crate::app::effects::{Effect, RequestId};
+use crate::app::jobs::{JobEvent, JobOutput, JobSpec};
 use crate::app::table::record::{DisplayZone, FetchedPage};
 use crate::app::table::spec::QuerySpec;
-use crate::mirror::{SearchResults, SyncProgress};
+use crate::mirror::SearchResults;
 use crate::resource::Resource;
 
 /// While offline, how often the service is asked again.
@@ -92,8 +94,6 @@ pub enum MirrorEffect {
         draft: crate::insights::dupes::Person,
         finder: crate::insights::dupes::mirrored::Finder,
     },
-    /// Run a sync in the background (unless one runs); progress and the end come back.
-    Sync,
     /// Ask the service for `spec` (offline: is it back?); answer `MirrorMessage::Probed`.
     Probe(QuerySpec),
     /// Read (or mark) the change feed; answer `MirrorMessage::Feed` with the id.
@@ -142,18 +142,22 @@ pub enum MirrorMessage {
     /// The service could not be reached (`Some(why)`), or answered again (`None`).
     Connectivity(Option<String>),
     Probed(Result<(), String>),
-    SyncProgress(SyncProgress),
-    /// A background sync ended: a one-line summary, or why it failed.
-    Synced(Result<String, String>),
-    /// Another sync of this mirror is running (in another process: its id when known); this
-    /// one waits for it, and `Synced` comes when it ends.
+    /// Another sync of this mirror is running (in another process: its id when known); the
+    /// sync job waits for it, and its end comes as the job's.
     SyncWaiting(Option<String>),
-    /// The sync was stopped (`x` in `:jobs`): its task was aborted; what it committed stays
-    /// (records with their sync position), and the next sync goes on from there. Sent even
-    /// when no sync ran (one that just ended has said `Synced` before this).
-    SyncStopped,
     /// A read found the mirror damaged (said once; the next sync rebuilds it).
     Damaged(String),
+}
+
+/// How far the running sync got, as the status line says it (`syncing contacts 12%`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncStep {
+    /// The resource read now (`contacts`).
+    pub resource: &'static str,
+    /// Records read by its pass so far.
+    pub fetched: u64,
+    /// The server's count, when it sends one.
+    pub total: Option<u64>,
 }
 
 /// What the app knows of the mirror and the connection.
@@ -171,13 +175,18 @@ pub struct MirrorState {
     pub sync_every: Option<Duration>,
     pub sync_due: Option<Instant>,
     /// A background sync is running: its last progress.
-    pub syncing: Option<Option<SyncProgress>>,
+    pub syncing: Option<Option<SyncStep>>,
     /// The last background sync's summary or failure, for the help of a curious user.
     pub last_sync: Option<Result<String, String>>,
     probe_due: Option<Instant>,
     probing: bool,
     /// The running sync was asked for (`:sync`): its end is said in the status line.
     asked: bool,
+    /// The running sync was asked to stop (`x` in `:jobs`); its report has not come yet.
+    stopping: bool,
+    /// `:sync` came while the running sync was being stopped: a new one starts when the
+    /// stopped one has reported (the runtime lets it wait for the stopped one's last writes).
+    again: bool,
     /// Bumped when the profile (and so the mirror) changes.
     pub generation: u64,
     /// A read found the mirror damaged and it was said (not again until a sync ends).
@@ -221,32 +230,117 @@ impl App {
             self.note("Offline: the sync starts when the service answers again");
             return Vec::new();
         }
+        if self.mirror.syncing.is_some() && self.mirror.stopping {
+            self.mirror.again = true;
+            self.note("Syncing the local mirror once the stopped sync has let go…");
+            return Vec::new();
+        }
         if self.mirror.syncing.is_some() {
             // Its end is said like that of a sync asked for.
             self.mirror.asked = true;
             self.note("A sync of the local mirror is running: its end will be said here");
             return Vec::new();
         }
-        self.mirror.syncing = Some(None);
         self.mirror.asked = true;
         self.mirror.sync_due = self.mirror.sync_every.map(|e| self.now + e);
         self.note("Syncing the local mirror…");
-        vec![Effect::Mirror(MirrorEffect::Sync)]
+        vec![self.start_sync()]
+    }
+
+    /// A sync job of the active profile's mirror; its reports come to [`App::sync_heard`].
+    fn start_sync(&mut self) -> Effect {
+        let id = self.new_id();
+        self.jobs.sync = Some(id);
+        self.mirror.syncing = Some(None);
+        self.dirty = true;
+        Effect::StartJob {
+            id,
+            job: JobSpec::Sync,
+        }
+    }
+
+    /// `x` on the sync in `:jobs`: the runner stops it; its report ends it here.
+    pub(super) fn stop_sync(&mut self, id: RequestId) -> Vec<Effect> {
+        if self.jobs.sync == Some(id) {
+            self.mirror.stopping = true;
+        }
+        vec![Effect::CancelJob(id)]
+    }
+
+    /// The sync job's reports, translated for the status line and the mirror's state.
+    pub(super) fn sync_heard(&mut self, event: &JobEvent) -> Vec<Effect> {
+        if !matches!(event, JobEvent::Progress { .. }) {
+            self.mirror.stopping = false;
+        }
+        match event {
+            JobEvent::Progress {
+                done, total, unit, ..
+            } => {
+                // A redraw only when the status line's words change (`syncing contacts 12%`).
+                let before = self.mirror_status();
+                self.mirror.syncing = Some(Some(SyncStep {
+                    resource: *unit,
+                    fetched: *done,
+                    total: *total,
+                }));
+                if self.mirror_status() != before {
+                    self.dirty = true;
+                }
+                Vec::new()
+            }
+            JobEvent::Done(out) => {
+                // It ended before the stop reached it: a `:sync` since is answered by it.
+                self.mirror.again = false;
+                self.jobs.sync = None;
+                let summary = match out {
+                    JobOutput::Synced(s) => s.clone(),
+                    _ => String::new(),
+                };
+                self.sync_ended(Ok(summary))
+            }
+            JobEvent::Failed(e) => {
+                self.mirror.again = false;
+                self.jobs.sync = None;
+                self.sync_ended(Err(e.clone()))
+            }
+            // `x` on the sync: what it wrote stays.
+            JobEvent::Cancelled => {
+                self.jobs.sync = None;
+                self.dirty = true;
+                self.mirror.syncing = None;
+                self.mirror.asked = false;
+                if std::mem::take(&mut self.mirror.again) {
+                    self.mirror.asked = true;
+                    self.note(
+                        "Sync stopped; syncing the local mirror again from where it stopped…",
+                    );
+                    return vec![self.start_sync()];
+                }
+                self.note(
+                    "Sync stopped: the local mirror keeps what it synced; :sync goes on from there",
+                );
+                Vec::new()
+            }
+        }
     }
 
     /// After a profile switch: the new profile's mirror (the runtime swapped it in) paints
     /// its rows and gets its own sync schedule; nothing of the old one's state is kept.
     pub(crate) fn mirror_switched(&mut self) -> Vec<Effect> {
-        // The runtime stopped the old profile's sync: its job ends here.
+        // The old profile's sync stops (it goes on from there next time): its job ends here,
+        // and its late reports are dropped (it is no longer `jobs.sync`).
+        let mut fx = Vec::new();
         if let Some(id) = self.jobs.sync.take() {
             self.jobs.finish(id, super::jobs::JobState::Cancelled);
+            fx.push(Effect::CancelJob(id));
         }
         let generation = self.mirror.generation + 1;
         self.mirror = MirrorState {
             generation,
             ..MirrorState::new(self.mirror.enabled, self.mirror.sync_every)
         };
-        self.mirror_start()
+        fx.extend(self.mirror_start());
+        fx
     }
 
     pub fn is_offline(&self) -> bool {
@@ -359,9 +453,7 @@ impl App {
             self.mirror.sync_due = self.mirror.sync_every.map(|e| now + e);
             // Offline, the sync waits for the next period (or the service's return).
             if self.mirror.offline.is_none() {
-                self.mirror.syncing = Some(None);
-                self.dirty = true;
-                fx.push(Effect::Mirror(MirrorEffect::Sync));
+                fx.push(self.start_sync());
             }
         }
         fx
@@ -378,23 +470,10 @@ impl App {
     }
 
     pub(super) fn on_mirror(&mut self, msg: MirrorMessage) -> Vec<Effect> {
-        // Dropped, so no redraw: rows read from the mirror of a profile switched away from,
-        // and progress of a sync this profile did not start (a late report of another's).
-        let dropped = match &msg {
-            MirrorMessage::Rows { generation, .. } => *generation != self.mirror.generation,
-            MirrorMessage::SyncProgress(_) => self.mirror.syncing.is_none(),
-            _ => false,
-        };
-        if dropped {
-            return Vec::new();
-        }
-        if let MirrorMessage::SyncProgress(p) = msg {
-            // A redraw only when the status line's words change (`syncing contacts 12%`).
-            let before = self.mirror_status();
-            self.mirror.syncing = Some(Some(p));
-            if self.mirror_status() != before {
-                self.dirty = true;
-            }
+        // Dropped, so no redraw: rows read from the mirror of a profile switched away from.
+        if let MirrorMessage::Rows { generation, .. } = &msg
+            && *generation != self.mirror.generation
+        {
             return Vec::new();
         }
         self.dirty = true;
@@ -444,8 +523,6 @@ impl App {
                 }
                 Vec::new()
             }
-            // Handled above.
-            MirrorMessage::SyncProgress(_) => Vec::new(),
             MirrorMessage::SyncWaiting(holder) => {
                 if self.mirror.asked {
                     let who = holder
@@ -457,13 +534,6 @@ impl App {
                 }
                 Vec::new()
             }
-            MirrorMessage::SyncStopped => {
-                if self.mirror.syncing.take().is_some() {
-                    self.mirror.asked = false;
-                    self.note("Sync stopped: the local mirror keeps what it synced; :sync goes on from there");
-                }
-                Vec::new()
-            }
             MirrorMessage::Damaged(why) => {
                 if !std::mem::replace(&mut self.mirror.damaged_said, true) {
                     tracing::warn!(error = %why, "local mirror damaged");
@@ -472,39 +542,6 @@ impl App {
                     );
                 }
                 Vec::new()
-            }
-            MirrorMessage::Synced(result) => {
-                self.mirror.syncing = None;
-                let asked = std::mem::take(&mut self.mirror.asked);
-                if result.is_ok() {
-                    self.mirror.exists = Some(true);
-                    self.mirror.damaged_said = false;
-                }
-                match &result {
-                    Err(e) => self.note(format!("background sync: {e}")),
-                    // `:sync` is answered; the periodic sync stays quiet when it goes well.
-                    Ok(summary) if asked => self.note(format!("Local mirror synced: {summary}")),
-                    Ok(_) => {}
-                }
-                self.mirror.last_sync = Some(result);
-                let wall = self.wall;
-                for o in &mut self.overlays {
-                    if let Overlay::Search(d) = o {
-                        d.mirror_changed(wall);
-                    }
-                }
-                // Rows on screen from the mirror are read again (the sync changed them).
-                let specs: Vec<QuerySpec> = self
-                    .tabs
-                    .iter()
-                    .filter(|t| t.shown.as_ref().is_some_and(|s| s.page.mirrored.is_some()))
-                    .map(|t| t.spec())
-                    .collect();
-                if specs.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![Effect::Mirror(MirrorEffect::Rows(specs))]
-                }
             }
             msg @ (MirrorMessage::Search { .. }
             | MirrorMessage::Related { .. }
@@ -521,6 +558,42 @@ impl App {
                 }
                 self.dispatch_to_dialogs(&super::Message::Mirror(msg))
             }
+        }
+    }
+
+    /// A sync's end: a one-line summary, or why it failed.
+    fn sync_ended(&mut self, result: Result<String, String>) -> Vec<Effect> {
+        self.dirty = true;
+        self.mirror.syncing = None;
+        let asked = std::mem::take(&mut self.mirror.asked);
+        if result.is_ok() {
+            self.mirror.exists = Some(true);
+            self.mirror.damaged_said = false;
+        }
+        match &result {
+            Err(e) => self.note(format!("background sync: {e}")),
+            // `:sync` is answered; the periodic sync stays quiet when it goes well.
+            Ok(summary) if asked => self.note(format!("Local mirror synced: {summary}")),
+            Ok(_) => {}
+        }
+        self.mirror.last_sync = Some(result);
+        let wall = self.wall;
+        for o in &mut self.overlays {
+            if let Overlay::Search(d) = o {
+                d.mirror_changed(wall);
+            }
+        }
+        // Rows on screen from the mirror are read again (the sync changed them).
+        let specs: Vec<QuerySpec> = self
+            .tabs
+            .iter()
+            .filter(|t| t.shown.as_ref().is_some_and(|s| s.page.mirrored.is_some()))
+            .map(|t| t.spec())
+            .collect();
+        if specs.is_empty() {
+            Vec::new()
+        } else {
+            vec![Effect::Mirror(MirrorEffect::Rows(specs))]
         }
     }
 

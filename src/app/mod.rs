@@ -46,7 +46,7 @@ pub use message::{ExportEvent, Message};
 pub use resources::Resource;
 pub use table::record::{DisplayZone, FetchedPage};
 pub use table::spec::QuerySpec;
-pub use write_gate::SafetyConfig;
+pub use write_gate::{QUIT_STOP_GRACE, QUIT_WAIT, SafetyConfig};
 
 use dialogs::Overlay;
 use keymap::KeyMap;
@@ -471,7 +471,7 @@ impl App {
             }
             // Answers to what a dialog started. A created contact (its note, the Contacts tab
             // reloaded) is the contact form's to handle: `App::contact_created`.
-            msg @ Message::Export { .. } => self.export_heard(msg),
+            msg @ Message::Export { .. } => self.dispatch_to_dialogs(&msg),
             msg @ (Message::LoggedIn { .. }
             | Message::RescheduleLog { .. }
             | Message::Rescheduled { .. }

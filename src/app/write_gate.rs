@@ -4,7 +4,9 @@
 //! profile's name typed; then the undo window holds it `[safety] undo_seconds` with a
 //! countdown on the status line, `u` or Esc taking it back, before it goes out once. Each
 //! answer to a write that went out becomes one entry of the write journal
-//! (`Effect::RecordWrite`).
+//! (`Effect::RecordWrite`). "Send now" at quit sends what waits and quits once it is
+//! answered; a bulk run (a plan) is waited for at most [`QUIT_WAIT`], then stopped (the
+//! rows under way finish and are recorded) and waited for at most [`QUIT_STOP_GRACE`] more.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -18,11 +20,17 @@ use crate::app::dialogs::Overlay;
 use crate::app::dialogs::pager::Pager;
 use crate::app::dialogs::write_guard::{PendingWriteQuit, TypeProfileName};
 use crate::app::effects::{Effect, RequestId};
-use crate::app::jobs::JobSpec;
+use crate::app::jobs::{JobEvent, JobSpec};
 use crate::app::message::Message;
 use crate::app::{App, keymap::Action};
 use crate::journal::{Answer, Who, WriteKind, WriteRecord};
 use crate::safety::{self, Asker, Clearance, ProfileSafety};
+
+/// How long quitting waits for a bulk run released by "send now" before stopping it.
+pub const QUIT_WAIT: Duration = Duration::from_secs(30);
+/// How long quitting then waits for the stopped run's report (its requests under way end)
+/// before quitting all the same.
+pub const QUIT_STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// What the runtime tells the app about writes.
 #[derive(Debug, Clone, Default)]
@@ -66,6 +74,13 @@ pub struct WriteGate {
     quit_after: Vec<RequestId>,
     /// Set with `quit_after`: the app quits when they are answered.
     quit_armed: bool,
+    /// The bulk runs among `quit_after` (they end with their job's last report).
+    quit_runs: Vec<RequestId>,
+    /// When the quit stops waiting for them: they are stopped then, and after
+    /// [`QUIT_STOP_GRACE`] more the app quits all the same.
+    quit_by: Option<Instant>,
+    /// The runs were asked to stop (`quit_by` is the grace's end).
+    quit_stopping: bool,
     /// The countdown's seconds last drawn.
     shown_secs: Option<u64>,
     /// Bulk runs (a plan) the gate let through: they start as jobs, journalled row by row.
@@ -264,19 +279,22 @@ impl App {
         effect
     }
 
-    /// Writes whose window has passed go out.
+    /// Writes whose window has passed go out (and a quit waiting for a bulk run stops it when
+    /// its wait runs out).
     pub(super) fn release_due(&mut self) -> Vec<Effect> {
         let now = self.now;
+        let mut fx = self.quit_wait_due();
         if !self.safety.held.iter().any(|h| h.send_at <= now) {
             self.countdown_changed();
-            return Vec::new();
+            return fx;
         }
         let (due, kept): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.safety.held)
             .into_iter()
             .partition(|h| h.send_at <= now);
         self.safety.held = kept;
         self.dirty = true;
-        due.into_iter().map(|h| self.release(h.effect)).collect()
+        fx.extend(due.into_iter().map(|h| self.release(h.effect)));
+        fx
     }
 
     /// Keys while writes wait (their dialog ignores keys while it sends): `u` or Esc takes
@@ -317,6 +335,15 @@ impl App {
 
     /// An answer to a write that went out: its journal entry (and the quit it waited for).
     pub(super) fn write_answered(&mut self, msg: &Message) -> Vec<Effect> {
+        if let Message::Job { id, event } = msg
+            && !matches!(event, JobEvent::Progress { .. })
+            && self.safety.quit_runs.contains(id)
+        {
+            // A bulk run the quit waits for ended (its rows are in the write journal).
+            self.safety.quit_runs.retain(|q| q != id);
+            self.safety.quit_after.retain(|q| q != id);
+            return self.quit_if_answered();
+        }
         let (id, answer, created_id) = match msg {
             Message::ContactCreated { id, result } => match result.as_ref() {
                 Ok(c) => (
@@ -360,10 +387,42 @@ impl App {
             });
         }
         self.safety.quit_after.retain(|q| *q != id);
-        if self.safety.quit_armed && self.safety.quit_after.is_empty() {
-            fx.extend(self.quit());
-        }
+        fx.extend(self.quit_if_answered());
         fx
+    }
+
+    /// Quits when "send now" was chosen and everything it sent is answered.
+    fn quit_if_answered(&mut self) -> Vec<Effect> {
+        if self.safety.quit_armed && self.safety.quit_after.is_empty() {
+            self.safety.quit_by = None;
+            return self.quit();
+        }
+        Vec::new()
+    }
+
+    /// The quit's wait for bulk runs ran out: they are stopped (the rows under way finish
+    /// and are recorded; a re-run sends the rest), and after the grace it quits all the same.
+    fn quit_wait_due(&mut self) -> Vec<Effect> {
+        if self.safety.quit_by.is_none_or(|by| by > self.now) {
+            return Vec::new();
+        }
+        if !self.safety.quit_stopping {
+            self.safety.quit_stopping = true;
+            self.safety.quit_by = Some(self.now + QUIT_STOP_GRACE);
+            self.note(format!(
+                "The plan runs longer than {} s: stopping it (the rows under way finish and are recorded; a re-run sends the rest), then crmdash quits",
+                QUIT_WAIT.as_secs()
+            ));
+            return self
+                .safety
+                .quit_runs
+                .iter()
+                .map(|id| Effect::CancelJob(*id))
+                .collect();
+        }
+        tracing::warn!("a stopped plan did not report in time; quitting all the same");
+        self.safety.quit_by = None;
+        self.quit()
     }
 
     /// Quitting while writes wait asks: send now, or drop them. `None`: nothing waits.
@@ -394,13 +453,29 @@ impl App {
         let mut fx = Vec::new();
         for h in held {
             let e = self.release(h.effect);
-            if let Effect::CreateContact { id, .. } | Effect::Reschedule { id, .. } = &e {
-                self.safety.quit_after.push(*id);
+            match &e {
+                Effect::CreateContact { id, .. } | Effect::Reschedule { id, .. } => {
+                    self.safety.quit_after.push(*id)
+                }
+                // A bulk run ends with its job's last report.
+                Effect::StartJob { id, .. } => {
+                    self.safety.quit_after.push(*id);
+                    self.safety.quit_runs.push(*id);
+                }
+                _ => {}
             }
             fx.push(e);
         }
         self.safety.quit_armed = true;
-        self.note("Sending now; crmdash quits once the service answers");
+        if self.safety.quit_runs.is_empty() {
+            self.note("Sending now; crmdash quits once the service answers");
+        } else {
+            self.safety.quit_by = Some(self.now + QUIT_WAIT);
+            self.note(format!(
+                "Sending now; crmdash quits when the plan has run (at most {} s, then it stops the plan)",
+                QUIT_WAIT.as_secs()
+            ));
+        }
         fx
     }
 
@@ -435,11 +510,23 @@ impl App {
         }
     }
 
-    /// When the countdown next changes (its next whole second) or a write is due.
+    /// When the countdown next changes (its next whole second), a write is due, or the
+    /// quit's wait for a bulk run runs out.
     pub fn write_deadline(&self) -> Option<Instant> {
-        let first = self.safety.held.iter().map(|h| h.send_at).min()?;
-        let secs = self.secs_left(first);
-        Some(first - Duration::from_secs(secs.saturating_sub(1)))
+        let countdown = self
+            .safety
+            .held
+            .iter()
+            .map(|h| h.send_at)
+            .min()
+            .map(|first| {
+                let secs = self.secs_left(first);
+                first - Duration::from_secs(secs.saturating_sub(1))
+            });
+        match (countdown, self.safety.quit_by) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 

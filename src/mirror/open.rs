@@ -162,7 +162,9 @@ impl Mirror {
         let placeholder = Connection::open_in_memory().map_err(|e| self.err(e))?;
         drop(std::mem::replace(&mut self.conn, placeholder));
         let aside = move_aside(&self.path)?;
+        let sync_lock = self.sync_lock.take();
         *self = Self::create(&self.path)?;
+        self.sync_lock = sync_lock;
         Ok(aside)
     }
 
@@ -219,6 +221,7 @@ impl Mirror {
                 conn,
                 path: path.to_path_buf(),
                 parts: Default::default(),
+                sync_lock: None,
             })),
             Ok(Some(Found::Empty)) => Ok(Found::Empty),
             Ok(Some(other)) => Ok(other),

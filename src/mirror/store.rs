@@ -19,6 +19,9 @@ pub struct Mirror {
     pub(super) path: PathBuf,
     /// Relations already read (`packed`): a page reads each account and user once.
     pub(super) parts: PartCache,
+    /// A sync's lock, held by its connection (dropped after it): released once the last of
+    /// the sync's writes is done, even when the sync itself was dropped half way.
+    pub(super) sync_lock: Option<super::SyncLock>,
 }
 
 impl std::fmt::Debug for Mirror {

@@ -189,7 +189,8 @@ fn governed(client: &Client, gov: Arc<Governor>) -> Client {
 }
 
 /// Syncs the mirror at `location` from `client`. Takes the mirror's sync lock for the whole
-/// run (`MirrorError::Busy` when another sync holds it). `progress` is called as reads chain.
+/// run (`MirrorError::Busy` when another sync holds it), and holds it until its last write
+/// even when dropped half way. `progress` is called as reads chain.
 pub async fn sync(
     client: &Client,
     location: &MirrorLocation,
@@ -199,10 +200,13 @@ pub async fn sync(
     let lock_path = location.lock_path();
     let db_path = location.db_path();
     let root = location.root.clone();
-    let (_lock, opened) = tokio::task::spawn_blocking(move || {
+    let opened = tokio::task::spawn_blocking(move || {
         super::paths::ensure_dir(&root)?;
         let lock = SyncLock::acquire(&lock_path)?;
         let mut opened = Mirror::open(&db_path)?;
+        // Held by the connection: a sync dropped half way keeps the lock until its writer
+        // (on its own thread) has committed what it was handed and closed the file.
+        opened.mirror.sync_lock = Some(lock);
         // A file damaged where no sync reads (or found so by a read) is caught here.
         if opened.moved_aside.is_none()
             && opened.mirror.check_due(Utc::now())
@@ -217,7 +221,7 @@ pub async fn sync(
             .mirror
             .conn
             .pragma_update(None, "cache_size", -32_768);
-        Ok::<_, MirrorError>((lock, opened))
+        Ok::<_, MirrorError>(opened)
     })
     .await
     .map_err(|e| MirrorError::Stopped(e.to_string()))??;

@@ -296,8 +296,6 @@ impl Engine {
                     self.requests.run(Effect::Cancel(id), cx);
                 }
                 Effect::Fetch { .. }
-                | Effect::Export { .. }
-                | Effect::CancelExport(_)
                 | Effect::CreateContact { .. }
                 | Effect::Reschedule { .. }
                 | Effect::RescheduleLog { .. }
@@ -311,25 +309,24 @@ impl Engine {
                     self.requests.run(e, cx);
                 }
                 Effect::StartJob { id, job } => {
-                    let pages = self.requests.job_pages(self.profiles.reader());
-                    self.jobs.start(id, job, pages, &self.tx);
-                }
-                // `x` in `:jobs` stops every job with this effect. The sync runs in the
-                // mirror's runtime and a tab's export in `requests` (their own messages drive
-                // the status line and the export dialog): each is stopped where it runs.
-                Effect::CancelJob(id) if self.app.jobs.sync == Some(id) => {
-                    self.requests.drop_held_sync();
-                    self.profiles.stop_sync(&self.tx)
-                }
-                Effect::CancelJob(id) if self.requests.has_export(id) => {
-                    let cx = RequestCx {
-                        tx: &self.tx,
-                        mirror: self.profiles.reader(),
+                    let env = super::jobs::JobEnv {
+                        pages: self.requests.job_pages(self.profiles.reader()),
                         offline: self.app.offline_refusal(),
+                        mirror: self.profiles.sync_cx(&self.tx),
                     };
-                    self.requests.run(Effect::CancelExport(id), cx);
+                    self.jobs.start(id, job, env, &self.tx);
                 }
-                Effect::CancelJob(id) => self.jobs.cancel(id),
+                // `x` in `:jobs` and Esc in the export dialog: every kind stops here. A job
+                // still held for the token lookup never started: it ends here.
+                Effect::CancelJob(id) => {
+                    if self.requests.drop_held_job(id) {
+                        let _ = self.tx.send(Message::Job {
+                            id,
+                            event: crate::app::jobs::JobEvent::Cancelled,
+                        });
+                    }
+                    self.jobs.cancel(id)
+                }
                 Effect::ReadPlan { id, path, words } => {
                     let task = super::jobs::plan::read(
                         id,
@@ -394,7 +391,6 @@ impl Engine {
                     self.requests.source(),
                 ),
                 Effect::Quit => {
-                    self.profiles.stop();
                     self.requests.stop_all();
                     self.jobs.stop_all();
                     out.push(TermAction::Quit);

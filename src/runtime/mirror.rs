@@ -1,12 +1,12 @@
 //! The runtime's side of the local mirror: one read connection, opened on first use and
-//! used only on the blocking pool (SQLite calls block: the loop never waits on disk), the
-//! background sync task (one at a time; its client waits at the priority gate while the
-//! dashboard's own requests are in flight), and the offline fallback of page requests.
+//! used only on the blocking pool (SQLite calls block: the loop never waits on disk), what
+//! the sync job needs (`runtime::jobs::sync`: one sync at a time; its client waits at the
+//! priority gate while the dashboard's own requests are in flight), and the offline
+//! fallback of page requests.
 
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc::UnboundedSender;
-use tokio::task::AbortHandle;
 
 use crate::api::{ApiError, ApiRecord, Client, Deal, ErrorKind, Lane, ListQuery, PriorityGate};
 use crate::app::mirror::{LinkKind, MirrorMessage, RecordRef, RelatedRecords};
@@ -18,7 +18,6 @@ use crate::config::CacheSettings;
 use crate::mirror::sync::SyncOptions;
 use crate::mirror::{
     HolderLock, Mirror, MirrorError, MirrorLocation, MirrorQuery, SearchQuery, SearchResults,
-    SyncLock,
 };
 use crate::resource::Resource;
 
@@ -41,7 +40,8 @@ pub struct MirrorRuntime {
     /// The background lane's client (none until a token is known).
     client: Option<Client>,
     format: CellFormat,
-    sync: Option<AbortHandle>,
+    /// Held by the sync job running on this mirror (see [`SyncCx::turn`]).
+    turn: Arc<tokio::sync::Mutex<()>>,
     /// This dashboard's hold on the mirror: `cache clear` refuses while it is held.
     _holder: Option<HolderLock>,
     /// Where a damaged mirror found by a read is said (once; the app keeps it quiet after).
@@ -67,7 +67,7 @@ impl MirrorRuntime {
             gate: PriorityGate::new(),
             client: None,
             format,
-            sync: None,
+            turn: Arc::new(tokio::sync::Mutex::new(())),
             _holder: holder,
             notify: None,
         })
@@ -103,109 +103,33 @@ impl MirrorRuntime {
         }
     }
 
-    /// Starts a background sync unless one runs; reports progress and the end on `tx`.
-    pub fn start_sync(&mut self, tx: UnboundedSender<Message>) {
-        if self.sync.as_ref().is_some_and(|h| !h.is_finished()) {
-            // The app waits for an answer to every sync it asked for; the running one's end
-            // is said when it comes.
-            let _ = tx.send(Message::Mirror(MirrorMessage::SyncWaiting(None)));
-            return;
-        }
-        let Some(client) = self.client.clone() else {
-            let _ = tx.send(Message::Mirror(MirrorMessage::Synced(Err(
-                "no API token yet".to_string(),
-            ))));
-            return;
-        };
-        let location = self.location.clone();
-        let opts = SyncOptions::from_settings(&self.cache, false, Vec::new());
-        let reader = self.reader.clone();
-        let task = tokio::spawn(async move {
-            let progress_tx = tx.clone();
-            let progress = move |p: &crate::mirror::SyncProgress| {
-                let _ = progress_tx.send(Message::Mirror(MirrorMessage::SyncProgress(p.clone())));
-            };
-            let result = crate::mirror::sync::sync(&client, &location, &opts, &progress).await;
-            let summary = match result {
-                Ok(report) => {
-                    let changed: u64 = report
-                        .resources
-                        .iter()
-                        .map(|r| r.inserted + r.updated + r.gone)
-                        .sum();
-                    let requests: u64 = report.resources.iter().map(|r| r.requests).sum();
-                    tracing::info!(changed, requests, "background sync done");
-                    match &report.moved_aside {
-                        Some(aside) => {
-                            // The reader's file was replaced: open the new one next time.
-                            *reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                            Ok(format!(
-                                "the damaged file was moved to {} and rebuilt: {changed} records in {requests} requests",
-                                aside.display()
-                            ))
-                        }
-                        None => Ok(format!("{changed} changes in {requests} requests")),
-                    }
-                }
-                Err(MirrorError::Busy { holder, .. }) => {
-                    // Another process syncs this mirror: say so, and say when it ends.
-                    tracing::info!("background sync waits: another sync runs");
-                    let _ = tx.send(Message::Mirror(MirrorMessage::SyncWaiting(holder.clone())));
-                    wait_for_lock(&location).await;
-                    *reader.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                    let who = holder
-                        .map(|p| format!(" (process {p})"))
-                        .unwrap_or_default();
-                    Ok(format!("the other sync{who} ended"))
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "background sync failed");
-                    Err(e.to_string())
-                }
-            };
-            // The sync's page cache and pages of records are freed: handed back to the system,
-            // so an idle dashboard's resident memory is what it was before the sync.
-            let _ = tokio::task::spawn_blocking(super::export::give_memory_back).await;
-            let _ = tx.send(Message::Mirror(MirrorMessage::Synced(summary)));
-        });
-        self.sync = Some(task.abort_handle());
-    }
-
-    /// Whether a sync started here is running.
-    pub fn syncing(&self) -> bool {
-        self.sync.as_ref().is_some_and(|h| !h.is_finished())
-    }
-
-    /// Stops the sync started here (`x` in `:jobs`) and says so with `SyncStopped`. Safe to
-    /// abort: the writer commits records together with their sync position, and only a
-    /// completed full pass marks records gone. A sync that already ended said `Synced`
-    /// first (same channel), so the app ignores this one.
-    pub fn stop_sync(&mut self, tx: &UnboundedSender<Message>) {
-        self.stop();
-        let _ = tx.send(Message::Mirror(MirrorMessage::SyncStopped));
-    }
-
-    pub fn stop(&mut self) {
-        if let Some(h) = self.sync.take() {
-            h.abort();
+    /// What a sync job of this mirror needs (`runtime::jobs::sync`); `SyncWaiting` goes to
+    /// `tx`.
+    pub(super) fn sync_cx(&self, tx: &UnboundedSender<Message>) -> SyncCx {
+        SyncCx {
+            client: self.client.clone(),
+            location: self.location.clone(),
+            opts: SyncOptions::from_settings(&self.cache, false, Vec::new()),
+            reader: self.reader.clone(),
+            turn: self.turn.clone(),
+            tx: tx.clone(),
         }
     }
 }
 
-/// Waits (abortably, checking once a second) until no process holds the mirror's sync lock.
-async fn wait_for_lock(location: &MirrorLocation) {
-    loop {
-        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-        let path = location.lock_path();
-        let free = tokio::task::spawn_blocking(move || {
-            !matches!(SyncLock::acquire(&path), Err(MirrorError::Busy { .. }))
-        })
-        .await
-        .unwrap_or(true);
-        if free {
-            return;
-        }
-    }
+/// What a sync job uses of the mirror's runtime.
+pub(super) struct SyncCx {
+    /// The background lane's client (none until a token is known).
+    pub client: Option<Client>,
+    pub location: MirrorLocation,
+    pub opts: SyncOptions,
+    /// The dashboard's read connection: closed when a sync replaced the file.
+    pub reader: Arc<Mutex<Option<Mirror>>>,
+    /// One sync of this mirror at a time, a stopped one's last writes included: a sync holds
+    /// it from its start until its writer has closed the file.
+    pub turn: Arc<tokio::sync::Mutex<()>>,
+    /// Where a sync says that it waits for another process's.
+    pub tx: UnboundedSender<Message>,
 }
 
 /// Reads from the mirror on the blocking pool.

@@ -135,8 +135,7 @@ impl Profiles {
                 | MirrorMessage::Dupes { .. }
                 | MirrorMessage::NearContacts { .. }
                 | MirrorMessage::ContactRecords { .. }
-                | MirrorMessage::Probed(_)
-                | MirrorMessage::SyncStopped,
+                | MirrorMessage::Probed(_),
             ) => {
                 self.mirror_work = self.mirror_work.saturating_sub(1);
             }
@@ -144,14 +143,14 @@ impl Profiles {
         }
     }
 
-    /// Each profile has its own mirror (one file per profile and base URL): the active one's
-    /// sync stops (it resumes next time) and it is kept for a return; the new profile's is
-    /// taken from the kept ones or made. The app then reads its rows (`App::mirror_switched`).
+    /// Each profile has its own mirror (one file per profile and base URL): the active one is
+    /// kept for a return (the app stops its sync job: it resumes next time); the new
+    /// profile's is taken from the kept ones or made. The app then reads its rows
+    /// (`App::mirror_switched`).
     fn switch_mirror(&mut self, profile: &str, base_url: &str, previous: &str) {
-        let Some(mut current) = self.mirror.take() else {
+        let Some(current) = self.mirror.take() else {
             return;
         };
-        current.stop();
         let next = self
             .parked_mirrors
             .remove(profile)
@@ -160,25 +159,12 @@ impl Profiles {
         self.mirror = next;
     }
 
-    /// Stops the active mirror's sync (`x` on the sync in `:jobs`); `SyncStopped` answers.
-    pub fn stop_sync(&mut self, tx: &UnboundedSender<Message>) {
-        self.mirror_work += 1;
-        match &mut self.mirror {
-            Some(m) => m.stop_sync(tx),
-            None => {
-                let _ = tx.send(Message::Mirror(MirrorMessage::SyncStopped));
-            }
-        }
+    /// What a sync job of the active profile's mirror needs (`None`: no mirror).
+    pub fn sync_cx(&self, tx: &UnboundedSender<Message>) -> Option<super::mirror::SyncCx> {
+        self.mirror.as_ref().map(|m| m.sync_cx(tx))
     }
 
-    /// Stops the active mirror's sync (quit).
-    pub fn stop(&mut self) {
-        if let Some(m) = &mut self.mirror {
-            m.stop();
-        }
-    }
-
-    /// Runs a mirror effect: reads and searches on the blocking pool, the sync as a task.
+    /// Runs a mirror effect: reads and searches on the blocking pool, the probe as a task.
     /// `generation` is the app's mirror generation (a read of a mirror switched away from is
     /// dropped); a probe without a client asks `fallback`.
     pub fn mirror_effect(
@@ -194,9 +180,6 @@ impl Profiles {
             // No mirror: reads answer "none", so dialogs say how to get one.
             let msg = match e {
                 MirrorEffect::Rows(_) | MirrorEffect::Probe(_) => return,
-                MirrorEffect::Sync => MirrorMessage::Synced(Err(
-                    "no local mirror for this profile ([cache] off or no cache directory)".into(),
-                )),
                 MirrorEffect::Search { id, .. } => MirrorMessage::Search {
                     id,
                     result: Ok(None),
@@ -290,7 +273,6 @@ impl Profiles {
                     }));
                 });
             }
-            MirrorEffect::Sync => m.start_sync(tx),
             MirrorEffect::Probe(spec) => {
                 self.mirror_work += 1;
                 // One attempt: the question is only whether the service answers, and the

@@ -1,6 +1,6 @@
 //! Requests to the service and their cancellation: every spawned request by its id (aborted
-//! when superseded or at quit), exports by their cancel token, and the effects that need the
-//! service, held in order while the token is looked up. The answers come back as messages;
+//! when superseded or at quit), and the effects that need the service, held in order while
+//! the token is looked up. The answers come back as messages;
 //! [`Requests::finished`] forgets a request once its last message is seen.
 
 use std::collections::HashMap;
@@ -31,7 +31,6 @@ pub(super) struct Requests {
     /// Why there is no source (shown as the error of every request).
     no_source_reason: String,
     tasks: HashMap<RequestId, AbortHandle>,
-    exports: HashMap<RequestId, CancellationToken>,
     /// Effects that need the service, held while the token is looked up (from
     /// `Engine::with_token_lookup` until its answer, i.e. while `app.status.awaiting_token`).
     deferred: Vec<Effect>,
@@ -46,7 +45,6 @@ impl Requests {
             source,
             no_source_reason,
             tasks: HashMap::new(),
-            exports: HashMap::new(),
             deferred: Vec::new(),
             log_reads: 0,
         }
@@ -93,9 +91,6 @@ impl Requests {
             | Message::LoggedIn { id, .. } => {
                 self.tasks.remove(id);
             }
-            Message::Export { id, event } if !matches!(event, ExportEvent::Progress { .. }) => {
-                self.exports.remove(id);
-            }
             Message::RescheduleLog { .. }
             | Message::JournalRead { .. }
             | Message::WriteRecorded { .. } => {
@@ -110,20 +105,6 @@ impl Requests {
         match e {
             Effect::Fetch { id, spec } => self.fetch(id, spec, cx),
             Effect::Cancel(id) => self.cancel(id),
-            Effect::Export {
-                id,
-                spec,
-                path,
-                format,
-                overwrite,
-            } => self.export(
-                id,
-                spec,
-                super::export::Target { path, overwrite },
-                format,
-                cx,
-            ),
-            Effect::CancelExport(id) => self.cancel_export(id, cx.tx),
             Effect::CreateContact { id, contact, key } => {
                 // The created contact goes into the mirror before the form hears of it,
                 // so Ctrl-F finds it at once (not only after the next sync).
@@ -213,45 +194,19 @@ impl Requests {
         });
     }
 
-    fn cancel_export(&mut self, id: RequestId, tx: &UnboundedSender<Message>) {
-        if let Some(c) = self.exports.get(&id) {
-            c.cancel();
-        }
+    /// Drops a job held for the token lookup (stopped before it started): whether there was
+    /// one.
+    pub fn drop_held_job(&mut self, id: RequestId) -> bool {
         let before = self.deferred.len();
         self.deferred
-            .retain(|d| !matches!(d, Effect::Export { id: x, .. } if *x == id));
-        // A held export never ran, so nothing else will say it ended: say it here.
-        if self.deferred.len() < before {
-            let _ = tx.send(Message::Export {
-                id,
-                event: ExportEvent::Cancelled,
-            });
-        }
+            .retain(|d| !matches!(d, Effect::StartJob { id: x, .. } if *x == id));
+        self.deferred.len() < before
     }
 
-    /// Whether `id` is an export run (or held) here: `:jobs` stops it with `CancelJob`.
-    pub fn has_export(&self, id: RequestId) -> bool {
-        self.exports.contains_key(&id)
-            || self
-                .deferred
-                .iter()
-                .any(|d| matches!(d, Effect::Export { id: x, .. } if *x == id))
-    }
-
-    /// Drops the held background sync (stopped before the token was known): it never ran,
-    /// and its job already ended.
-    pub fn drop_held_sync(&mut self) {
-        self.deferred
-            .retain(|d| !matches!(d, Effect::Mirror(MirrorEffect::Sync)));
-    }
-
-    /// Stops everything (quit): running requests are aborted, exports cancelled.
+    /// Stops everything (quit): running requests are aborted.
     pub fn stop_all(&mut self) {
         for (_, h) in self.tasks.drain() {
             h.abort();
-        }
-        for (_, c) in self.exports.drain() {
-            c.cancel();
         }
         self.deferred.clear();
     }
@@ -366,75 +321,6 @@ impl Requests {
         });
         self.tasks.insert(id, handle.abort_handle());
     }
-
-    /// Runs an export into a staging file beside the target, then puts it in place
-    /// (`export::Target::place`: an existing file is replaced only when the user said so).
-    fn export(
-        &mut self,
-        id: RequestId,
-        spec: crate::app::QuerySpec,
-        target: super::export::Target,
-        format: crate::app::ExportFormat,
-        cx: RequestCx<'_>,
-    ) {
-        let tx = cx.tx.clone();
-        let reason = self.no_source_reason.clone();
-        // Offline, the pages come from the local mirror (the same writers, the same bytes).
-        let from_mirror = cx.mirror.filter(|_| cx.offline.is_some());
-        let source = self.source.clone();
-        if from_mirror.is_none() && source.is_none() {
-            let _ = tx.send(Message::Export {
-                id,
-                event: ExportEvent::Failed(self.no_source_reason.clone()),
-            });
-            return;
-        }
-        let cancel = CancellationToken::new();
-        self.exports.insert(id, cancel.clone());
-        let progress_tx = tx.clone();
-        let progress = Box::new(move |event: ExportEvent| {
-            let _ = progress_tx.send(Message::Export { id, event });
-        });
-        tokio::spawn(async move {
-            let staged = target.staging_path();
-            let event = match (from_mirror, source) {
-                (Some(reader), _) => {
-                    let job = super::export::Job {
-                        lister: super::export::Lister::Mirror(reader),
-                        path: staged.clone(),
-                        format,
-                        progress,
-                        cancel,
-                    };
-                    spec.with_query(job)
-                        .await
-                        .unwrap_or_else(ExportEvent::Failed)
-                }
-                (None, Some(source)) => {
-                    source
-                        .export(spec, staged.clone(), format, progress, cancel)
-                        .await
-                }
-                (None, None) => ExportEvent::Failed(reason),
-            };
-            let event = match event {
-                ExportEvent::Done { records, .. } => {
-                    match tokio::task::spawn_blocking(move || target.place(&staged)).await {
-                        Ok(Ok(path)) => ExportEvent::Done { records, path },
-                        Ok(Err(e)) => ExportEvent::Failed(e),
-                        Err(e) => ExportEvent::Failed(format!("Export failed: {e}")),
-                    }
-                }
-                // The job names the file it wrote: the user knows the target's name.
-                ExportEvent::Failed(e) => ExportEvent::Failed(e.replace(
-                    &staged.display().to_string(),
-                    &target.path.display().to_string(),
-                )),
-                other => other,
-            };
-            let _ = tx.send(Message::Export { id, event });
-        });
-    }
 }
 
 /// Effects that talk to the service (they wait while the token is being looked up).
@@ -442,10 +328,9 @@ pub(super) fn needs_source(e: &Effect) -> bool {
     matches!(
         e,
         Effect::Fetch { .. }
-            | Effect::Mirror(MirrorEffect::Sync | MirrorEffect::Probe(_))
+            | Effect::Mirror(MirrorEffect::Probe(_))
             | Effect::Summarize { .. }
             | Effect::Collect { .. }
-            | Effect::Export { .. }
             | Effect::StartJob { .. }
             | Effect::ReadPlan { .. }
             | Effect::CreateContact { .. }

@@ -15,10 +15,11 @@ use crmdash::app::dialogs::contact_form::{ContactForm, Stage, Target};
 use crmdash::app::dialogs::export::{ExportDialog, ExportStage, Places};
 use crmdash::app::dialogs::includes::IncludesPicker;
 use crmdash::app::dialogs::{CreatedContact, DialogResult, Outcome, Overlay};
+use crmdash::app::jobs::{JobEvent, JobOutput, JobSpec};
 use crmdash::app::keymap::KeyMap;
 use crmdash::app::resources::Descriptor;
 use crmdash::app::table::tab::TabState;
-use crmdash::app::{ColorMode, Effect, ExportEvent, ExportFormat, Message, QuerySpec, Resource};
+use crmdash::app::{ColorMode, Effect, ExportFormat, Message, QuerySpec, Resource};
 use crmdash::ui::theme::Theme;
 use crossterm::event::KeyCode;
 use dialog_support::{DialogHarness, keymap};
@@ -202,12 +203,9 @@ fn export_alone_starts_its_own_export_of_the_view_it_opened_on() {
         panic!("Enter starts the export")
     };
     let [
-        Effect::Export {
+        Effect::StartJob {
             id,
-            spec,
-            path,
-            format,
-            overwrite: false,
+            job: JobSpec::Export { spec, to },
         },
     ] = fx.as_slice()
     else {
@@ -215,18 +213,20 @@ fn export_alone_starts_its_own_export_of_the_view_it_opened_on() {
     };
     assert_eq!(*spec, deals_spec(1), "every page, from the first");
     assert_eq!(
-        *path,
+        to.path,
         std::env::temp_dir().join("deals-20261122-143000.json"),
         "made absolute from the working directory"
     );
-    assert_eq!(*format, ExportFormat::Json);
+    assert_eq!(to.format, ExportFormat::Json);
+    assert!(!to.overwrite);
     let id = *id;
-    let progress = Message::Export {
+    let progress = Message::Job {
         id,
-        event: ExportEvent::Progress {
-            records: 100,
-            page: 1,
-            last_page: Some(2),
+        event: JobEvent::Progress {
+            done: 1,
+            total: Some(2),
+            unit: "pages",
+            records: Some(100),
         },
     };
     assert_eq!(h.send(&progress), Outcome::Handled);
@@ -242,12 +242,13 @@ fn export_alone_starts_its_own_export_of_the_view_it_opened_on() {
         h.key(KeyCode::Esc),
         Outcome::Effects(vec![Effect::CancelJob(id)])
     );
-    let done = Message::Export {
+    let done = Message::Job {
         id,
-        event: ExportEvent::Done {
+        event: JobEvent::Done(JobOutput::Exported {
             records: 150,
+            missing: 0,
             path: std::env::temp_dir().join("deals-20261122-143000.json"),
-        },
+        }),
     };
     assert_eq!(h.send(&done), Outcome::Handled);
     assert_eq!(

@@ -9,6 +9,7 @@ use std::time::Duration;
 use chrono::TimeZone;
 use crmdash::app::dialogs::Outcome;
 use crmdash::app::dialogs::export::{ExportDialog, ExportStage, Places, free_name};
+use crmdash::app::jobs::{ExportTo, JobEvent, JobSpec};
 use crmdash::app::keymap::KeyMap;
 use crmdash::app::resources::Descriptor;
 use crmdash::app::table::tab::TabState;
@@ -44,14 +45,15 @@ fn export_effect(out: &Outcome) -> (PathBuf, bool) {
         panic!("no export started: {out:?}")
     };
     let [
-        Effect::Export {
-            path, overwrite, ..
+        Effect::StartJob {
+            job: JobSpec::Export { to, .. },
+            ..
         },
     ] = fx.as_slice()
     else {
         panic!("{fx:?}")
     };
-    (path.clone(), *overwrite)
+    (to.path.clone(), to.overwrite)
 }
 
 #[test]
@@ -263,16 +265,20 @@ async fn a_failed_export_names_the_file_asked_for_not_its_staging_file() {
     let target = dir.path().join("gone").join("deals.csv");
     let (sb, mut e) = crate::dashboard_support::sandbox_engine(None, (120, 35), None).await;
     let spec = e.app.tab().spec();
-    e.run(vec![Effect::Export {
+    e.run(vec![Effect::StartJob {
         id: crmdash::app::RequestId(9_999),
-        spec,
-        path: target.clone(),
-        format: crmdash::app::ExportFormat::Csv,
-        overwrite: false,
+        job: JobSpec::Export {
+            spec,
+            to: ExportTo {
+                path: target.clone(),
+                format: crmdash::app::ExportFormat::Csv,
+                overwrite: false,
+            },
+        },
     }]);
     let failure = loop {
-        if let Message::Export {
-            event: crmdash::app::ExportEvent::Failed(f),
+        if let Message::Job {
+            event: JobEvent::Failed(f),
             ..
         } = e.next_message().await
         {

@@ -200,7 +200,10 @@ fn export_help_sync_and_quit() {
     assert!(
         matches!(
             fx.as_slice(),
-            [Effect::Mirror(crmdash::app::mirror::MirrorEffect::Sync)]
+            [Effect::StartJob {
+                job: crmdash::app::jobs::JobSpec::Sync,
+                ..
+            }]
         ),
         "{fx:?}"
     );

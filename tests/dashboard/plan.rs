@@ -281,7 +281,7 @@ async fn the_profile_s_safety_holds_for_a_plan() {
 }
 
 /// The preview as the runtime reads it, for `update()`.
-fn loaded(text: &str, words: PlanWords) -> PlanLoaded {
+pub(crate) fn loaded(text: &str, words: PlanWords) -> PlanLoaded {
     let s = settings();
     let zone: Zone = s.timezone.parse().unwrap();
     let now = chrono::DateTime::parse_from_rfc3339("2026-12-01T10:00:00Z")

@@ -6,21 +6,22 @@ use std::sync::Arc;
 
 use crmdash::api::Client;
 use crmdash::app::effects::NewClient;
+use crmdash::app::jobs::JobEvent;
 use crmdash::app::mirror::MirrorMessage;
 use crmdash::app::{Effect, Message};
 use crmdash::mirror::Resource;
-use crmdash::mirror::sync::{PassKind, SyncProgress};
 use crossterm::event::KeyCode;
 use secrecy::SecretString;
 
 use crate::dashboard_support::{FakeData, Harness, test_config};
 
-fn progress() -> SyncProgress {
-    SyncProgress {
-        resource: Resource::Contacts,
-        pass: PassKind::Full,
-        fetched: 10,
+/// A sync job's progress report: 10 of 100 contacts.
+fn progress() -> JobEvent {
+    JobEvent::Progress {
+        done: 10,
         total: Some(100),
+        unit: Resource::Contacts.noun(),
+        records: None,
     }
 }
 
@@ -38,8 +39,11 @@ fn client_of_b() -> NewClient {
 fn a_late_sync_report_of_another_profile_leaves_no_syncing_for_good() {
     let mut h = Harness::new((100, 30));
     h.app.set_mirror(true, None);
-    // No sync of this profile runs: a report from elsewhere changes nothing.
-    h.send(Message::Mirror(MirrorMessage::SyncProgress(progress())));
+    // No sync of this profile runs: a report of another sync job changes nothing.
+    h.send(Message::Job {
+        id: crmdash::app::RequestId(7_777),
+        event: progress(),
+    });
     assert!(h.app.mirror.syncing.is_none());
     assert!(!h.render().contains("syncing"), "{}", h.render());
 }

@@ -158,6 +158,7 @@ fn star_marks_every_match_of_the_tab_filter() {
             done: 1,
             total: Some(1),
             unit: "pages",
+            records: None,
         },
     });
     let ids = all_ids(&h, spec);
@@ -277,6 +278,7 @@ fn jobs_screen(size: (u16, u16)) -> (Harness, crmdash::app::RequestId) {
                 done: 2,
                 total: Some(3),
                 unit: "pages",
+                records: None,
             },
         };
         h.send(Message::Job { id: *id, event });

@@ -1,8 +1,9 @@
-//! The dashboard's sync as a job, for real against the embedded sandbox (its latency fault
-//! keeps the sync going long enough to be seen): `:sync` is listed in `:jobs` as running and
+//! Long work as jobs of the runner, for real against the embedded sandbox (its latency fault
+//! keeps the work going long enough to be seen): `:sync` is listed in `:jobs` as running and
 //! counted on the status line, `x` stops it (the job says stopped, the mirror's note says
-//! stopped, not failed), a later sync completes the mirror, and the finished sync is listed
-//! with its outcome.
+//! stopped, not failed), a `:sync` right after a stop waits for the stopped one's last writes
+//! and completes the mirror, and the finished sync is listed with its outcome; a tab's export
+//! is stopped the same way; "send now" at quit waits (bounded) for a released plan run.
 
 use std::time::Duration;
 
@@ -159,25 +160,39 @@ async fn a_sync_is_a_job_stopped_with_x_and_a_later_sync_completes_the_mirror() 
     sb.shutdown().await;
 }
 
-/// Through `update()`: `x` on the sync asks the runner's cancel (`CancelJob`, the one stop
-/// of every job), and a stop that comes after the sync ended leaves its outcome alone.
+/// Through `update()`: `:sync` starts a runner job (`StartJob` with `JobSpec::Sync`) whose
+/// progress is the status line's, `x` asks the runner's cancel (`CancelJob`, the one stop of
+/// every job), and a stop that comes after the sync ended leaves its outcome alone.
 #[test]
 fn x_on_the_sync_asks_cancel_job_and_a_late_stop_keeps_the_outcome() {
     use crmdash::app::Message;
     use crmdash::app::effects::Effect;
-    use crmdash::app::mirror::{MirrorEffect, MirrorMessage};
+    use crmdash::app::jobs::{JobEvent, JobOutput, JobSpec};
 
     let mut h = crate::dashboard_support::Harness::new((120, 30));
     h.app.set_mirror(true, None);
     h.ch(':');
     h.type_str("sync");
     let fx = h.key(KeyCode::Enter);
+    let id = h.app.jobs.sync.expect("the sync is a job");
     assert!(
-        fx.iter()
-            .any(|e| matches!(e, Effect::Mirror(MirrorEffect::Sync))),
+        matches!(&fx[..], [Effect::StartJob { id: x, job: JobSpec::Sync }] if *x == id),
         "{fx:?}"
     );
-    let id = h.app.jobs.sync.expect("the sync is a job");
+    h.send(Message::Job {
+        id,
+        event: JobEvent::Progress {
+            done: 30,
+            total: Some(120),
+            unit: "deals",
+            records: None,
+        },
+    });
+    assert!(h.render().contains("syncing deals 25%"), "{}", h.render());
+    assert_eq!(
+        h.app.jobs.get(id).unwrap().progress.as_deref(),
+        Some("30/120 deals")
+    );
     h.ch('J');
     let fx = h.ch('x');
     assert!(
@@ -185,46 +200,302 @@ fn x_on_the_sync_asks_cancel_job_and_a_late_stop_keeps_the_outcome() {
         "{fx:?}"
     );
 
-    // The sync ended before the stop reached it: `Synced` first, then `SyncStopped`.
-    h.send(Message::Mirror(MirrorMessage::Synced(Ok(
-        "12 changes in 3 requests".into(),
-    ))));
-    h.send(Message::Mirror(MirrorMessage::SyncStopped));
+    // The sync ended before the stop reached it: done first, then the stop's report.
+    h.send(Message::Job {
+        id,
+        event: JobEvent::Done(JobOutput::Synced("12 changes in 3 requests".into())),
+    });
+    h.send(Message::Job {
+        id,
+        event: JobEvent::Cancelled,
+    });
     let j = h.app.jobs.get(id).unwrap();
     assert_eq!(j.state, JobState::Done("12 changes in 3 requests".into()));
+    assert_eq!(
+        h.app.mirror.last_sync,
+        Some(Ok("12 changes in 3 requests".to_string()))
+    );
+    assert!(h.app.mirror.syncing.is_none());
     let note = crate::dashboard_support::note_of(&h.app);
     assert!(!note.contains("stopped"), "{note}");
+    assert!(note.contains("Local mirror synced"), "{note}");
     assert!(h.render().contains("12 changes in 3 requests"));
+
+    // `x`, then `:sync` before the stop is reported: the new sync starts once the stopped
+    // one has reported (not "a sync is running", and not lost).
+    h.key(KeyCode::Esc);
+    h.ch(':');
+    h.type_str("sync");
+    h.key(KeyCode::Enter);
+    let second = h.app.jobs.sync.expect("a second sync");
+    assert_ne!(second, id);
+    h.ch('J');
+    assert!(matches!(&h.ch('x')[..], [Effect::CancelJob(x)] if *x == second));
+    h.key(KeyCode::Esc);
+    h.ch(':');
+    h.type_str("sync");
+    assert!(h.key(KeyCode::Enter).is_empty(), "nothing starts yet");
+    let note = crate::dashboard_support::note_of(&h.app);
+    assert!(note.contains("once the stopped sync"), "{note}");
+    let fx = h.send(Message::Job {
+        id: second,
+        event: JobEvent::Cancelled,
+    });
+    let third = h.app.jobs.sync.expect("a third sync");
+    assert!(
+        matches!(&fx[..], [Effect::StartJob { id: x, job: JobSpec::Sync }] if *x == third),
+        "{fx:?}"
+    );
+    assert_eq!(h.app.jobs.get(second).unwrap().state, JobState::Cancelled);
+    assert!(h.app.jobs.get(third).unwrap().running());
+    assert!(h.app.mirror.syncing.is_some());
 }
 
-/// A tab's export is a job stopped the same way: Esc in its dialog (as `x` in `:jobs`) sends
-/// `CancelJob`, the runtime stops the export where it runs, the job says stopped and no file
-/// is left behind.
+/// The stop race, against the sandbox: `x` drops the sync while its writer may still be
+/// committing on its own thread (and holds the mirror's sync lock until it has); a `:sync`
+/// at once waits for that instead of finding "another sync" running or the file locked, and
+/// completes the mirror.
 #[tokio::test]
-async fn a_tab_export_is_a_job_stopped_by_the_same_cancel() {
+async fn a_sync_started_right_after_a_stop_waits_for_the_stopped_one_and_completes() {
     let (dir, sb, mut e) = slow_sandbox_engine().await;
-    let out = dir.path().join("contacts.csv");
-    press(&mut e, KeyCode::Char('e'));
-    e.handle(crmdash::app::Message::Paste(out.display().to_string()));
-    press(&mut e, KeyCode::Enter);
-    let export = |e: &Engine| {
-        e.app
-            .jobs
-            .in_order()
-            .into_iter()
-            .find(|j| j.kind == JobKind::Export)
-            .cloned()
-    };
-    until(&mut e, "the export's first page", |e| {
-        export(e).is_some_and(|j| j.progress.is_some())
+    // The first sync is a full one: its writer has thousands of records to commit.
+    command(&mut e, "sync");
+    until(&mut e, "the sync's first progress", |e| {
+        sync_jobs(e).first().is_some_and(|j| j.progress.is_some())
     })
     .await;
-    assert!(screen(&e).contains("1 job"), "{}", screen(&e));
+    let stopped = e.app.jobs.sync.unwrap();
+    // `x` in `:jobs`, then `:sync` in the same breath: no message is handled between.
+    press(&mut e, KeyCode::Char('J'));
+    press(&mut e, KeyCode::Char('x'));
     press(&mut e, KeyCode::Esc);
-    e.settle(QUIET).await;
-    let j = export(&e).unwrap();
-    assert_eq!(j.state, JobState::Cancelled);
-    assert_eq!(j.outcome(), "stopped");
-    assert!(!out.exists(), "nothing written");
+    command(&mut e, "sync");
+    until(&mut e, "the stop's report", |e| {
+        e.app.jobs.get(stopped).is_some_and(|j| !j.running())
+    })
+    .await;
+    assert_eq!(e.app.jobs.get(stopped).unwrap().state, JobState::Cancelled);
+    let restarted = e
+        .app
+        .jobs
+        .sync
+        .expect("a new sync job once the stop was reported");
+    assert_ne!(restarted, stopped);
+    until(&mut e, "the new sync's end", |e| {
+        e.app.jobs.get(restarted).is_some_and(|j| !j.running())
+    })
+    .await;
+    let notes: Vec<String> = e
+        .app
+        .status
+        .history
+        .iter()
+        .map(|n| n.text.clone())
+        .collect();
+    assert!(
+        !notes.iter().any(|n| n.contains("Another sync")),
+        "{notes:?}"
+    );
+    assert!(!notes.iter().any(|n| n.contains("locked")), "{notes:?}");
+    let j = e.app.jobs.get(restarted).unwrap().clone();
+    let JobState::Done(summary) = &j.state else {
+        panic!("{:?}", j.state)
+    };
+    assert!(summary.contains("requests"), "{summary}");
+    assert!(!summary.contains("other sync"), "{summary}");
+    assert_eq!(e.app.mirror.last_sync, Some(Ok(summary.clone())));
+    let (mirrored, served) = counts(dir.path(), &sb);
+    assert_eq!(mirrored, served);
     sb.shutdown().await;
+}
+
+/// A plan of `ids` in `dir`, each moved to a morning hour of 7 December.
+fn plan_file(dir: &std::path::Path, ids: &[String]) -> String {
+    let mut text = String::from("id,start,end\n");
+    for (i, id) in ids.iter().enumerate() {
+        text.push_str(&format!("{id},2026-12-07 {:02}:00,30m\n", 8 + i % 10));
+    }
+    let path = dir.join("quit-plan.csv");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// The reschedules that reached the sandbox (one entry per request).
+fn reschedules(sb: &SandboxHandle) -> Vec<String> {
+    sb.requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/reschedule"))
+        .map(|r| r.path.clone())
+        .collect()
+}
+
+/// "Send now" at quit for a plan held in its undo window: the plan runs, and the dashboard
+/// quits only once it has (every row sent once, each in the write journal), not at once
+/// (rows in doubt) and not never.
+#[tokio::test]
+async fn send_now_at_quit_waits_for_a_released_plan_run() {
+    use crmdash::app::SafetyConfig;
+    use crmdash::app::dialogs::FormsConfig;
+    use crmdash::app::jobs::JobKind;
+    use crmdash::runtime::TermAction;
+
+    let sb = Sandbox::start(SandboxConfig {
+        latency: Some(Duration::from_millis(60)),
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let client =
+        crmdash::api::Client::new(&sb.base_url(), secrecy::SecretString::from(sb.token())).unwrap();
+    let opts = crate::dashboard_support::sandbox_options(&sb, client, None);
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = crmdash::runtime::build_engine(&opts, (80, 24));
+    e.app.set_safety(SafetyConfig {
+        journal: Some(dir.path().join("writes.jsonl")),
+        undo: Duration::from_secs(30),
+        ..SafetyConfig::default()
+    });
+    let reschedule = crmdash::config::RescheduleSettings::default();
+    e.app.set_forms_config(FormsConfig {
+        zone: reschedule.timezone.parse().unwrap(),
+        reschedule,
+        log_path: Some(dir.path().join("reschedules.jsonl")),
+        ..FormsConfig::default()
+    });
+    e.start();
+    e.settle(QUIET).await;
+    let ids: Vec<String> = sb.ids("appointments").into_iter().take(24).collect();
+    let path = plan_file(dir.path(), &ids);
+    command(&mut e, &format!("plan {path}"));
+    e.settle(QUIET).await;
+    press(&mut e, KeyCode::Enter);
+    assert_eq!(e.app.writes_held(), 1, "the plan waits in its undo window");
+    press(&mut e, KeyCode::Char('q'));
+    assert!(matches!(
+        e.app.overlays.last(),
+        Some(Overlay::PendingQuit(_))
+    ));
+    // `y`: send now and quit. The plan starts; the quit waits for it.
+    let out = e.handle(crmdash::app::Message::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('y'),
+        crossterm::event::KeyModifiers::NONE,
+    )));
+    assert!(!out.contains(&TermAction::Quit), "not at once: {out:?}");
+    let note = crate::dashboard_support::note_of(&e.app);
+    assert!(note.contains("quits when the plan has run"), "{note}");
+    let quit = tokio::time::timeout(Duration::from_secs(120), async {
+        loop {
+            let m = e.next_message().await;
+            if e.handle(m).contains(&TermAction::Quit) {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(quit.is_ok(), "the dashboard quit once the plan ended");
+    let plan = e
+        .app
+        .jobs
+        .list
+        .iter()
+        .find(|j| j.kind == JobKind::Plan)
+        .unwrap();
+    assert_eq!(plan.state, JobState::Done("24 moved".into()));
+    assert_eq!(reschedules(&sb).len(), ids.len(), "each row once");
+    let journal = std::fs::read_to_string(dir.path().join("writes.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), ids.len(), "{journal}");
+    sb.shutdown().await;
+}
+
+/// The quit's wait for a plan is bounded: past `QUIT_WAIT` the plan is asked to stop (rows
+/// under way finish and are recorded), and the app quits on its report, or past
+/// `QUIT_STOP_GRACE` without one.
+#[test]
+fn the_quits_wait_for_a_plan_is_bounded() {
+    use crmdash::app::effects::Effect;
+    use crmdash::app::jobs::{JobEvent, JobOutput, JobSpec};
+    use crmdash::app::plan::{PlanReport, PlanWords};
+    use crmdash::app::{Message, QUIT_STOP_GRACE, QUIT_WAIT, RequestId, SafetyConfig};
+
+    let plan_read = |h: &mut crate::dashboard_support::Harness| {
+        let dir = tempfile::tempdir().unwrap();
+        let ids: Vec<String> = (1..=3).map(|i| format!("apt_{i:06}")).collect();
+        let path = plan_file(dir.path(), &ids);
+        let text = std::fs::read_to_string(&path).unwrap();
+        h.send(Message::PlanRead {
+            id: RequestId(999),
+            result: Ok(Box::new(crate::plan::loaded(&text, PlanWords::default()))),
+        });
+    };
+    let held_plan = |h: &mut crate::dashboard_support::Harness| -> RequestId {
+        plan_read(h);
+        h.key(KeyCode::Enter);
+        assert_eq!(h.app.writes_held(), 1);
+        h.ch('q');
+        let fx = h.ch('y');
+        let id = fx
+            .iter()
+            .find_map(|e| match e {
+                Effect::StartJob {
+                    id,
+                    job: JobSpec::Plan(_),
+                } => Some(*id),
+                _ => None,
+            })
+            .expect("the plan starts now");
+        assert!(!fx.contains(&Effect::Quit) && !h.app.quitting, "{fx:?}");
+        id
+    };
+    let report = |stopped| {
+        JobEvent::Done(JobOutput::Plan(std::sync::Arc::new(PlanReport {
+            path: "quit-plan.csv".into(),
+            rows: Vec::new(),
+            stopped,
+            halted: None,
+            rate_limited: 0,
+        })))
+    };
+    let harness = || {
+        let mut h = crate::dashboard_support::Harness::new((80, 24));
+        h.answer_all();
+        h.app.set_safety(SafetyConfig {
+            undo: Duration::from_secs(10),
+            ..SafetyConfig::default()
+        });
+        h
+    };
+
+    // It ends in time: the quit follows its report.
+    let mut h = harness();
+    let id = held_plan(&mut h);
+    let fx = h.advance(Duration::from_secs(5));
+    assert!(!fx.contains(&Effect::CancelJob(id)) && !fx.contains(&Effect::Quit));
+    let fx = h.send(Message::Job {
+        id,
+        event: report(false),
+    });
+    assert!(fx.contains(&Effect::Quit), "{fx:?}");
+
+    // It runs long: stopped at the bound, then the quit follows the stopped run's report.
+    let mut h = harness();
+    let id = held_plan(&mut h);
+    let fx = h.advance(QUIT_WAIT);
+    assert!(fx.contains(&Effect::CancelJob(id)), "{fx:?}");
+    assert!(!fx.contains(&Effect::Quit), "{fx:?}");
+    let note = crate::dashboard_support::note_of(&h.app);
+    assert!(note.contains("stopping it"), "{note}");
+    assert!(!h.app.quitting);
+    let fx = h.send(Message::Job {
+        id,
+        event: report(true),
+    });
+    assert!(fx.contains(&Effect::Quit), "{fx:?}");
+
+    // Its report never comes: the app quits after the grace all the same.
+    let mut h = harness();
+    let id = held_plan(&mut h);
+    assert!(h.advance(QUIT_WAIT).contains(&Effect::CancelJob(id)));
+    assert!(!h.advance(QUIT_STOP_GRACE / 2).contains(&Effect::Quit));
+    let fx = h.advance(QUIT_STOP_GRACE);
+    assert!(fx.contains(&Effect::Quit), "{fx:?}");
 }

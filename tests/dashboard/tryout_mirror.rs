@@ -244,17 +244,22 @@ async fn search_results_in_devanagari_leave_no_stray_glyph_in_a_terminal() {
 
 #[tokio::test]
 async fn the_background_syncs_progress_shows_at_80x24() {
-    use crmdash::mirror::sync::{PassKind, SyncProgress};
+    use crmdash::app::jobs::JobEvent;
     let (_dir, sb, mut e) = started(true).await;
     e.handle(Message::Resize(80, 24));
-    // A sync of this profile runs (reports of none are dropped).
+    // A sync of this profile runs (reports of another job are not the status line's).
+    let id = crmdash::app::RequestId(7_777);
     e.app.mirror.syncing = Some(None);
-    e.handle(Message::Mirror(MirrorMessage::SyncProgress(SyncProgress {
-        resource: crmdash::mirror::Resource::Contacts,
-        pass: PassKind::Full,
-        fetched: 12_000,
-        total: Some(100_000),
-    })));
+    e.app.jobs.sync = Some(id);
+    e.handle(Message::Job {
+        id,
+        event: JobEvent::Progress {
+            done: 12_000,
+            total: Some(100_000),
+            unit: crmdash::mirror::Resource::Contacts.noun(),
+            records: None,
+        },
+    });
     let text = screen(&e);
     let status = text.lines().rev().nth(1).unwrap();
     assert!(status.contains("syncing contacts 12%"), "{status}");

@@ -269,12 +269,16 @@ impl ExportDialog {
                 path,
                 overwrite,
             },
-            None => Effect::Export {
+            None => Effect::StartJob {
                 id,
-                spec: self.spec.clone(),
-                format,
-                path,
-                overwrite,
+                job: JobSpec::Export {
+                    spec: self.spec.clone(),
+                    to: ExportTo {
+                        path,
+                        format,
+                        overwrite,
+                    },
+                },
             },
         }])
     }
@@ -408,6 +412,8 @@ impl Dialog for ExportDialog {
         if let Message::Job { id, event } = msg {
             return self.on_job(*id, event);
         }
+        // The clusters of `:dupes` are written at once (`Effect::ExportDupes`), and say so
+        // with `Message::Export`.
         let Message::Export { id, event } = msg else {
             return Outcome::Ignored;
         };
@@ -465,12 +471,13 @@ impl Dialog for ExportDialog {
 }
 
 impl ExportDialog {
-    /// The marked records' export, reported by its job.
+    /// The export's job (the tab's, or the marked records'), as it reports.
     fn on_job(&mut self, id: RequestId, event: &JobEvent) -> Outcome {
         let ExportStage::Running {
             id: running,
             records,
-            ..
+            page,
+            last_page,
         } = &mut self.stage
         else {
             return Outcome::Ignored;
@@ -479,14 +486,26 @@ impl ExportDialog {
             return Outcome::Ignored;
         }
         match event {
+            // The tab's export counts pages and records; the marked records' counts records.
+            JobEvent::Progress {
+                done,
+                total,
+                records: Some(r),
+                ..
+            } => {
+                *records = *r as usize;
+                *page = u32::try_from(*done).unwrap_or(u32::MAX);
+                *last_page = total.map(|t| u32::try_from(t).unwrap_or(u32::MAX));
+            }
             JobEvent::Progress { done, .. } => *records = *done as usize,
             JobEvent::Done(JobOutput::Exported {
                 records,
                 missing,
                 path,
             }) => {
+                let selected = if self.only.is_some() { "selected " } else { "" };
                 let mut msg = format!(
-                    "Wrote {records} selected {} to {}",
+                    "Wrote {records} {selected}{} to {}",
                     self.kind.noun(),
                     path.display()
                 );

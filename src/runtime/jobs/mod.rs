@@ -1,24 +1,29 @@
 //! The one place long work runs. A job is started by `Effect::StartJob { id, job }` with a
 //! [`JobSpec`] (data the app chose), runs as a task of its own with a cancel token, reports
 //! `Message::Job { id, event }` (progress as it goes, then exactly one of done, failed or
-//! cancelled) and is stopped by `Effect::CancelJob(id)` or at quit.
+//! cancelled) and is stopped by `Effect::CancelJob(id)` or at quit. Every kind runs here:
+//! a tab's export ([`export`]), the sync ([`sync`]), `*` and `:select`, a selection's
+//! records, a plan run; the app translates their reports for whoever follows them (the
+//! export dialog, the mirror's status line).
 //!
 //! The pipeline's and timeline's readings run here too (`Jobs::spawn`), reporting through
-//! their own messages; a tab's export still runs in `requests` (its dialog owns its
-//! messages) and the sync in the mirror's runtime (its messages drive the status line).
-//! `CancelJob` stops those too: the engine routes the sync's id and an export's id there.
-//! Work that writes ([`Work::stops_itself`], a plan run) is not dropped on a cancel: it
-//! stops sending and reports what it did.
+//! their own messages (their views own them). Work that must not be dropped half way
+//! ([`Work::stops_itself`]: a plan run stops sending and reports what it did, an export
+//! removes its staging file, a sync lets its writer commit) watches `cx.cancel` itself; an
+//! error it ends with after a cancel is reported as cancelled.
 //!
 //! Adding a kind of long work:
-//! 1. a `JobSpec` variant in `app::jobs` (what to do, as data) and its `JobKind`;
+//! 1. a `JobSpec` variant in `app::jobs` (what to do, as data), its `JobKind`, and its title
+//!    in `App::jobs_track` (`app::jobs_update`);
 //! 2. one file here with a type implementing [`Work`] (how: pages from `cx.pages`, progress
 //!    through `cx.progress`, a `JobOutput` at the end; the runner handles cancelling);
 //! 3. its arm in [`work_of`].
 
+mod export;
 mod matching_ids;
 pub(super) mod plan;
 mod selection_records;
+mod sync;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -41,9 +46,28 @@ pub(super) struct Progress {
 
 impl Progress {
     pub fn report(&self, done: u64, total: Option<u64>, unit: &'static str) {
+        self.send(done, total, unit, None);
+    }
+
+    /// `page` of `last_page` pages, `records` records written so far (an export).
+    pub fn pages(&self, page: u32, last_page: Option<u32>, records: usize) {
+        self.send(
+            u64::from(page),
+            last_page.map(u64::from),
+            "pages",
+            Some(records as u64),
+        );
+    }
+
+    fn send(&self, done: u64, total: Option<u64>, unit: &'static str, records: Option<u64>) {
         let _ = self.tx.send(Message::Job {
             id: self.id,
-            event: JobEvent::Progress { done, total, unit },
+            event: JobEvent::Progress {
+                done,
+                total,
+                unit,
+                records,
+            },
         });
     }
 }
@@ -55,6 +79,17 @@ pub(super) struct JobCx {
     pub progress: Progress,
     /// Fired by a cancel: work that [`Work::stops_itself`] watches it.
     pub cancel: CancellationToken,
+    /// The service cannot be reached (why, in words): an export reads the mirror instead.
+    pub offline: Option<String>,
+    /// The active profile's mirror, for a sync (`None`: no mirror).
+    pub mirror: Option<super::mirror::SyncCx>,
+}
+
+/// What the engine hands a job when it starts, beside its spec.
+pub(super) struct JobEnv {
+    pub pages: Pages,
+    pub offline: Option<String>,
+    pub mirror: Option<super::mirror::SyncCx>,
 }
 
 /// One kind of long work. `run` does it all; dropping the future (a cancel, the quit) must
@@ -78,6 +113,8 @@ fn work_of(spec: JobSpec) -> Box<dyn Work> {
             Box::new(selection_records::SelectionRecords { spec, ids, export })
         }
         JobSpec::Plan(job) => Box::new(plan::PlanRun { job: *job }),
+        JobSpec::Export { spec, to } => Box::new(export::TabExport { spec, to }),
+        JobSpec::Sync => Box::new(sync::MirrorSync),
     }
 }
 
@@ -94,16 +131,18 @@ impl Jobs {
         &mut self,
         id: RequestId,
         spec: JobSpec,
-        pages: Pages,
+        env: JobEnv,
         tx: &UnboundedSender<Message>,
     ) {
         let cancel = CancellationToken::new();
         self.running.insert(id, (cancel.clone(), true));
         let tx = tx.clone();
         let cx = JobCx {
-            pages,
+            pages: env.pages,
             progress: Progress { id, tx: tx.clone() },
             cancel: cancel.clone(),
+            offline: env.offline,
+            mirror: env.mirror,
         };
         let work = work_of(spec);
         let ended = |r: Result<JobOutput, String>| match r {
@@ -112,7 +151,11 @@ impl Jobs {
         };
         tokio::spawn(async move {
             let event = if work.stops_itself() {
-                ended(work.run(cx).await)
+                match work.run(cx).await {
+                    // It stopped because it was asked to: no failure.
+                    Err(_) if cancel.is_cancelled() => JobEvent::Cancelled,
+                    r => ended(r),
+                }
             } else {
                 tokio::select! {
                     biased;
