@@ -104,6 +104,8 @@ impl App {
                             JobKind::Select,
                             format!("{} {}", spec.kind.noun(), spec.filter_summary()),
                         ),
+                        JobSpec::ImportPreview(job) => (JobKind::Import, job.title(true)),
+                        JobSpec::Import(job) => (JobKind::Import, job.title(false)),
                         JobSpec::Plan(plan) => (
                             JobKind::Plan,
                             format!(
@@ -262,7 +264,7 @@ impl App {
             JobEvent::Done(out) => {
                 let summary = summary_of(&out);
                 if let (JobOutput::Plan(report), Some(j)) = (&out, self.jobs.get_mut(id)) {
-                    j.report = Some(report.clone());
+                    j.report = Some(crate::app::jobs::JobReport::Plan(report.clone()));
                 }
                 if !self.jobs.finish(id, JobState::Done(summary.clone())) {
                     return fx;
@@ -271,11 +273,15 @@ impl App {
                     let key = self.keymap.first_key(crate::app::keymap::Action::Jobs);
                     self.note(format!("Plan run: {summary} · {key} for each row"));
                 }
+                fx.extend(self.import_job_done(id, &out));
                 fx.extend(self.use_result(then, out));
                 self.dirty = true;
             }
             JobEvent::Failed(e) => {
-                let plan = self.jobs.get(id).is_some_and(|j| j.kind == JobKind::Plan);
+                let plan = self
+                    .jobs
+                    .get(id)
+                    .is_some_and(|j| matches!(j.kind, JobKind::Plan | JobKind::Import));
                 if self.jobs.finish(id, JobState::Failed(e.clone()))
                     && (then != JobThen::Report || plan)
                 {
@@ -401,5 +407,7 @@ fn summary_of(out: &JobOutput) -> String {
             format!("wrote {records} to {}{gone}", path.display())
         }
         JobOutput::Plan(report) => report.summary(),
+        JobOutput::ImportPreview(p) => crate::app::dialogs::import::preview_sentence(p),
+        JobOutput::Import(report) => report.summary(),
     }
 }

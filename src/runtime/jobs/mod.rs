@@ -16,6 +16,7 @@
 //!    through `cx.progress`, a `JobOutput` at the end; the runner handles cancelling);
 //! 3. its arm in [`work_of`].
 
+mod import;
 mod matching_ids;
 pub(super) mod plan;
 mod selection_records;
@@ -78,6 +79,8 @@ fn work_of(spec: JobSpec) -> Box<dyn Work> {
             Box::new(selection_records::SelectionRecords { spec, ids, export })
         }
         JobSpec::Plan(job) => Box::new(plan::PlanRun { job: *job }),
+        JobSpec::ImportPreview(job) => Box::new(import::ImportPreviewWork { job: *job }),
+        JobSpec::Import(job) => Box::new(import::ImportRun { job: *job }),
     }
 }
 
