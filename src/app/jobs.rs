@@ -85,6 +85,13 @@ pub enum JobSpec {
     /// the resource being read; answers `JobOutput::Synced`. A cancel stops it between
     /// writes: what it committed stays, and the next sync goes on from there.
     Sync,
+    /// `:import`'s preview: the CLI's dry run of the file (checked, emails looked up, near
+    /// duplicates found; nothing created). Answers `JobOutput::ImportPreview`.
+    ImportPreview(Box<crate::app::import::ImportJob>),
+    /// An import run through the CLI's engine (governor, stable keys, write journal).
+    /// Answers `JobOutput::Import`; a cancel stops new requests and lets those under way
+    /// finish (the report says so).
+    Import(Box<crate::app::import::ImportJob>),
 }
 
 /// Where a selection's export goes.
@@ -113,6 +120,17 @@ pub enum JobOutput {
     Plan(Arc<crate::app::plan::PlanReport>),
     /// A sync's one-line summary (`12 changes in 3 requests`).
     Synced(String),
+    /// An import's preview (its dialog opens).
+    ImportPreview(Arc<crate::app::import::ImportPreview>),
+    /// An import run's per-row report.
+    Import(Arc<crate::app::import::ImportReport>),
+}
+
+/// A finished job's per-row report, opened from `:jobs` (Enter).
+#[derive(Debug, Clone)]
+pub enum JobReport {
+    Plan(Arc<crate::app::plan::PlanReport>),
+    Import(Arc<crate::app::import::ImportReport>),
 }
 
 /// A job's report (`Message::Job`).
@@ -174,8 +192,8 @@ pub struct JobEntry {
     pub then: JobThen,
     /// Whether `:jobs` can stop it.
     pub cancellable: bool,
-    /// A per-row report `:jobs` opens (Enter): a plan run's.
-    pub report: Option<Arc<crate::app::plan::PlanReport>>,
+    /// A per-row report `:jobs` opens (Enter): a plan run's, an import's.
+    pub report: Option<JobReport>,
 }
 
 impl JobEntry {

@@ -109,6 +109,8 @@ impl App {
                             format!("{} to {}", view_words(spec), to.path.display()),
                         ),
                         JobSpec::Sync => (JobKind::Sync, "the local mirror".to_string()),
+                        JobSpec::ImportPreview(job) => (JobKind::Import, job.title(true)),
+                        JobSpec::Import(job) => (JobKind::Import, job.title(false)),
                         JobSpec::Plan(plan) => (
                             JobKind::Plan,
                             format!(
@@ -220,7 +222,7 @@ impl App {
             JobEvent::Done(out) => {
                 let summary = summary_of(&out);
                 if let (JobOutput::Plan(report), Some(j)) = (&out, self.jobs.get_mut(id)) {
-                    j.report = Some(report.clone());
+                    j.report = Some(crate::app::jobs::JobReport::Plan(report.clone()));
                 }
                 if !self.jobs.finish(id, JobState::Done(summary.clone())) {
                     return fx;
@@ -229,11 +231,15 @@ impl App {
                     let key = self.keymap.first_key(crate::app::keymap::Action::Jobs);
                     self.note(format!("Plan run: {summary} · {key} for each row"));
                 }
+                fx.extend(self.import_job_done(id, &out));
                 fx.extend(self.use_result(then, out));
                 self.dirty = true;
             }
             JobEvent::Failed(e) => {
-                let plan = self.jobs.get(id).is_some_and(|j| j.kind == JobKind::Plan);
+                let plan = self
+                    .jobs
+                    .get(id)
+                    .is_some_and(|j| matches!(j.kind, JobKind::Plan | JobKind::Import));
                 if self.jobs.finish(id, JobState::Failed(e.clone()))
                     && (then != JobThen::Report || plan)
                 {
@@ -360,5 +366,7 @@ fn summary_of(out: &JobOutput) -> String {
         }
         JobOutput::Plan(report) => report.summary(),
         JobOutput::Synced(summary) => summary.clone(),
+        JobOutput::ImportPreview(p) => crate::app::dialogs::import::preview_sentence(p),
+        JobOutput::Import(report) => report.summary(),
     }
 }

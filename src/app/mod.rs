@@ -7,6 +7,7 @@ pub mod dialogs;
 pub mod effects;
 pub mod feed;
 pub mod hints;
+pub mod import;
 mod input;
 mod input_select;
 pub mod jobs;

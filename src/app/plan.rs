@@ -178,9 +178,14 @@ impl App {
             return Vec::new();
         };
         match j.report.clone() {
-            Some(report) => {
+            Some(crate::app::jobs::JobReport::Plan(report)) => {
                 let view = PlanView::report(report, j.id, j.running());
                 self.overlays.push(Overlay::Plan(Box::new(view)));
+                self.dirty = true;
+            }
+            Some(crate::app::jobs::JobReport::Import(report)) => {
+                let view = crate::app::dialogs::import::ImportView::report(&report, j.id);
+                self.overlays.push(Overlay::Import(Box::new(view)));
                 self.dirty = true;
             }
             None => self.note(format!("{}: {}", j.title, j.outcome())),

@@ -93,7 +93,7 @@ fn is_write(e: &Effect) -> bool {
         Effect::CreateContact { .. }
             | Effect::Reschedule { .. }
             | Effect::StartJob {
-                job: JobSpec::Plan(_),
+                job: JobSpec::Plan(_) | JobSpec::Import(_),
                 ..
             }
     )
@@ -111,6 +111,10 @@ fn write_id(e: &Effect) -> RequestId {
 fn noun(e: &Effect) -> &'static str {
     match e {
         Effect::Reschedule { .. } => "reschedule",
+        Effect::StartJob {
+            job: JobSpec::Import(_),
+            ..
+        } => "import",
         Effect::StartJob { .. } => "plan",
         _ => "create",
     }

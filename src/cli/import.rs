@@ -6,36 +6,35 @@
 //! or two runs at once, never create a contact twice. The report comes in file order, whatever
 //! the order answers arrive in.
 
-mod decide;
+pub(crate) mod decide;
+pub(crate) mod engine;
 mod layout;
-mod near;
+pub(crate) mod near;
 mod read;
 pub(crate) mod report;
-mod send;
+pub(crate) mod send;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use clap::Args;
-use futures::StreamExt;
 
-use crate::api::{ApiError, ErrorKind, Observer};
+use crate::api::Observer;
 use crate::cli::context::Ctx;
 use crate::cli::exit::{CliError, Failure, NETWORK};
 use crate::cli::verbose;
 use crate::output::Format;
 
-pub use layout::{Layout, normalize_header};
+pub use engine::{Halt, ImportOptions};
+pub use layout::{Layout, normalize_header, parse_delimiter, parse_map};
 pub use near::DupesPolicy;
 pub use report::{Counts, Outcome};
 pub use send::ExistingBy;
 
 use crate::api::Governor;
-use decide::{Decider, Planned, check_file};
-use layout::{parse_delimiter, separator_name};
-use read::Rows;
-use report::{Reporter, RowReport};
+use decide::check_file;
+use report::Reporter;
 use send::Sender;
 
 /// `crmdash contacts import`.
@@ -96,6 +95,22 @@ pub struct ImportArgs {
     pub format: Format,
 }
 
+impl ImportArgs {
+    /// The options the engine takes.
+    pub fn options(&self) -> ImportOptions {
+        ImportOptions {
+            map: self.map.clone(),
+            key_column: self.key_column.clone(),
+            only_known: self.only_known,
+            allow_duplicate: self.allow_duplicate,
+            delimiter: self.delimiter,
+            jobs: usize::from(self.jobs),
+            existing: self.existing,
+            dupes: self.dupes,
+        }
+    }
+}
+
 const IMPORT_EXAMPLES: &str = "\
 Examples:
   crmdash contacts import people.csv --dry-run
@@ -114,16 +129,10 @@ rate and the time left; piped, only the report is written.";
 
 /// Transient failures in a row after which the import stops (the service is down, or the
 /// link): the rest would only fail the same way, slowly.
-const MAX_FAILURE_STREAK: u32 = 20;
+pub(crate) const MAX_FAILURE_STREAK: u32 = 20;
 
 /// Said by a request refused because the import stopped.
-const STOPPED: &str = "not sent: the import stopped";
-
-/// A row of the second pass: planned, or bad (the file changed since the first pass).
-enum Item {
-    Row(Planned),
-    Bad(RowReport),
-}
+pub(crate) const STOPPED: &str = "not sent: the import stopped";
 
 /// `crmdash contacts import`.
 pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
@@ -132,13 +141,8 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
     if !args.dry_run {
         ctx.check_write(args.yes)?;
     }
-    let layout = Layout::open_mapped(
-        &args.file,
-        args.delimiter,
-        args.key_column.as_deref(),
-        args.only_known,
-        &args.map,
-    )?;
+    let opts = args.options();
+    let layout = opts.layout(&args.file)?;
     announce(&layout);
     let checked = {
         let layout = layout.clone();
@@ -147,7 +151,7 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
             .await
             .map_err(|e| CliError::other(format!("reading the file stopped: {e}")))??
     };
-    let jobs = usize::from(args.jobs);
+    let jobs = opts.jobs;
     let gov = Arc::new(Governor::new(jobs));
     let stop = Arc::new(AtomicBool::new(false));
     let client = ctx.client().await?.clone();
@@ -196,14 +200,7 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
                 "scanning the service's contacts: page {done}/{total}"
             ));
         };
-        sender
-            .known(
-                args.existing,
-                args.allow_duplicate,
-                &checked.emails,
-                &on_page,
-            )
-            .await?
+        engine::known(&sender, &opts, &checked.emails, &on_page).await?
     };
     drop(checked.emails);
     let near = if args.dupes == DupesPolicy::Create {
@@ -216,119 +213,20 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
             }
             Vec::new()
         });
-        let settings = ctx.settings.clone();
+        let finder = crate::insights::dupes::mirrored::Finder::of(&ctx.settings);
         let rows = checked.people;
-        tokio::task::spawn_blocking(move || near::find(rows, mirrored, &settings))
+        let dupes = args.dupes;
+        tokio::task::spawn_blocking(move || engine::near_of(dupes, rows, mirrored, &finder))
             .await
             .map_err(|e| CliError::other(format!("looking for near duplicates stopped: {e}")))?
     };
-    let skip_near = args.dupes == DupesPolicy::Skip;
     reporter.start();
 
-    let (tx, rx) = tokio::sync::mpsc::channel::<Item>(1024);
-    let producer = {
-        let stop = stop.clone();
-        let allow = args.allow_duplicate;
-        tokio::task::spawn_blocking(move || -> Result<(), CliError> {
-            let mut decider = Decider::new(allow);
-            for raw in Rows::open(&layout)? {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let item = match raw
-                    .parsed
-                    .and_then(|p| decider.decide(raw.line, p).map_err(|m| vec![m]))
-                {
-                    Ok(p) => Item::Row(p),
-                    Err(problems) => {
-                        Item::Bad(RowReport::new(raw.line, None).failed(ApiError::new(
-                            ErrorKind::InvalidRequest,
-                            format!("the file changed while importing: {}", problems.join("; ")),
-                        )))
-                    }
-                };
-                if tx.blocking_send(item).is_err() {
-                    break;
-                }
-            }
-            Ok(())
-        })
-    };
-    let items = futures::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|item| (item, rx))
-    });
-    let results = items
-        .map(|item| {
-            let (sender, known, near) = (&sender, &known, &near);
-            async move {
-                match item {
-                    Item::Row(p) => {
-                        let look_alike = near.get(&p.line).cloned();
-                        match look_alike {
-                            Some(n) if skip_near && p.duplicate_of.is_none() => {
-                                let mut r = report::RowReport::new(p.line, p.email.clone());
-                                r.outcome = report::Outcome::NearDuplicate;
-                                r.detail = n.text();
-                                r.near = Some(n);
-                                r
-                            }
-                            look_alike => {
-                                let mut r = sender.row(p, known).await;
-                                if matches!(
-                                    r.outcome,
-                                    report::Outcome::Created | report::Outcome::WouldCreate
-                                ) {
-                                    r.near = look_alike;
-                                }
-                                r
-                            }
-                        }
-                    }
-                    Item::Bad(r) => r,
-                }
-            }
-        })
-        // Answers are taken in file order; up to this many rows are under way meanwhile
-        // (their requests still wait for the governor's permits).
-        .buffered(jobs * 8);
-    let mut results = std::pin::pin!(results);
-
-    let mut fatal: Option<CliError> = None;
-    let mut streak = 0u32;
-    let mut reported = 0u64;
-    while let Some(r) = results.next().await {
-        if r.error.as_ref().is_some_and(|e| e.message == STOPPED) {
-            continue;
-        }
-        reported += 1;
-        reporter.row(&r, gov.status().1);
-        match &r.error {
-            Some(e) if matches!(e.kind, ErrorKind::Unauthorized | ErrorKind::Forbidden) => {
-                if fatal.is_none() {
-                    fatal = Some(CliError::Api(e.clone()));
-                }
-                stop.store(true, Ordering::Relaxed);
-            }
-            Some(e) if e.is_transient() => {
-                streak += 1;
-                if streak >= MAX_FAILURE_STREAK && fatal.is_none() {
-                    fatal = Some(CliError::Coded(Failure::new(
-                        NETWORK,
-                        format!(
-                            "stopped after {MAX_FAILURE_STREAK} rows in a row failed (the last: {}); re-run the same command to finish: rows already created are not duplicated",
-                            e.summary()
-                        ),
-                    )));
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-            _ => streak = 0,
-        }
-    }
-    let read = producer
-        .await
-        .map_err(|e| CliError::other(format!("reading the file stopped: {e}")))?;
-    let counts = reporter.finish(checked.rows.saturating_sub(reported));
+    let ended = engine::send_all(layout, &sender, &known, &near, &opts, false, |row| {
+        reporter.row(&row.report, gov.status().1)
+    })
+    .await;
+    let counts = reporter.finish(checked.rows.saturating_sub(ended.reported));
     let limited = gov.times_rate_limited();
     if limited > 0 && ctx.tty.stderr {
         eprintln!(
@@ -336,9 +234,19 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
             report::plural(limited, "time", "times")
         );
     }
-    read?;
-    if let Some(f) = fatal {
-        return Err(f);
+    ended.read?;
+    match ended.halt {
+        Some(Halt::Refused(e)) => return Err(CliError::Api(e)),
+        Some(Halt::Streak(e)) => {
+            return Err(CliError::Coded(Failure::new(
+                NETWORK,
+                format!(
+                    "stopped after {MAX_FAILURE_STREAK} rows in a row failed (the last: {}); re-run the same command to finish: rows already created are not duplicated",
+                    e.summary()
+                ),
+            )));
+        }
+        None => {}
     }
     if counts.failed > 0 {
         let message = format!(
@@ -358,67 +266,10 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
 /// Says, before anything is sent, which columns are not the seed's fields and what becomes of
 /// them, and which separator was detected when it is not a comma.
 fn announce(layout: &Layout) {
-    let mut lines = Vec::new();
-    if layout.detected && layout.delimiter != b',' {
-        lines.push(format!(
-            "note: columns separated by {} (detected; --delimiter to choose)",
-            separator_name(layout.delimiter)
-        ));
-    }
-    if !layout.mapped.is_empty() {
-        let mapped: Vec<String> = layout
-            .mapped
-            .iter()
-            .map(|(i, field)| {
-                let to = if *field == layout::FULL_NAME {
-                    "first_name + last_name (split at the first space)"
-                } else {
-                    field
-                };
-                format!("'{}' → {to}", layout.headers[*i])
-            })
-            .collect();
-        lines.push(format!(
-            "note: columns mapped: {} (--map 'HEADER=FIELD' to choose)",
-            mapped.join(", ")
-        ));
-    }
-    let unknown = layout.unknown_headers();
-    if !unknown.is_empty() {
-        let quoted: Vec<String> = unknown
-            .iter()
-            .map(|h| {
-                if h.is_empty() {
-                    "(unnamed)".to_string()
-                } else {
-                    format!("'{h}'")
-                }
-            })
-            .collect();
-        let extra = layout.extra_keys();
-        let fate = if extra.is_empty() {
-            "none is sent".to_string()
-        } else if extra.len() == unknown.len() {
-            format!(
-                "sent as extra attributes: {} (--only-known leaves them out)",
-                extra.join(", ")
-            )
-        } else {
-            format!(
-                "sent as extra attributes: {}; the others are not sent",
-                extra.join(", ")
-            )
-        };
-        let what = if unknown.len() == 1 {
-            "1 column is not a contact field".to_string()
-        } else {
-            format!("{} columns are not contact fields", unknown.len())
-        };
-        lines.push(format!(
-            "note: {what} (first_name, last_name, email, phone): {}; {fate}",
-            quoted.join(", ")
-        ));
-    }
+    let lines: Vec<String> = engine::column_notes(layout)
+        .into_iter()
+        .map(|l| format!("note: {l}"))
+        .collect();
     if !lines.is_empty() {
         eprintln!("{}", lines.join("\n"));
     }

@@ -16,6 +16,7 @@ mod first_login;
 mod form_near;
 mod form_snapshots;
 mod forms_sandbox;
+mod import;
 mod key_path;
 mod keyring_support;
 mod login;

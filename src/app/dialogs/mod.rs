@@ -27,6 +27,7 @@ pub mod detail;
 pub mod dupes;
 pub mod export;
 pub mod help;
+pub mod import;
 pub mod includes;
 pub mod jobs;
 pub mod login;
@@ -340,6 +341,8 @@ pub enum Overlay {
     Dupes(Box<dupes::DupesView>),
     /// `:plan`'s preview, or a plan run's report (from `:jobs`).
     Plan(Box<plan::PlanView>),
+    /// `:import`'s preview, or an import run's report (from `:jobs`).
+    Import(Box<import::ImportView>),
 }
 
 impl Overlay {
@@ -370,6 +373,7 @@ impl Overlay {
             Overlay::Today(d) => d.as_mut(),
             Overlay::Dupes(d) => d.as_mut(),
             Overlay::Plan(d) => d.as_mut(),
+            Overlay::Import(d) => d.as_mut(),
         }
     }
 
@@ -400,6 +404,7 @@ impl Overlay {
             Overlay::Today(d) => d.as_ref(),
             Overlay::Dupes(d) => d.as_ref(),
             Overlay::Plan(d) => d.as_ref(),
+            Overlay::Import(d) => d.as_ref(),
         }
     }
 }

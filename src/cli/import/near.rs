@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use crate::api::NewContact;
 use crate::cli::context::Ctx;
+use crate::insights::dupes::mirrored::Finder;
 use crate::insights::dupes::normalise::region;
 use crate::insights::dupes::{self, Person};
 use crate::mirror::{Mirror, MirrorLocation};
@@ -95,21 +96,13 @@ pub async fn mirror_people(ctx: &Ctx) -> Result<Vec<Person>, String> {
 /// For each row that has one, its best near duplicate: an earlier row, or a mirrored contact.
 /// Pairs whose emails are the same but for case are left out: the import's own email check
 /// already decides those rows.
-pub fn find(
-    rows: Vec<Person>,
-    mirrored: Vec<Person>,
-    settings: &crate::config::Settings,
-) -> HashMap<u64, Near> {
+/// (`finder`: `[dupes]` and `[ui] region`.)
+pub fn find_with(rows: Vec<Person>, mirrored: Vec<Person>, finder: &Finder) -> HashMap<u64, Near> {
     let file_rows = rows.len();
     let mut people = rows;
     people.extend(mirrored);
-    let s = &settings.dupes;
-    let found = dupes::find(
-        &people,
-        region(settings.ui.region.as_deref()),
-        s,
-        s.threshold,
-    );
+    let s = &finder.settings;
+    let found = dupes::find(&people, region(finder.region.as_deref()), s, s.threshold);
     let line_of = |i: usize| {
         people[i]
             .id

@@ -20,6 +20,7 @@
 //! 3. its arm in [`work_of`].
 
 mod export;
+mod import;
 mod matching_ids;
 pub(super) mod plan;
 mod selection_records;
@@ -115,6 +116,8 @@ fn work_of(spec: JobSpec) -> Box<dyn Work> {
         JobSpec::Plan(job) => Box::new(plan::PlanRun { job: *job }),
         JobSpec::Export { spec, to } => Box::new(export::TabExport { spec, to }),
         JobSpec::Sync => Box::new(sync::MirrorSync),
+        JobSpec::ImportPreview(job) => Box::new(import::ImportPreviewWork { job: *job }),
+        JobSpec::Import(job) => Box::new(import::ImportRun { job: *job }),
     }
 }
 

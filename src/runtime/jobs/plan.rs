@@ -106,7 +106,7 @@ fn load(
 }
 
 /// `~/moves.csv` as a shell reads it.
-fn expand_home(path: &Path) -> PathBuf {
+pub(super) fn expand_home(path: &Path) -> PathBuf {
     match (
         path.strip_prefix("~"),
         directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),

@@ -8,6 +8,7 @@ pub mod contact_form;
 pub mod detail;
 pub mod dupes;
 pub mod export;
+pub mod import;
 pub mod includes;
 pub mod jobs;
 pub mod login;
@@ -61,6 +62,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Today(t) => today::draw(f, area, t, spinner(app), keys, theme),
         Overlay::Dupes(d) => dupes::draw(f, area, d, spinner(app), keys, theme),
         Overlay::Plan(v) => plan::draw(f, area, v, keys, theme),
+        Overlay::Import(v) => import::draw(f, area, v, keys, theme),
     }
 }
 

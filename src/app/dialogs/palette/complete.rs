@@ -94,10 +94,36 @@ pub fn complete(line: &str, cx: &PaletteContext) -> Completions {
             "export" => prefixed(vec!["csv".into(), "json".into()]),
             "view" | "save" => prefixed(cx.views.clone()),
             "profile" => prefixed(cx.profiles.clone()),
+            // `:import FILE` then its words (the file itself is typed).
+            "import" if before.split_whitespace().count() > 1 => import_word(word),
             _ => Vec::new(),
         }
     };
     Completions { start, items }
+}
+
+/// A word after `:import FILE`: one of its words, or after `dupes=` / `existing=` a value.
+fn import_word(word: &str) -> Vec<String> {
+    let values: &[&str] = match word.split_once('=') {
+        None => {
+            return crate::app::import::WORDS
+                .iter()
+                .map(|(w, _)| *w)
+                .filter(|w| w.starts_with(word) && *w != word)
+                .map(str::to_string)
+                .collect();
+        }
+        Some(("dupes", _)) => &["warn", "skip", "create"],
+        Some(("existing", _)) => &["auto", "search", "scan"],
+        Some(("delimiter", _)) => &["tab"],
+        Some(_) => &[],
+    };
+    let (key, value) = word.split_once('=').unwrap_or_default();
+    values
+        .iter()
+        .filter(|v| v.starts_with(value) && **v != value)
+        .map(|v| format!("{key}={v}"))
+        .collect()
 }
 
 /// `a,b,c` lists: completes the part after the last comma, keeping the ones before.
@@ -203,6 +229,23 @@ mod tests {
         assert!(complete("view open-big ", &cx()).items.is_empty());
         assert_eq!(complete("profile ", &cx()).items, ["default", "work"]);
         assert_eq!(complete("export j", &cx()).items, ["json"]);
+        assert_eq!(complete(":im", &cx()).items, [":import"]);
+        assert!(
+            complete("import peo", &cx()).items.is_empty(),
+            "the file is typed"
+        );
+        assert_eq!(
+            complete("import people.csv d", &cx()).items,
+            ["dupes=", "delimiter="]
+        );
+        assert_eq!(
+            complete("import people.csv dupes=", &cx()).items,
+            ["dupes=warn", "dupes=skip", "dupes=create"]
+        );
+        assert_eq!(
+            complete("import people.csv existing=s", &cx()).items,
+            ["existing=search", "existing=scan"]
+        );
         let c = complete("deals status=open so", &cx());
         assert_eq!((c.start, c.items), (18, vec!["sort=".to_string()]));
     }

@@ -56,6 +56,11 @@ pub enum Command {
         path: std::path::PathBuf,
         words: crate::app::plan::PlanWords,
     },
+    /// `:import PATH [dupes=skip] ...`: a contact import's preview, then its run.
+    Import {
+        path: std::path::PathBuf,
+        words: crate::app::import::ImportWords,
+    },
     /// `:log`: the write journal.
     Log,
     /// `:today`: the Today screen.
@@ -118,6 +123,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "plan",
         "FILE [shift=+1d] [end=30m]: preview a reschedule plan, then run it",
+    ),
+    (
+        "import",
+        "FILE [dupes=skip] [map=H=F]...: preview a contact import, then run it",
     ),
     (
         "log",
@@ -320,6 +329,16 @@ pub fn parse(line: &str, cx: &PaletteContext) -> Result<Command, String> {
             Some((path, words)) => Ok(Command::Plan {
                 path: std::path::PathBuf::from(path),
                 words: crate::app::plan::PlanWords::parse(words)?,
+            }),
+        },
+        "import" => match args.split_first() {
+            None => Err(
+                ":import needs a file: :import people.csv [dupes=warn|skip|create] [map=HEADER=FIELD]"
+                    .into(),
+            ),
+            Some((path, words)) => Ok(Command::Import {
+                path: std::path::PathBuf::from(path),
+                words: crate::app::import::ImportWords::parse(words)?,
             }),
         },
         "log" => none().map(|()| Command::Log),

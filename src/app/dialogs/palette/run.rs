@@ -137,6 +137,7 @@ impl App {
             Command::Open => self.on_action(Action::OpenWeb),
             Command::Jobs => self.open_jobs(),
             Command::Plan { path, words } => self.read_plan(path, words),
+            Command::Import { path, words } => self.read_import(path, words),
             Command::Log => self.open_write_log(),
             Command::Today => self.open_today(),
             Command::Changes => self.open_changes(),

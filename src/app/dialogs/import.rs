@@ -1,0 +1,251 @@
+//! The import dialog: `:import PATH`'s preview (the column notes, the bad rows named with
+//! their line, then every row's fate and what it sends), run with Enter when nothing is
+//! bad; and, opened from `:jobs`, a finished run's report per row.
+
+use crossterm::event::KeyEvent;
+
+use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
+use crate::app::effects::{Effect, RequestId};
+use crate::app::import::{
+    ImportJob, ImportPreview, ImportReport, dupes_words, preview_words, report_words,
+};
+use crate::app::jobs::JobSpec;
+use crate::app::keymap::{Action, Hint};
+use crate::cli::import::Outcome as RowOutcome;
+
+/// What the dialog shows.
+#[derive(Debug)]
+pub enum ImportMode {
+    /// Before a run: what Enter starts (`None`: nothing can run, `why` says why).
+    Preview { job: Option<ImportJob> },
+    /// A run's report (the job's id).
+    Report { job: RequestId },
+}
+
+/// How a line of the body reads (its style).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    /// A note on the columns, a skipped row.
+    Dim,
+    /// Created though it looks like another (`dupes=warn`).
+    Warn,
+    Bad,
+    Good,
+}
+
+#[derive(Debug)]
+pub struct ImportView {
+    pub mode: ImportMode,
+    /// `Import people.csv dupes=skip`.
+    pub title: String,
+    /// Said of the columns before anything is sent (`'Mobile' → phone`).
+    pub notes: Vec<String>,
+    /// The bad rows, `line 3: email: ...`.
+    pub bad: Vec<String>,
+    pub header: &'static [&'static str],
+    pub rows: Vec<Vec<String>>,
+    pub tones: Vec<Tone>,
+    /// `12 rows: 9 would be created, 3 would be skipped (…)`.
+    pub sentence: String,
+    /// Why Enter does nothing (shown in place of the sentence).
+    pub why: Option<String>,
+    /// The first line shown.
+    pub scroll: usize,
+}
+
+/// The preview's columns.
+pub const PREVIEW_COLUMNS: &[&str] = &["line", "will", "email", "name", "phone", "note"];
+/// The report's columns.
+pub const REPORT_COLUMNS: &[&str] = &["line", "outcome", "id", "email", "detail"];
+
+/// `12 rows: 9 to create, 3 to skip (2 already on the service, 1 duplicate in the file)`.
+pub fn preview_sentence(p: &ImportPreview) -> String {
+    if let Some(bad) = &p.bad_summary {
+        return bad.clone();
+    }
+    let s = p.counts.sentence(true);
+    let s = s.trim_end_matches("; nothing sent (--dry-run)");
+    let mut s = s
+        .replace(" would be created", " to create")
+        .replace(" would be skipped", " to skip")
+        .replace("(listed above)", "(named below)");
+    if p.counts.failed > 0 {
+        s.push_str(&format!(
+            ", {} not looked up (tried again by the run)",
+            p.counts.failed
+        ));
+    }
+    s
+}
+
+impl ImportView {
+    /// The preview of an import; Enter starts its run when nothing is bad and a row is to
+    /// be sent.
+    pub fn preview(p: &ImportPreview) -> ImportView {
+        let bad = p.bad.clone();
+        let why = if !bad.is_empty() || p.bad_summary.is_some() {
+            Some(format!(
+                "{}: nothing can run while one is bad (fix the file, then :import again)",
+                p.bad_summary.as_deref().unwrap_or("bad rows")
+            ))
+        } else if p.to_send() == 0 {
+            Some(format!(
+                "nothing to send: every one of the {} is skipped",
+                crate::cli::import::report::plural(p.counts.rows, "row", "rows")
+            ))
+        } else {
+            None
+        };
+        let mut sentence = preview_sentence(p);
+        sentence.push_str(&format!("; {}", dupes_words(p.job.words.options.dupes)));
+        let rows = p
+            .rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.line.to_string(),
+                    preview_words(r.outcome).to_string(),
+                    r.email.clone(),
+                    r.name.clone(),
+                    r.phone.clone(),
+                    r.note.clone(),
+                ]
+            })
+            .collect();
+        let tones = p
+            .rows
+            .iter()
+            .map(|r| match r.outcome {
+                RowOutcome::WouldCreate if r.near => Tone::Warn,
+                RowOutcome::WouldCreate | RowOutcome::Created => Tone::Plain,
+                RowOutcome::Failed => Tone::Bad,
+                _ => Tone::Dim,
+            })
+            .collect();
+        let job = why.is_none().then(|| ImportJob {
+            rows: p.counts.rows,
+            ..p.job.clone()
+        });
+        ImportView {
+            mode: ImportMode::Preview { job },
+            title: format!("Import {}{}", p.job.path.display(), p.job.words.describe()),
+            notes: p.notes.clone(),
+            bad,
+            header: PREVIEW_COLUMNS,
+            rows,
+            tones,
+            sentence,
+            why,
+            scroll: 0,
+        }
+    }
+
+    /// A run's report.
+    pub fn report(report: &ImportReport, job: RequestId) -> ImportView {
+        let rows = report
+            .rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.line.to_string(),
+                    report_words(r.outcome).to_string(),
+                    r.id.clone().unwrap_or_default(),
+                    r.email.clone().unwrap_or_default(),
+                    r.detail.clone(),
+                ]
+            })
+            .collect();
+        let tones = report
+            .rows
+            .iter()
+            .map(|r| match r.outcome {
+                RowOutcome::Created => Tone::Good,
+                RowOutcome::Failed => Tone::Bad,
+                _ => Tone::Dim,
+            })
+            .collect();
+        let mut sentence = report.summary();
+        if report.rate_limited > 0 {
+            sentence.push_str(&format!(
+                "; rate-limited {} times (slowed down, nothing failed for it)",
+                report.rate_limited
+            ));
+        }
+        ImportView {
+            mode: ImportMode::Report { job },
+            title: format!("Import run {}", report.path.display()),
+            notes: Vec::new(),
+            bad: Vec::new(),
+            header: REPORT_COLUMNS,
+            rows,
+            tones,
+            sentence,
+            why: None,
+            scroll: 0,
+        }
+    }
+
+    /// Whether Enter starts a run.
+    pub fn can_run(&self) -> bool {
+        matches!(self.mode, ImportMode::Preview { job: Some(_) })
+    }
+
+    /// Lines of the body: the notes, the bad rows, then the table's rows.
+    pub fn len(&self) -> usize {
+        self.notes.len() + self.bad.len() + self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Dialog for ImportView {
+    fn hints(&self) -> &'static [Hint] {
+        const RUN: &[Hint] = &[
+            Hint::new(&[Action::Confirm], "import", 0),
+            Hint::new(&[Action::Down], "scroll", 1),
+            Hint::new(&[Action::Cancel], "close", 0),
+        ];
+        const CLOSE: &[Hint] = &[
+            Hint::new(&[Action::Down], "scroll", 1),
+            Hint::new(&[Action::Cancel], "close", 0),
+        ];
+        if self.can_run() { RUN } else { CLOSE }
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
+        match cx.keymap.pick(key, &[Action::Confirm, Action::Cancel]) {
+            Some(Action::Confirm) => {
+                let ImportMode::Preview { job } = &mut self.mode else {
+                    return Outcome::Close;
+                };
+                return match job.take() {
+                    Some(job) => {
+                        Outcome::CloseWith(DialogResult::Run(Box::new(Effect::StartJob {
+                            id: cx.request_id(),
+                            job: JobSpec::Import(Box::new(job)),
+                        })))
+                    }
+                    // The reason is on screen already.
+                    None => Outcome::Handled,
+                };
+            }
+            Some(_) => return Outcome::Close,
+            None => {}
+        }
+        let last = self.len().saturating_sub(1);
+        match cx.keymap.action(key) {
+            Some(Action::Down) => self.scroll = (self.scroll + 1).min(last),
+            Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
+            Some(Action::NextPage) => self.scroll = (self.scroll + 10).min(last),
+            Some(Action::PrevPage) => self.scroll = self.scroll.saturating_sub(10),
+            Some(Action::First) => self.scroll = 0,
+            Some(Action::Last) => self.scroll = last,
+            Some(Action::Back) => return Outcome::Close,
+            _ => return Outcome::Ignored,
+        }
+        Outcome::Handled
+    }
+}
