@@ -5,16 +5,21 @@
 //! wrote (`/proc/self/io`: only the mirror writes; the sandbox keeps its data in memory) against
 //! the mirror's size, and CPU time (client and sandbox together: the sandbox builds its pages
 //! in the same process), and what the sandbox's data takes in memory.
+//! Its `sync_cpu` group measures the client's own work per record without network or sandbox
+//! (pages fetched once beforehand): decoding a page of 100 contacts, decoding, packing and
+//! writing it as a first sync's bulk phase does, and the search build at the pass's end
+//! (`SYNC_BENCH_CPU_ONLY=1` skips the rest).
 //! `cargo bench --features bench --bench sync`; `SYNC_BENCH_CONTACTS=1000000
 //! SYNC_BENCH_JOBS=8 target/release/deps/sync-* --test` runs the figures once for a million.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use crmdash::api::Client;
-use crmdash::mirror::MirrorLocation;
-use crmdash::mirror::sync::{self, SyncOptions};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use crmdash::api::{Client, Contact, ContactQuery, ListQuery, Paging, decode_page};
+use crmdash::mirror::sync::{self, SyncOptions, SyncQuery};
+use crmdash::mirror::{Mirror, MirrorLocation};
+use crmdash::resource::Resource;
 use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
 use secrecy::SecretString;
 
@@ -150,7 +155,132 @@ fn figures() {
     }
 }
 
+/// Pages of contacts as a first sync reads them (oldest created first, 100 a page, every
+/// include), as the sandbox (no latency) sends them: the bodies the client decodes.
+fn sync_pages(rt: &tokio::runtime::Runtime, sb: &SandboxHandle, n: usize) -> Vec<Vec<u8>> {
+    let http = reqwest::Client::new();
+    (0..n)
+        .map(|i| {
+            let q = ContactQuery::everything(Paging {
+                page: Some(i as u32 + 1),
+                per_page: Some(100),
+            });
+            let pairs = q.to_pairs().expect("pairs");
+            let url = format!("{}/public/v1/contacts", sb.base_url());
+            rt.block_on(async {
+                http.get(&url)
+                    .query(&pairs)
+                    .bearer_auth(sb.token())
+                    .send()
+                    .await
+                    .expect("request")
+                    .error_for_status()
+                    .expect("200")
+                    .bytes()
+                    .await
+                    .expect("body")
+                    .to_vec()
+            })
+        })
+        .collect()
+}
+
+/// A fresh mirror as a first sync's bulk phase writes it (sort indexes dropped, no search
+/// entries, the rollback journal, one open transaction).
+fn bulk_mirror() -> (tempfile::TempDir, Mirror) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let m = Mirror::open(&dir.path().join("bench.sqlite3"))
+        .expect("mirror")
+        .mirror;
+    m.drop_sort_indexes(Resource::Contacts).expect("indexes");
+    m.bulk_journal(true).expect("journal");
+    (dir, m)
+}
+
+/// Iteration `k`'s copy of a page: the same contacts under ids no other iteration wrote, so
+/// each one is an insert (as in a first sync), not an unchanged record.
+fn fresh_ids(page: &[u8], k: u64) -> Vec<u8> {
+    String::from_utf8_lossy(page)
+        .replace("\"id\":\"con_", &format!("\"id\":\"con_{k}x"))
+        .into_bytes()
+}
+
+/// The client's CPU per synced record without the network or the sandbox: decoding a page,
+/// packing and writing it (the bulk phase), and the search build at the pass's end.
+fn cpu(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sb = rt
+        .block_on(Sandbox::start(SandboxConfig {
+            contacts: 10_000,
+            ..SandboxConfig::default()
+        }))
+        .expect("sandbox");
+    let pages = sync_pages(&rt, &sb, 100);
+    assert!(
+        pages
+            .iter()
+            .all(|p| decode_page::<Contact>(p).expect("decodes").data.len() == 100)
+    );
+    let mut g = c.benchmark_group("sync_cpu");
+    g.throughput(Throughput::Elements(100));
+    g.bench_function("decode a page of 100 contacts", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) % pages.len();
+            black_box(decode_page::<Contact>(&pages[i]).expect("decode"))
+        })
+    });
+    g.bench_function("decode, pack and write a page of 100 contacts", |b| {
+        b.iter_custom(|iters| {
+            let (_dir, mut m) = bulk_mirror();
+            let mut spent = Duration::ZERO;
+            for k in 0..iters {
+                let body = fresh_ids(&pages[k as usize % pages.len()], k);
+                let t = Instant::now();
+                let page = decode_page::<Contact>(&body).expect("decode");
+                m.apply_open(&[(page.data, Some(1))], None).expect("write");
+                if k % 50 == 49 {
+                    m.commit_open().expect("commit");
+                }
+                spent += t.elapsed();
+            }
+            let t = Instant::now();
+            m.commit_open().expect("commit");
+            spent + t.elapsed()
+        })
+    });
+    // One build per sample (each needs a mirror of 10,000 contacts written first).
+    g.throughput(Throughput::Elements(10_000));
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1));
+    g.bench_function("search build of 10,000 contacts", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let (_dir, mut m) = bulk_mirror();
+                for p in &pages {
+                    let page = decode_page::<Contact>(p).expect("decode");
+                    m.apply_open(&[(page.data, Some(1))], None).expect("write");
+                }
+                m.commit_open().expect("commit");
+                let t = Instant::now();
+                assert_eq!(m.build_search_indexes::<Contact>().expect("build"), 10_000);
+                spent += t.elapsed();
+            }
+            spent
+        })
+    });
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
+    if std::env::var_os("SYNC_BENCH_CPU_ONLY").is_some() {
+        return;
+    }
     figures();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -165,5 +295,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, cpu, bench);
 criterion_main!(benches);

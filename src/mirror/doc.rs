@@ -56,7 +56,19 @@ pub struct Shown {
 /// A record type the mirror keeps.
 pub trait Mirrored: ApiRecord {
     const RESOURCE: Resource;
-    fn doc(&self) -> Doc;
+    /// The sortable and filterable columns and the links: what a record is stored with
+    /// when its search entries wait for a first sync's end (`deferred`).
+    fn columns(&self) -> Doc;
+    /// The names the search indexes hold (`fts_name`, `fuzzy_name`, `phone_digits`), from
+    /// the record's top-level fields alone.
+    fn names(&self, doc: &mut Doc);
+    /// Everything: the columns, the names and the whole record's text.
+    fn doc(&self) -> Doc {
+        let mut d = self.columns();
+        self.names(&mut d);
+        d.fts_body = body_text(self.raw().get());
+        d
+    }
     fn shown(&self) -> Shown;
 }
 
@@ -118,8 +130,18 @@ fn collect_text(v: &Value, out: &mut String) {
     }
 }
 
-/// The whole raw record's text (custom fields, tags, included relations...).
+/// The whole raw record's text (custom fields, tags, included relations...): one scan of
+/// the JSON (`packed::text`), or, where the scan cannot tell, the parsed value's.
 fn body_text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len() / 2);
+    if super::packed::text::words(raw, &mut out, &mut |_, _| None).is_some() {
+        return out;
+    }
+    body_text_parsed(raw)
+}
+
+/// The whole raw record's text from its parsed value (what [`body_text`] gives, the slow way).
+pub(super) fn body_text_parsed(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len() / 2);
     if let Ok(v) = serde_json::from_str::<Value>(raw) {
         collect_text(&v, &mut out);
@@ -143,31 +165,33 @@ fn join<'a>(parts: impl IntoIterator<Item = Option<&'a str>>, sep: &str) -> Stri
 
 impl Mirrored for Contact {
     const RESOURCE: Resource = Resource::Contacts;
-    fn doc(&self) -> Doc {
+    fn columns(&self) -> Doc {
         let mut links_out = Vec::new();
         links(&mut links_out, "account", None, self.accounts.as_deref());
-        let full = self.full_name();
         Doc {
-            name_lc: Some(full.to_lowercase()),
+            name_lc: Some(self.full_name().to_lowercase()),
             first_lc: lc(&self.first_name),
             last_lc: lc(&self.last_name),
             email_lc: lc(&self.email),
             created_us: micros_ts(self.created_at.as_ref()),
             updated_us: micros_ts(self.updated_at.as_ref()),
-            fuzzy_name: self.label(),
-            phone_digits: self.phone.as_deref().map(digits).unwrap_or_default(),
-            fts_name: join(
-                [
-                    Some(full.as_str()),
-                    self.first_name.as_deref(),
-                    self.last_name.as_deref(),
-                ],
-                " ",
-            ),
-            fts_body: body_text(self.raw.get()),
             links: links_out,
             ..Doc::default()
         }
+    }
+
+    fn names(&self, d: &mut Doc) {
+        let full = self.full_name();
+        d.fuzzy_name = self.label();
+        d.phone_digits = self.phone.as_deref().map(digits).unwrap_or_default();
+        d.fts_name = join(
+            [
+                Some(full.as_str()),
+                self.first_name.as_deref(),
+                self.last_name.as_deref(),
+            ],
+            " ",
+        );
     }
 
     fn shown(&self) -> Shown {
@@ -189,7 +213,7 @@ impl Mirrored for Contact {
 
 impl Mirrored for Deal {
     const RESOURCE: Resource = Resource::Deals;
-    fn doc(&self) -> Doc {
+    fn columns(&self) -> Doc {
         let mut links_out = Vec::new();
         links(&mut links_out, "account", self.account.as_ref(), None);
         links(&mut links_out, "contact", None, self.contacts.as_deref());
@@ -204,11 +228,13 @@ impl Mirrored for Deal {
             created_us: micros_ts(self.created_at.as_ref()),
             updated_us: micros_ts(self.updated_at.as_ref()),
             links: links_out,
-            fts_name: self.name.clone().unwrap_or_default(),
-            fts_body: body_text(self.raw.get()),
-            fuzzy_name: self.label(),
             ..Doc::default()
         }
+    }
+
+    fn names(&self, d: &mut Doc) {
+        d.fts_name = self.name.clone().unwrap_or_default();
+        d.fuzzy_name = self.label();
     }
 
     fn shown(&self) -> Shown {
@@ -228,7 +254,7 @@ impl Mirrored for Deal {
 
 impl Mirrored for Project {
     const RESOURCE: Resource = Resource::Projects;
-    fn doc(&self) -> Doc {
+    fn columns(&self) -> Doc {
         Doc {
             name_lc: lc(&self.name),
             status_lc: lc(&self.status),
@@ -236,11 +262,13 @@ impl Mirrored for Project {
             end_us: micros_ts(self.end_date.as_ref()),
             created_us: micros_ts(self.created_at.as_ref()),
             updated_us: micros_ts(self.updated_at.as_ref()),
-            fts_name: self.name.clone().unwrap_or_default(),
-            fts_body: body_text(self.raw.get()),
-            fuzzy_name: self.label(),
             ..Doc::default()
         }
+    }
+
+    fn names(&self, d: &mut Doc) {
+        d.fts_name = self.name.clone().unwrap_or_default();
+        d.fuzzy_name = self.label();
     }
 
     fn shown(&self) -> Shown {

@@ -13,6 +13,7 @@
 //!   service's own) as its microseconds since 1970 in nine base-64 digits.
 
 pub(super) mod fields;
+pub(super) mod text;
 
 use std::collections::HashMap;
 
@@ -99,18 +100,49 @@ fn key_code(key: &[u8]) -> Option<u8> {
 
 /// A time string's packed form (its quotes included in `quoted`), when it has exactly the
 /// service's form and prints back to the same bytes.
+/// Read by hand, position by position (every field zero-padded to its width, a real
+/// calendar date, no leap second), so exactly the texts [`TIME_FORMAT`] prints are packed.
 fn pack_time(quoted: &[u8], out: &mut Vec<u8>) -> bool {
-    if quoted.len() != 29 || quoted[11] != b'T' || quoted[28] != b'"' || quoted[27] != b'Z' {
+    if quoted.len() != 29 || quoted[0] != b'"' || quoted[28] != b'"' {
         return false;
     }
-    let Ok(text) = std::str::from_utf8(&quoted[1..28]) else {
+    let t = &quoted[1..28];
+    if t[4] != b'-'
+        || t[7] != b'-'
+        || t[10] != b'T'
+        || t[13] != b':'
+        || t[16] != b':'
+        || t[19] != b'.'
+        || t[26] != b'Z'
+    {
+        return false;
+    }
+    let num = |from: usize, to: usize| -> Option<u32> {
+        t[from..to].iter().try_fold(0u32, |v, c| {
+            c.is_ascii_digit().then(|| v * 10 + u32::from(c - b'0'))
+        })
+    };
+    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(s), Some(us)) = (
+        num(0, 4),
+        num(5, 7),
+        num(8, 10),
+        num(11, 13),
+        num(14, 16),
+        num(17, 19),
+        num(20, 26),
+    ) else {
         return false;
     };
-    let Ok(t) = chrono::NaiveDateTime::parse_from_str(text, TIME_FORMAT) else {
+    if h > 23 || mi > 59 || s > 59 {
+        return false;
+    }
+    let Some(t) = chrono::NaiveDate::from_ymd_opt(y as i32, mo, d)
+        .and_then(|date| date.and_hms_micro_opt(h, mi, s, us))
+    else {
         return false;
     };
     let micros = t.and_utc().timestamp_micros();
-    if !(0..1 << (6 * TIME_LEN)).contains(&micros) || t.format(TIME_FORMAT).to_string() != text {
+    if !(0..1 << (6 * TIME_LEN)).contains(&micros) {
         return false;
     }
     out.push(TIME);
@@ -152,6 +184,81 @@ fn span(outer: &str, inner: &str) -> (usize, usize) {
 
 /// The included relations' objects of a raw record: their byte ranges, in order.
 fn relation_spans(raw: &str, r: Resource) -> Vec<(usize, usize)> {
+    relation_spans_scanned(raw, r).unwrap_or_else(|| relation_spans_parsed(raw, r))
+}
+
+/// [`relation_spans`] in one scan of the record's top level (no map of its keys built).
+/// `None` where the scan could read the record otherwise than the parser does (a key with
+/// escapes, text that is not an object): the caller parses it.
+fn relation_spans_scanned(raw: &str, r: Resource) -> Option<Vec<(usize, usize)>> {
+    use fields::{skip_ws, string_end, value_end};
+    let b = raw.as_bytes();
+    let includes = r.includes();
+    // Each include's value (the last one when a key comes twice, as the parser keeps).
+    let mut values: Vec<Option<(usize, usize)>> = vec![None; includes.len()];
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) != Some(&b'}') {
+        loop {
+            if b.get(i) != Some(&b'"') {
+                return None;
+            }
+            let end = string_end(b, i)?;
+            let key = &raw[i + 1..end];
+            if key.contains('\\') {
+                return None;
+            }
+            i = skip_ws(b, end + 1);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = skip_ws(b, i + 1);
+            let (v_end, _) = value_end(b, i)?;
+            if let Some(n) = includes.iter().position(|name| *name == key) {
+                values[n] = Some((i, v_end));
+            }
+            i = skip_ws(b, v_end);
+            match b.get(i)? {
+                b',' => i = skip_ws(b, i + 1),
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    let mut spans = Vec::new();
+    for (start, end) in values.into_iter().flatten() {
+        match b[start] {
+            b'{' => spans.push((start, end)),
+            b'[' => {
+                let mut j = skip_ws(b, start + 1);
+                if b.get(j) == Some(&b']') {
+                    continue;
+                }
+                loop {
+                    let (item_end, _) = value_end(b, j)?;
+                    if b[j] == b'{' {
+                        spans.push((j, item_end));
+                    }
+                    j = skip_ws(b, item_end);
+                    match b.get(j)? {
+                        b',' => j = skip_ws(b, j + 1),
+                        b']' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    spans.sort_unstable();
+    Some(spans)
+}
+
+/// [`relation_spans`] through a parsed map of the record's top level.
+fn relation_spans_parsed(raw: &str, r: Resource) -> Vec<(usize, usize)> {
     let Ok(top) = serde_json::from_str::<HashMap<String, &RawValue>>(raw) else {
         return Vec::new();
     };
@@ -288,7 +395,12 @@ pub(super) struct PartCache(std::cell::RefCell<HashMap<i64, std::sync::Arc<str>>
 const CACHE_MAX: usize = 4096;
 
 impl PartCache {
-    fn get(&self, conn: &Connection, pid: i64) -> rusqlite::Result<Option<std::sync::Arc<str>>> {
+    /// The text of part `pid` (`None` when the file has none by that id).
+    pub(in crate::mirror) fn get(
+        &self,
+        conn: &Connection,
+        pid: i64,
+    ) -> rusqlite::Result<Option<std::sync::Arc<str>>> {
         if let Some(text) = self.0.borrow().get(&pid) {
             return Ok(Some(text.clone()));
         }
@@ -417,6 +529,76 @@ mod tests {
         let times = r#"{"created_at":"2024-01-14T13:58:23.535415Z","updated_at":"2024-01-14T13:58:23Z","x":["1970-01-01T00:00:00.000000Z","2024-02-30T13:58:23.535415Z","2024-01-14t13:58:23.535415Z"],"2024-01-14T13:58:23.535415Z":1}"#;
         let packed = round_trip(&c, times, Resource::Contacts);
         assert_eq!(packed.matches('\u{4}').count(), 2, "{packed:?}");
+    }
+
+    #[test]
+    fn a_time_is_packed_exactly_when_it_prints_back_the_same() {
+        // The rule read by hand agrees with chrono's parse-and-print round trip.
+        let by_chrono = |text: &str| {
+            chrono::NaiveDateTime::parse_from_str(text, TIME_FORMAT).is_ok_and(|t| {
+                (0..1i64 << (6 * TIME_LEN)).contains(&t.and_utc().timestamp_micros())
+                    && t.format(TIME_FORMAT).to_string() == text
+            })
+        };
+        for text in [
+            "2024-01-14T13:58:23.535415Z",
+            "1970-01-01T00:00:00.000000Z",
+            "1969-12-31T23:59:59.999999Z",
+            "2024-02-29T00:00:00.000000Z",
+            "2023-02-29T00:00:00.000000Z",
+            "2024-13-01T00:00:00.000000Z",
+            "2024-01-14T24:00:00.000000Z",
+            "2024-01-14T23:60:00.000000Z",
+            "2024-01-14T23:59:60.000000Z",
+            "2024-01-14t13:58:23.535415Z",
+            "2024-01-14T13:58:23.535415z",
+            "2024-01-14T13:58:23,535415Z",
+            "2024-01-14T13:58:2x.535415Z",
+            "+024-01-14T13:58:23.535415Z",
+            "2024-1-14T13:58:23.5354150Z",
+            "9999-12-31T23:59:59.999999Z",
+            "2540-01-01T00:00:00.000000Z",
+        ] {
+            let quoted = format!("\"{text}\"");
+            let mut out = Vec::new();
+            let packed = pack_time(quoted.as_bytes(), &mut out);
+            // Chrono reads and prints a leap second (`:60`), but its microseconds unpack as
+            // the next minute's `:00`: such a time was packed wrongly before and stays text now.
+            let leap = &text[17..19] == "60";
+            assert_eq!(packed, by_chrono(text) && !leap, "{text}");
+            if packed {
+                let mut back = String::new();
+                unpack_time(&out[1..], &mut back).unwrap();
+                assert_eq!(back, quoted);
+            }
+        }
+    }
+
+    #[test]
+    fn relations_are_found_by_scan_as_by_parse() {
+        for raw in [
+            r#"{"accounts":[{"id":"acc_1"}, 3 ,{"id":"a]}"}],"assigned_user" : {"id":"u"},"x":{"accounts":[{"id":"no"}]}}"#,
+            r#"{"accounts":[],"assigned_users":null,"assigned_user":"usr_1"}"#,
+            r#"{"accounts":[{"id":"first"}],"accounts":[{"id":"last"}]}"#,
+            r#" { } "#,
+        ] {
+            assert_eq!(
+                relation_spans_scanned(raw, Resource::Contacts),
+                Some(relation_spans_parsed(raw, Resource::Contacts)),
+                "{raw}"
+            );
+        }
+        let twice = relation_spans_scanned(
+            r#"{"accounts":[{"id":"first"}],"accounts":[{"id":"last"}]}"#,
+            Resource::Contacts,
+        );
+        assert_eq!(twice.map(|s| s.len()), Some(1));
+        // Left to the parser.
+        assert_eq!(
+            relation_spans_scanned(r#"{"acc\u006funts":[]}"#, Resource::Contacts),
+            None
+        );
+        assert_eq!(relation_spans_scanned("[1]", Resource::Contacts), None);
     }
 
     #[test]

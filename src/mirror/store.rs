@@ -307,6 +307,7 @@ impl Mirror {
                     })
                     .optional()
                     .map_err(err)?;
+                let stored = existing.is_some();
                 let (rid, d) = match existing {
                     Some((rid, old, gone)) if old == packed && gone.is_none() => {
                         applied.unchanged += 1;
@@ -329,7 +330,9 @@ impl Mirror {
                             changes::note(tx, feed, r, rec.id(), old, rec.raw().get())
                                 .map_err(err)?;
                         }
-                        let d = rec.doc();
+                        // Without its search entries (a first sync's bulk phase) a record
+                        // needs only its columns: its text is derived when they are built.
+                        let d = if index { rec.doc() } else { rec.columns() };
                         let rid: i64 = upsert
                             .query_row(
                                 params![
@@ -366,7 +369,8 @@ impl Mirror {
                         (rid, d)
                     }
                 };
-                if let Some(g) = generation {
+                // A new record was inserted seen by `generation` already.
+                if let Some(g) = generation.filter(|_| stored) {
                     seen.execute(params![rid, g]).map_err(err)?;
                 }
                 if index {
@@ -381,9 +385,12 @@ impl Mirror {
                     }
                 }
                 if r == Resource::Deals || r == Resource::Contacts {
-                    links_del
-                        .execute(params![r.noun(), rec.id()])
-                        .map_err(err)?;
+                    // Links are written with their record only: a new one has none yet.
+                    if stored {
+                        links_del
+                            .execute(params![r.noun(), rec.id()])
+                            .map_err(err)?;
+                    }
                     for (pos, l) in d.links.iter().enumerate() {
                         links_add
                             .execute(params![r.noun(), rec.id(), l.rel, pos as i64, l.target_id])

@@ -1,7 +1,10 @@
 //! Field-by-field decoding of one record from raw JSON, and included related records.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::fmt;
 
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -84,42 +87,103 @@ pub(super) fn raw_to_string(raw: &RawValue) -> Option<String> {
     }
 }
 
-/// A record's fields as raw JSON, taken out one by one; what is left is `extra`.
-pub(super) struct Fields {
-    map: BTreeMap<String, Box<RawValue>>,
+/// A record's fields as raw JSON, taken out one by one; what is left is `extra`. The keys and
+/// values borrow the record's text (a key is copied only when written with escapes): a
+/// record's twenty-odd fields cost no allocation each.
+pub(super) struct Fields<'a> {
+    /// In the record's order; a key given twice holds its last value, as a map would.
+    fields: Vec<(Cow<'a, str>, &'a RawValue)>,
 }
 
-impl Fields {
-    pub(super) fn new(raw: &RawValue) -> Result<Self, DecodeError> {
-        let map: BTreeMap<String, Box<RawValue>> =
-            serde_json::from_str(raw.get()).map_err(|e| {
-                DecodeError::new(
-                    format!("a record is not a JSON object: {e}"),
-                    raw.get().as_bytes(),
-                )
-            })?;
-        Ok(Fields { map })
+/// A JSON object's members, borrowed ([`Fields`]).
+struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Object;
+        impl<'de> Visitor<'de> for Object {
+            type Value = Members<'de>;
+            // What a map's own error says (`invalid type: ..., expected a map`).
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Members<'de>, A::Error> {
+                let mut out: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::with_capacity(24);
+                while let Some(Key(k)) = m.next_key()? {
+                    let v: &'de RawValue = m.next_value()?;
+                    match out.iter_mut().find(|(seen, _)| *seen == k) {
+                        Some(slot) => slot.1 = v,
+                        None => out.push((k, v)),
+                    }
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Object)
+    }
+}
+
+/// An object key, borrowed unless it holds escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl<'de> Visitor<'de> for Text {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}
+
+impl<'a> Fields<'a> {
+    pub(super) fn new(raw: &'a RawValue) -> Result<Self, DecodeError> {
+        let Members(fields) = serde_json::from_str(raw.get()).map_err(|e| {
+            DecodeError::new(
+                format!("a record is not a JSON object: {e}"),
+                raw.get().as_bytes(),
+            )
+        })?;
+        Ok(Fields { fields })
+    }
+
+    fn remove(&mut self, key: &str) -> Option<&'a RawValue> {
+        let at = self.fields.iter().position(|(k, _)| k == key)?;
+        Some(self.fields.swap_remove(at).1)
+    }
+
+    fn get(&self, key: &str) -> Option<&'a RawValue> {
+        self.fields.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
     }
 
     fn take_value(&mut self, key: &str) -> Option<Value> {
-        let raw = self.map.remove(key)?;
+        let raw = self.remove(key)?;
         serde_json::from_str::<Value>(raw.get())
             .ok()
             .filter(|v| !v.is_null())
     }
 
     pub(super) fn id(&mut self, raw: &RawValue) -> Result<String, DecodeError> {
-        self.map
-            .remove("id")
-            .as_deref()
+        self.remove("id")
             .and_then(raw_to_string)
             .ok_or_else(|| DecodeError::new("a record has no id", raw.get().as_bytes()))
     }
 
     /// A text field; a number or boolean becomes its text, an object or array compact JSON.
     pub(super) fn string(&mut self, key: &str) -> Option<String> {
-        let raw = self.map.remove(key)?;
-        raw_to_string(&raw)
+        raw_to_string(self.remove(key)?)
     }
 
     pub(super) fn time(&mut self, key: &str) -> Option<Timestamp> {
@@ -129,35 +193,35 @@ impl Fields {
     /// A number or a decimal string; any other shape (an object with a currency...) stays in
     /// `extra` rather than being dropped.
     pub(super) fn money(&mut self, key: &str) -> Option<Money> {
-        let raw = self.map.get(key)?;
+        let raw = self.get(key)?;
         let text = raw.get().trim();
         let money = match text.as_bytes().first()? {
             b'"' => Money::parse(&serde_json::from_str::<String>(text).ok()?),
             // A JSON number: its literal text, every digit kept.
             b'-' | b'0'..=b'9' => Money::parse(text),
             b'n' => {
-                self.map.remove(key);
+                self.remove(key);
                 return None;
             }
             _ => return None,
         };
-        self.map.remove(key);
+        self.remove(key);
         Some(money)
     }
 
     /// A to-one relation; a value of another shape is kept in `extra` instead of dropped.
     pub(super) fn one(&mut self, key: &str) -> Option<Related> {
+        let raw = self.get(key)?;
         let v = self.take_value(key)?;
-        let kept = v.clone();
         match unwrap_data(v) {
             // `{data: null}`: included, and there is none.
             Value::Null => None,
             Value::Array(_) => {
-                self.put_back(key, &kept);
+                self.put_back(key, raw);
                 None
             }
             other => Related::from_value(other).or_else(|| {
-                self.put_back(key, &kept);
+                self.put_back(key, raw);
                 None
             }),
         }
@@ -165,34 +229,37 @@ impl Fields {
 
     /// A to-many relation.
     pub(super) fn many(&mut self, key: &str) -> Option<Vec<Related>> {
+        let raw = self.get(key)?;
         let v = self.take_value(key)?;
-        let kept = v.clone();
         match unwrap_data(v) {
             Value::Array(items) => {
                 Some(items.into_iter().filter_map(Related::from_value).collect())
             }
             Value::Null => Some(Vec::new()),
             _ => {
-                self.put_back(key, &kept);
+                self.put_back(key, raw);
                 None
             }
         }
     }
 
-    fn put_back(&mut self, key: &str, v: &Value) {
-        if let Ok(raw) = RawValue::from_string(v.to_string()) {
-            self.map.insert(key.to_string(), raw);
-        }
+    /// Gives a value of an unexpected shape back, for `extra` (its text as sent, which
+    /// parses to the value taken).
+    fn put_back(&mut self, key: &str, raw: &'a RawValue) {
+        self.fields.push((Cow::Owned(key.to_string()), raw));
     }
 
     /// What no typed field took. Values too deeply nested for `Value` become `null` here; the
     /// record's raw JSON still has them.
     pub(super) fn rest(self) -> Map<String, Value> {
-        self.map
+        let mut fields = self.fields;
+        // By key, as they came out of a sorted map (a `Map` keeping insertion order shows it).
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        fields
             .into_iter()
             .map(|(k, raw)| {
                 let v = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
-                (k, v)
+                (k.into_owned(), v)
             })
             .collect()
     }

@@ -74,7 +74,7 @@ pub(in crate::mirror) fn each_top_level<'a>(
     }
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
     }
@@ -82,7 +82,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The index of the quote closing the string opened at `i`.
-fn string_end(b: &[u8], i: usize) -> Option<usize> {
+pub(super) fn string_end(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     let mut escaped = false;
     while j < b.len() {
@@ -97,7 +97,7 @@ fn string_end(b: &[u8], i: usize) -> Option<usize> {
 }
 
 /// Where the value starting at `i` ends (exclusive), and whether it holds a mark.
-fn value_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
+pub(super) fn value_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
     match *b.get(i)? {
         b'"' => Some((string_end(b, i)? + 1, false)),
         TIME => Some((i + 1 + TIME_LEN, true)).filter(|(e, _)| *e <= b.len()),
