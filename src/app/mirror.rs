@@ -279,7 +279,7 @@ impl App {
                 // A redraw only when the status line's words change (`syncing contacts 12%`).
                 let before = self.mirror_status();
                 self.mirror.syncing = Some(Some(SyncStep {
-                    resource: *unit,
+                    resource: unit,
                     fetched: *done,
                     total: *total,
                 }));

@@ -45,7 +45,7 @@ fn client_of(cx: &JobCx) -> Result<Client, String> {
 
 /// The file read and checked (the first pass), off the event loop.
 enum Read {
-    Good(Layout, Checked),
+    Good(Box<(Layout, Checked)>),
     /// Bad rows (`line 3`, why) and the sentence saying how many.
     Bad(Vec<String>, String),
 }
@@ -60,7 +60,7 @@ async fn read(path: PathBuf, job: &ImportJob) -> Result<(Read, Vec<String>), Str
             .map(|n| in_words(n))
             .collect();
         match check_file(&layout, opts.allow_duplicate) {
-            Ok(checked) => Ok((Read::Good(layout, checked), notes)),
+            Ok(checked) => Ok((Read::Good(Box::new((layout, checked))), notes)),
             Err(CliError::Invalid { message, fields }) if !fields.is_empty() => {
                 let bad = fields.iter().map(|(l, m)| format!("{l}: {m}")).collect();
                 // `people.csv: 2 bad rows; nothing was sent (…)`: the dialog names the file
@@ -226,7 +226,7 @@ impl Work for ImportPreviewWork {
             let path = super::plan::expand_home(&job.path);
             let (read, mut notes) = read(path, &job).await?;
             let (layout, checked) = match read {
-                Read::Good(layout, checked) => (layout, checked),
+                Read::Good(good) => *good,
                 Read::Bad(bad, summary) => {
                     return Ok(JobOutput::ImportPreview(Arc::new(ImportPreview {
                         job,
@@ -305,7 +305,7 @@ impl Work for ImportRun {
             let path = super::plan::expand_home(&job.path);
             let (read, _) = read(path, &job).await?;
             let (layout, checked) = match read {
-                Read::Good(layout, checked) => (layout, checked),
+                Read::Good(good) => *good,
                 Read::Bad(_, summary) => {
                     return Err(format!(
                         "the file changed since its preview: {summary} (:import it again)"
