@@ -217,13 +217,18 @@ impl Mirror {
     fn runs(&self, c: &Clauses, total: u64) -> Result<[Run; 2], MirrorError> {
         let cond = c.conditions.join(" AND ");
         let col = c.sort_column;
-        let missing: i64 = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM records WHERE {cond} AND {col} IS NULL"
-            ))
-            .and_then(|mut s| s.query_row(params_from_iter(c.args.iter()), |row| row.get(0)))
-            .map_err(|e| self.err(e))?;
+        // Named, as a page's read is: left to itself the planner counts through the
+        // (resource, id) index, reading every record of the resource (5 s for a page of a
+        // million contacts); the sort column's index counts only the missing values.
+        let indexed = format!("INDEXED BY {}_by_{col}", c.resource.noun());
+        let missing: i64 = super::deferred::or_unindexed(&indexed, |indexed| {
+            self.conn
+                .prepare_cached(&format!(
+                    "SELECT count(*) FROM records {indexed} WHERE {cond} AND {col} IS NULL"
+                ))
+                .and_then(|mut s| s.query_row(params_from_iter(c.args.iter()), |row| row.get(0)))
+                .map_err(|e| self.err(e))
+        })?;
         let missing = (missing as u64).min(total);
         let present = total - missing;
         Ok(if c.descending {
