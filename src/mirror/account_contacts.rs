@@ -5,6 +5,7 @@
 use rusqlite::params;
 use serde_json::value::RawValue;
 
+use super::schema::rel;
 use super::{Mirror, MirrorError};
 use crate::api::{ApiRecord, Contact};
 
@@ -33,15 +34,16 @@ impl Mirror {
             .prepare_cached(
                 "SELECT r.packed FROM fts_contacts f JOIN records r ON r.rid = f.rowid
                  WHERE fts_contacts MATCH ?1 AND r.gone_at IS NULL
-                   AND EXISTS (SELECT 1 FROM links l WHERE l.resource = 'contacts'
-                     AND l.id = r.id AND l.rel = 'account' AND l.target_id = ?2)
+                   AND EXISTS (SELECT 1 FROM links l WHERE l.rid = r.rid
+                     AND l.rel = ?4 AND l.target_id = ?2)
                  LIMIT ?3",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![expr, account_id, limit as i64], |row| {
-                row.get::<_, String>(0)
-            })
+            .query_map(
+                params![expr, account_id, limit as i64, rel::CONTACT_ACCOUNT],
+                |row| row.get::<_, String>(0),
+            )
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for packed in rows {

@@ -257,8 +257,9 @@ impl Mirror {
             )))));
         } else if version < schema::VERSION {
             if mode == Use::Read {
-                // Version 6 rebuilt the records: an older file holds nothing this build
-                // can read until a sync migrates it (and fills it again).
+                // This build's statements need this build's schema (version 6 rebuilt
+                // the records, 8 the relations): until a sync migrates an older file (and,
+                // before 6, fills it again), a read finds no mirror there.
                 return Ok(Some(Found::Empty));
             }
             schema::migrate(conn)?;

@@ -8,6 +8,7 @@ use rusqlite::{OptionalExtension, params, params_from_iter};
 use serde_json::value::RawValue;
 
 use super::doc::{Mirrored, micros};
+use super::schema::rel;
 use super::{Mirror, MirrorError, Resource};
 use crate::api::{
     ContactQuery, ContactSort, Deal, DealQuery, DealSort, ListQuery, Meta, Page, ProjectQuery,
@@ -216,13 +217,18 @@ impl Mirror {
     fn runs(&self, c: &Clauses, total: u64) -> Result<[Run; 2], MirrorError> {
         let cond = c.conditions.join(" AND ");
         let col = c.sort_column;
-        let missing: i64 = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM records WHERE {cond} AND {col} IS NULL"
-            ))
-            .and_then(|mut s| s.query_row(params_from_iter(c.args.iter()), |row| row.get(0)))
-            .map_err(|e| self.err(e))?;
+        // Named, as a page's read is: left to itself the planner counts through the
+        // (resource, id) index, reading every record of the resource (5 s for a page of a
+        // million contacts); the sort column's index counts only the missing values.
+        let indexed = format!("INDEXED BY {}_by_{col}", c.resource.noun());
+        let missing: i64 = super::deferred::or_unindexed(&indexed, |indexed| {
+            self.conn
+                .prepare_cached(&format!(
+                    "SELECT count(*) FROM records {indexed} WHERE {cond} AND {col} IS NULL"
+                ))
+                .and_then(|mut s| s.query_row(params_from_iter(c.args.iter()), |row| row.get(0)))
+                .map_err(|e| self.err(e))
+        })?;
         let missing = (missing as u64).min(total);
         let present = total - missing;
         Ok(if c.descending {
@@ -422,25 +428,26 @@ impl Mirror {
 
     /// The deals that include this contact, newest first.
     pub fn deals_of_contact(&self, contact_id: &str) -> Result<Vec<Deal>, MirrorError> {
-        self.deals_linked("contact", contact_id)
+        self.deals_linked(rel::DEAL_CONTACT, contact_id)
     }
 
     /// The deals of an account, newest first.
     pub fn deals_of_account(&self, account_id: &str) -> Result<Vec<Deal>, MirrorError> {
-        self.deals_linked("account", account_id)
+        self.deals_linked(rel::DEAL_ACCOUNT, account_id)
     }
 
-    fn deals_linked(&self, rel: &str, target: &str) -> Result<Vec<Deal>, MirrorError> {
+    /// The deals linked by `code` (a deal's [`rel`] code) to `target`.
+    fn deals_linked(&self, code: i64, target: &str) -> Result<Vec<Deal>, MirrorError> {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT r.packed FROM links l JOIN records r ON r.resource = l.resource AND r.id = l.id
-                 WHERE l.rel = ?1 AND l.target_id = ?2 AND l.resource = 'deals' AND r.gone_at IS NULL
+                "SELECT r.packed FROM links l JOIN records r ON r.rid = l.rid
+                 WHERE l.rel = ?1 AND l.target_id = ?2 AND r.resource = 'deals' AND r.gone_at IS NULL
                  GROUP BY r.rid ORDER BY r.updated_us DESC, r.id",
             )
             .map_err(|e| self.err(e))?;
         let packed: Vec<String> = stmt
-            .query_map(params![rel, target], |row| row.get::<_, String>(0))
+            .query_map(params![code, target], |row| row.get::<_, String>(0))
             .and_then(|rows| rows.collect())
             .map_err(|e| self.err(e))?;
         let mut deals = Vec::with_capacity(packed.len());

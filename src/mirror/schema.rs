@@ -6,7 +6,10 @@
 //! packed (`packed`: each included relation once, known keys as codes), no label or detail
 //! (derived when a hit is shown), times as integers, per resource only the indexes its sorts
 //! use, a full-text index without positions, and phone digits in a trigram index of their own. Every
-//! query the mirror runs is checked against these indexes (`plans` tests).
+//! query the mirror runs is checked against these indexes (`plans` tests). Version 7 added the
+//! change feed (`changes`); version 8 keys the relations (`links`) by the record's `rid`, so a
+//! first sync appends them instead of writing them all over an index keyed by text ids (it
+//! migrates 6 and 7 in place).
 
 use rusqlite::Connection;
 
@@ -15,7 +18,29 @@ use super::Resource;
 /// "crmd" in ASCII.
 pub const APPLICATION_ID: i64 = 0x6372_6d64;
 /// The schema this build writes.
-pub const VERSION: i64 = 7;
+pub const VERSION: i64 = 8;
+
+/// `links.rel`: which relation of which resource a link is, as one small integer (a byte in
+/// the table and in its index instead of the relation's name and the resource's noun; the
+/// code says the resource, so an account's deals are never mixed with its contacts).
+pub mod rel {
+    /// A contact's account (`accounts` included with the contact).
+    pub const CONTACT_ACCOUNT: i64 = 1;
+    /// A deal's account.
+    pub const DEAL_ACCOUNT: i64 = 2;
+    /// One of a deal's contacts.
+    pub const DEAL_CONTACT: i64 = 3;
+}
+
+/// The code of a record's relation in `links` (`None`: not kept).
+pub fn rel_code(r: Resource, rel: &str) -> Option<i64> {
+    match (r, rel) {
+        (Resource::Contacts, "account") => Some(rel::CONTACT_ACCOUNT),
+        (Resource::Deals, "account") => Some(rel::DEAL_ACCOUNT),
+        (Resource::Deals, "contact") => Some(rel::DEAL_CONTACT),
+        _ => None,
+    }
+}
 
 /// The columns each resource's lists sort by, each with a partial index over the resource's
 /// live records (`RESOURCE_by_COLUMN`): a page is read in index order, never by sorting
@@ -87,14 +112,48 @@ CREATE TABLE records (
 CREATE INDEX records_gone ON records (resource) WHERE gone_at IS NOT NULL;
 CREATE TABLE parts (pid INTEGER PRIMARY KEY, hash INTEGER NOT NULL, json TEXT NOT NULL);
 CREATE INDEX parts_hash ON parts (hash);
+";
+
+/// A record's relations, for lookups the other way round (an account's deals and contacts, a
+/// contact's deals), keyed by the record's `rid` (version 8; 6 and 7 keyed them by resource
+/// and id): a first sync appends records in `rid` order, so it appends their links too,
+/// where text ids (which arrive in creation order, not id order) landed all over the index
+/// and every commit and cache spill wrote its pages again. `pos` numbers a record's links;
+/// `rel` is a [`rel`] code.
+const LINKS: &str = "
 CREATE TABLE links (
-    resource  TEXT NOT NULL,
-    id        TEXT NOT NULL,
-    rel       TEXT NOT NULL,
+    rid       INTEGER NOT NULL,
     pos       INTEGER NOT NULL,
+    rel       INTEGER NOT NULL,
     target_id TEXT NOT NULL,
-    PRIMARY KEY (resource, id, rel, pos)
+    PRIMARY KEY (rid, pos)
 ) WITHOUT ROWID;
+CREATE INDEX links_target ON links (rel, target_id);
+";
+
+/// Versions 6 and 7 to 8, in place: the links keyed by `rid` (read from the records by their
+/// resource and id), in `rid` order, then the old table (and its index) dropped.
+const LINKS_BY_RID: &str = "
+CREATE TABLE links_8 (
+    rid       INTEGER NOT NULL,
+    pos       INTEGER NOT NULL,
+    rel       INTEGER NOT NULL,
+    target_id TEXT NOT NULL,
+    PRIMARY KEY (rid, pos)
+) WITHOUT ROWID;
+INSERT INTO links_8 (rid, pos, rel, target_id)
+  SELECT r.rid, l.pos,
+         CASE l.resource || '.' || l.rel
+           WHEN 'contacts.account' THEN 1
+           WHEN 'deals.account' THEN 2
+           WHEN 'deals.contact' THEN 3
+         END AS code,
+         l.target_id
+  FROM links l JOIN records r ON r.resource = l.resource AND r.id = l.id
+  WHERE code IS NOT NULL
+  ORDER BY r.rid, l.pos;
+DROP TABLE links;
+ALTER TABLE links_8 RENAME TO links;
 CREATE INDEX links_target ON links (rel, target_id);
 ";
 
@@ -189,6 +248,9 @@ pub fn create(conn: &Connection) -> rusqlite::Result<()> {
 /// reads the version it starts from: two processes opening an old mirror at once migrate it
 /// once (the second waits, then finds nothing to do).
 ///
+/// From 6 or 7 to 8 the relations are rewritten keyed by `rid` (`LINKS_BY_RID`: a
+/// few seconds for a million contacts), the records stay.
+///
 /// From 5 or earlier to 6 the records' layout changes entirely: the mirror is a cache, so
 /// the step drops the records and their indexes (only the tables versions 1-5 made, by
 /// name: a table another part of crmdash added stays) and forgets the sync positions, and
@@ -205,6 +267,7 @@ pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         tx.execute_batch(BEFORE_6)?;
         tx.execute("DELETE FROM sync_state", [])?;
         tx.execute_batch(RECORDS)?;
+        tx.execute_batch(LINKS)?;
         tx.execute_batch(LIVE_COUNTS)?;
         for r in Resource::ALL {
             tx.execute_batch(&per_resource(r))?;
@@ -212,6 +275,9 @@ pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     }
     if from < 7 {
         tx.execute_batch(super::changes::SCHEMA)?;
+    }
+    if (6..8).contains(&from) {
+        tx.execute_batch(LINKS_BY_RID)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.pragma_update(None, "user_version", VERSION)?;

@@ -253,7 +253,8 @@ impl Mirror {
                     "SELECT rid, packed, gone_at FROM records WHERE resource = ?1 AND id = ?2",
                 )
                 .map_err(err)?;
-            // One statement for new and changed records; `seen_pass` is set apart (below).
+            // One statement for new and changed records, marked seen by this pass (never
+            // unmarked: a record written outside a pass keeps the pass that saw it).
             let mut upsert = tx
                 .prepare_cached(
                     "INSERT INTO records (resource, id, packed, name_lc, first_lc, last_lc,
@@ -266,7 +267,7 @@ impl Mirror {
                        status_lc = excluded.status_lc, value_num = excluded.value_num,
                        start_us = excluded.start_us, end_us = excluded.end_us,
                        created_us = excluded.created_us, updated_us = excluded.updated_us,
-                       gone_at = NULL
+                       seen_pass = max(seen_pass, excluded.seen_pass), gone_at = NULL
                      RETURNING rid",
                 )
                 .map_err(err)?;
@@ -290,13 +291,14 @@ impl Mirror {
                 ))
                 .map_err(err)?;
             let phones = r == Resource::Contacts;
+            // Keyed by `rid`: a first sync's new records append their links (`schema`).
             let mut links_del = tx
-                .prepare_cached("DELETE FROM links WHERE resource = ?1 AND id = ?2")
+                .prepare_cached("DELETE FROM links WHERE rid = ?1")
                 .map_err(err)?;
             let mut links_add = tx
                 .prepare_cached(
-                    "INSERT OR REPLACE INTO links (resource, id, rel, pos, target_id)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    "INSERT OR REPLACE INTO links (rid, pos, rel, target_id)
+                     VALUES (?1, ?2, ?3, ?4)",
                 )
                 .map_err(err)?;
             for rec in records {
@@ -369,10 +371,6 @@ impl Mirror {
                         (rid, d)
                     }
                 };
-                // A new record was inserted seen by `generation` already.
-                if let Some(g) = generation.filter(|_| stored) {
-                    seen.execute(params![rid, g]).map_err(err)?;
-                }
                 if index {
                     fts_add
                         .execute(params![rid, d.fts_name, d.fts_body])
@@ -387,13 +385,14 @@ impl Mirror {
                 if r == Resource::Deals || r == Resource::Contacts {
                     // Links are written with their record only: a new one has none yet.
                     if stored {
-                        links_del
-                            .execute(params![r.noun(), rec.id()])
-                            .map_err(err)?;
+                        links_del.execute([rid]).map_err(err)?;
                     }
                     for (pos, l) in d.links.iter().enumerate() {
+                        let Some(code) = super::schema::rel_code(r, l.rel) else {
+                            continue;
+                        };
                         links_add
-                            .execute(params![r.noun(), rec.id(), l.rel, pos as i64, l.target_id])
+                            .execute(params![rid, pos as i64, code, l.target_id])
                             .map_err(err)?;
                     }
                 }

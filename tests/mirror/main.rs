@@ -15,6 +15,7 @@ mod dupes_read;
 mod faults;
 mod first_sync;
 mod lists;
+mod migrate;
 mod mirror_support;
 mod search;
 mod sync;

@@ -18,8 +18,11 @@ pub const BATCH_RECORDS: usize = 5_000;
 /// Records of a first sync's bulk phase before its second commit (then each commit waits for
 /// as many as were committed before it).
 const BULK_FIRST: usize = 20_000;
-/// Pages waiting for the writer before the walk waits for it.
-const QUEUE: usize = 32;
+/// Pages waiting for the writer before the walk waits for it: with the window's reads in
+/// flight, what a sync holds of records in memory whatever the resource's size (a first
+/// sync's bulk phase writes each page into its open transaction as it comes, so it keeps no
+/// batch besides).
+pub const QUEUE: usize = 16;
 
 enum ToDisk<T> {
     Records(Vec<T>, Option<i64>),
@@ -94,7 +97,9 @@ impl<T: Mirrored> Writer<T> {
                     }
                 };
                 if !indexing.load(Ordering::SeqCst) {
-                    if ack.is_some() || pending >= BATCH_RECORDS {
+                    // Each page goes into the open transaction at once: memory stays the
+                    // queue's, while the commits keep their own cadence.
+                    if ack.is_some() || pending > 0 {
                         open += pending;
                         // The first commit makes the pass resumable; after it, each commit
                         // waits for as many records as all before it (a kill loses at most
