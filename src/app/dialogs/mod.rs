@@ -30,6 +30,7 @@ pub mod help;
 pub mod includes;
 pub mod jobs;
 pub mod login;
+pub mod mirror_list;
 pub mod notice;
 pub mod pager;
 pub mod palette;
