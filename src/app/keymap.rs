@@ -389,8 +389,8 @@ impl KeyMap {
             if used + w <= width as usize {
                 used += w;
                 keep[i] = true;
-            } else {
-                left_out.get_or_insert(*rank);
+            } else if left_out.is_none() {
+                left_out = Some(*rank);
             }
         }
         items
