@@ -207,7 +207,7 @@ fn fresh_ids(page: &[u8], k: u64) -> Vec<u8> {
 
 /// The client's CPU per synced record without the network or the sandbox: decoding a page,
 /// packing and writing it (the bulk phase), and the search build at the pass's end.
-fn cpu(c: &mut Criterion) {
+fn sync_cpu(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -295,5 +295,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, cpu, bench);
+criterion_group!(benches, sync_cpu, bench);
 criterion_main!(benches);

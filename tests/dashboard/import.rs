@@ -63,7 +63,7 @@ fn import_view(e: &Engine) -> &ImportView {
         Some(Overlay::Import(v)) => v,
         other => panic!(
             "the import dialog is on top, not {:?} (status: {:?})",
-            other.map(|o| std::mem::discriminant(o)),
+            other.map(std::mem::discriminant),
             e.app.status.error
         ),
     }
@@ -578,6 +578,7 @@ fn import_preview_and_report_snapshots_driven_by_keys() {
                 done: 3,
                 total: Some(19),
                 unit: "rows",
+                records: None,
             },
         });
         assert_eq!(h.app.jobs.get(run.0).unwrap().outcome(), "3/19 rows");
