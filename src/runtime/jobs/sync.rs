@@ -25,6 +25,8 @@ use crate::runtime::mirror::SyncCx;
 const TAIL_POLL: Duration = Duration::from_millis(25);
 /// A guard against a writer that never ends: the turn is given back after this.
 const TAIL_LIMIT: Duration = Duration::from_secs(300);
+/// How long a stopped sync's writer of this process may take to let the file go.
+const OWN_TAIL_MAX: Duration = Duration::from_secs(3);
 /// How often another process's sync is looked at while this one waits for it.
 const OTHER_POLL: Duration = Duration::from_secs(1);
 
@@ -93,12 +95,22 @@ async fn sync(m: &SyncCx, progress: super::Progress) -> Result<String, String> {
         progress.report(p.fetched, p.total, p.resource.noun());
     };
     let own = std::process::id().to_string();
+    let mut tail_waited = false;
     let result = loop {
         match crate::mirror::sync::sync(&client, &m.location, &m.opts, &report).await {
             // A sync of this dashboard stopped a moment ago and its file is not closed yet
-            // (it took the lock after its end was looked for): its end is waited for too.
-            Err(MirrorError::Busy { holder, .. }) if holder.as_deref() == Some(own.as_str()) => {
-                lock_free(&m.location, TAIL_POLL, Some(&own)).await;
+            // (it took the lock after its end was looked for): its end is waited for too,
+            // once and briefly (a writer's last commit); a lock this process holds longer is
+            // not a stopped sync's tail and is said as any other holder's.
+            Err(MirrorError::Busy { holder, .. })
+                if !tail_waited && holder.as_deref() == Some(own.as_str()) =>
+            {
+                tail_waited = true;
+                let _ = tokio::time::timeout(
+                    OWN_TAIL_MAX,
+                    lock_free(&m.location, TAIL_POLL, Some(&own)),
+                )
+                .await;
             }
             other => break other,
         }
