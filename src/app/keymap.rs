@@ -352,11 +352,8 @@ impl KeyMap {
             .unwrap_or_else(|| action.name().to_string())
     }
 
-    /// `hints` in `width` columns: the lowest ranks (the most important) first while they
-    /// fit, shown in their order; unbound actions are left out, a hint without actions is its
-    /// word alone (`type to filter`). Once a hint does not fit, none less important takes its
-    /// room (a short minor hint never shows where a major one was left out); others of its
-    /// rank still may.
+    /// `hints` in `width` columns: the lowest ranks first while they fit, shown in their
+    /// order; unbound actions are left out.
     pub fn hint_text(&self, hints: &[Hint], width: u16) -> String {
         use unicode_width::UnicodeWidthStr;
         let items: Vec<(u8, String)> = hints
@@ -364,7 +361,6 @@ impl KeyMap {
             .filter(|h| h.actions.iter().all(|a| !self.keys(*a).is_empty()))
             .map(|h| {
                 let keys = match h.actions {
-                    [] => return (h.rank, h.word.to_string()),
                     [a, b] => self.pair(*a, *b),
                     many => many
                         .iter()
@@ -379,18 +375,11 @@ impl KeyMap {
         order.sort_by_key(|i| items[*i].0);
         let mut keep = vec![false; items.len()];
         let mut used = 0usize;
-        let mut left_out: Option<u8> = None;
         for i in order {
-            let (rank, text) = &items[i];
-            if left_out.is_some_and(|r| *rank > r) {
-                break;
-            }
-            let w = text.width() + if used == 0 { 0 } else { 3 };
+            let w = items[i].1.width() + if used == 0 { 0 } else { 3 };
             if used + w <= width as usize {
                 used += w;
                 keep[i] = true;
-            } else if left_out.is_none() {
-                left_out = Some(*rank);
             }
         }
         items
@@ -506,30 +495,6 @@ mod tests {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("keys: refresh = \"x\" refused: x is already filter"));
         assert_eq!(map.first_key(Action::Refresh), "r");
-    }
-
-    #[test]
-    fn a_hint_left_out_leaves_no_room_to_less_important_ones() {
-        let map = KeyMap::default();
-        let hints = [
-            Hint::new(&[Action::Detail], "open the selected record", 0),
-            Hint::new(&[Action::Refresh], "again", 2),
-            Hint::new(&[Action::Help], "help and keys", 1),
-            Hint::new(&[Action::Back], "close", 0),
-            Hint::new(&[], "type to filter", 0),
-        ];
-        assert_eq!(
-            map.hint_text(&hints, 100),
-            "Enter open the selected record · r again · ? help and keys · Esc close · type to filter"
-        );
-        // The long rank-0 hint does not fit: the other rank-0 ones still show (same rank);
-        // `r again` would fit in the room left and does not.
-        assert_eq!(map.hint_text(&hints, 40), "Esc close · type to filter");
-        // Rank 0 all in, rank 1 out: rank 2 stays out though it would fit.
-        assert_eq!(
-            map.hint_text(&hints, 70),
-            "Enter open the selected record · Esc close · type to filter"
-        );
     }
 
     #[test]

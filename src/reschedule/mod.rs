@@ -12,7 +12,7 @@ mod tests;
 
 use chrono::{DateTime, Days, FixedOffset, NaiveTime, TimeDelta, Utc};
 
-use crate::timeparse::{Unit, Zone};
+use crate::timeparse::Zone;
 
 pub use body::{
     DialogField, RescheduleError, build_body, format_time, map_server_field, parse_extra, send_time,
@@ -181,9 +181,8 @@ pub fn parse_end(text: &str, zone: &Zone, now: DateTime<Utc>) -> Result<EndSpec,
 /// The longest duration accepted (a multi-day appointment is possible; a year is a typo).
 pub const MAX_DURATION_DAYS: i64 = 14;
 
-/// A length with units: `15m`, `30m`, `1h`, `90m`, `1h30m`, `1h 30m`, `2h`; the units of the
-/// time grammar's offsets ([`Unit`]: `s`, `min`, `hr`, `hours`, `d`, `w`, ...), a day 24
-/// hours. Positive, at most 14 days. `1:30` is a clock time, not a length, and
+/// A length with units: `15m`, `30m`, `1h`, `90m`, `1h30m`, `1h 30m`, `2h`; also `min`,
+/// `hr`, `hours`, `d`. Positive, at most 14 days. `1:30` is a clock time, not a length, and
 /// a bare number has no unit: both are refused here.
 pub fn parse_duration(s: &str) -> Result<TimeDelta, String> {
     const HINT: &str = "a length is like 15m, 30m, 1h, 90m or 1h30m";
@@ -205,17 +204,22 @@ pub fn parse_duration(s: &str) -> Result<TimeDelta, String> {
         let n: i64 = rest[..digits].parse().map_err(|_| HINT.to_string())?;
         rest = &rest[digits..];
         let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
-        let unit = Unit::parse(&rest[..letters]).ok_or_else(|| HINT.to_string())?;
+        let per = match &rest[..letters] {
+            "m" | "min" | "mins" | "minute" | "minutes" => 1,
+            "h" | "hr" | "hrs" | "hour" | "hours" => 60,
+            "d" | "day" | "days" => 24 * 60,
+            _ => return Err(HINT.into()),
+        };
         rest = &rest[letters..];
-        total += n * unit.seconds();
+        total += n * per;
     }
     if total <= 0 {
         return Err("a length must be longer than zero".into());
     }
-    if total > MAX_DURATION_DAYS * Unit::Days.seconds() {
+    if total > MAX_DURATION_DAYS * 24 * 60 {
         return Err(format!("a length is at most {MAX_DURATION_DAYS} days"));
     }
-    Ok(TimeDelta::seconds(total))
+    Ok(TimeDelta::minutes(total))
 }
 
 /// The appointment id in what was typed or pasted: a bare id, or a link (absolute or a path)

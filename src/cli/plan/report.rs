@@ -38,7 +38,15 @@ impl Counts {
             Outcome::NotSent => self.not_sent += 1,
             Outcome::Failed => {
                 self.failed += 1;
-                let rejected = r.error.as_ref().is_some_and(|e| e.kind.is_rejection());
+                let rejected = r.error.as_ref().is_some_and(|e| {
+                    matches!(
+                        e.kind,
+                        ErrorKind::Validation
+                            | ErrorKind::Conflict
+                            | ErrorKind::NotFound
+                            | ErrorKind::InvalidRequest
+                    )
+                });
                 self.rejected += u64::from(rejected);
             }
         }
@@ -255,25 +263,5 @@ mod tests {
             c.sentence(),
             "3 rows: 2 moved, 1 already done by an earlier run, 0 failed"
         );
-    }
-
-    /// A row refused before sending needs a fix like a 422 (exit 5), as an import's does; a
-    /// server error leaves the row as it was (a re-run, exit 6).
-    #[test]
-    fn a_row_refused_before_sending_is_rejected_a_server_error_is_not() {
-        let failed_with = |kind| {
-            let mut c = Counts::default();
-            c.add(&RowResult {
-                line: 2,
-                id: "apt_1".into(),
-                outcome: Outcome::Failed,
-                detail: String::new(),
-                error: Some(crate::api::ApiError::new(kind, "x")),
-                updated_at: None,
-            });
-            (c.failed, c.rejected)
-        };
-        assert_eq!(failed_with(ErrorKind::InvalidRequest), (1, 1));
-        assert_eq!(failed_with(ErrorKind::Server), (1, 0));
     }
 }
