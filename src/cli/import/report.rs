@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorKind};
 use crate::output::Format;
 
 /// What happened to a row (or, with `--dry-run`, would happen).
@@ -440,7 +440,6 @@ pub(crate) fn rows_bar(total: u64, show: bool) -> ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ErrorKind;
 
     #[test]
     fn the_summary_uses_correct_plurals_and_names_each_reason() {

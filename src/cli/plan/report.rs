@@ -7,6 +7,7 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 use serde_json::json;
 
+use crate::api::ErrorKind;
 use crate::cli::context::Ttys;
 use crate::output::Format;
 use crate::reschedule::RescheduleTimes;
@@ -249,7 +250,6 @@ fn row_json(r: &RowResult, times: &Option<RescheduleTimes>) -> serde_json::Value
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ErrorKind;
 
     #[test]
     fn the_summary_names_only_what_happened() {
