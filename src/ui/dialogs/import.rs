@@ -7,6 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
+use super::plan::{columns, row_text};
 use crate::app::dialogs::Dialog;
 use crate::app::dialogs::import::{ImportView, Tone};
 use crate::app::keymap::KeyMap;
@@ -37,7 +38,13 @@ pub fn draw(f: &mut Frame, area: Rect, v: &ImportView, keys: &KeyMap, theme: &Th
     if inner.height < 3 {
         return;
     }
-    let cols = columns(v, usize::from(inner.width));
+    let cols = columns(
+        v.header,
+        &v.rows,
+        usize::from(inner.width),
+        DROPPED_FIRST,
+        LAST_MIN,
+    );
     let header: Vec<&str> = cols.iter().map(|&(i, _)| v.header[i]).collect();
     fit::draw_str(
         f.buffer_mut(),
@@ -69,49 +76,4 @@ fn style_of(tone: Tone, theme: &Theme) -> Style {
         Tone::Bad => theme.error,
         Tone::Good => theme.good,
     }
-}
-
-/// The columns shown and their widths: each as wide as its widest cell; dropped in
-/// [`DROPPED_FIRST`] order while they do not fit.
-fn columns(v: &ImportView, width: usize) -> Vec<(usize, usize)> {
-    let mut cols: Vec<(usize, usize)> = (0..v.header.len())
-        .map(|i| {
-            let w = v
-                .rows
-                .iter()
-                .map(|r| fit::width(&r[i]))
-                .chain([fit::width(v.header[i])])
-                .max()
-                .unwrap_or(0);
-            (i, w)
-        })
-        .collect();
-    // The last column is cut at the edge: it needs only a readable start.
-    let total = |c: &[(usize, usize)]| {
-        let n = c.len();
-        c.iter()
-            .enumerate()
-            .map(|(k, &(_, w))| if k + 1 == n { w.min(LAST_MIN) } else { w } + 1)
-            .sum::<usize>()
-    };
-    for name in DROPPED_FIRST {
-        if total(&cols) <= width {
-            break;
-        }
-        cols.retain(|&(i, _)| v.header[i] != *name);
-    }
-    cols
-}
-
-/// The cells padded to their widths (the last one as it is: it is cut at the edge).
-fn row_text(cells: &[&str], cols: &[(usize, usize)]) -> String {
-    let mut s = String::new();
-    for (k, (cell, &(_, w))) in cells.iter().zip(cols).enumerate() {
-        s.push_str(cell);
-        if k + 1 < cells.len() {
-            let pad = w.saturating_sub(fit::width(cell)) + 1;
-            s.extend(std::iter::repeat_n(' ', pad));
-        }
-    }
-    s
 }

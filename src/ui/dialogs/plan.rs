@@ -35,7 +35,13 @@ pub fn draw(f: &mut Frame, area: Rect, v: &PlanView, keys: &KeyMap, theme: &Them
     if inner.height < 3 {
         return;
     }
-    let cols = columns(v, usize::from(inner.width));
+    let cols = columns(
+        v.header,
+        &v.rows,
+        usize::from(inner.width),
+        DROPPED_FIRST,
+        LAST_MIN,
+    );
     let header: Vec<&str> = cols.iter().map(|&(i, _)| v.header[i]).collect();
     fit::draw_str(
         f.buffer_mut(),
@@ -74,15 +80,21 @@ fn row_style(v: &PlanView, cells: &[String], theme: &Theme) -> ratatui::style::S
 }
 
 /// The columns shown and their widths: each as wide as its widest cell; dropped in
-/// [`DROPPED_FIRST`] order while they do not fit.
-fn columns(v: &PlanView, width: usize) -> Vec<(usize, usize)> {
-    let mut cols: Vec<(usize, usize)> = (0..v.header.len())
+/// `dropped_first` order while they do not fit (the last shown needs `last_min` columns: it
+/// is cut at the edge). Shared by the row-based previews and reports (`:plan`, `:import`).
+pub(super) fn columns(
+    header: &[&str],
+    rows: &[Vec<String>],
+    width: usize,
+    dropped_first: &[&str],
+    last_min: usize,
+) -> Vec<(usize, usize)> {
+    let mut cols: Vec<(usize, usize)> = (0..header.len())
         .map(|i| {
-            let w = v
-                .rows
+            let w = rows
                 .iter()
                 .map(|r| fit::width(&r[i]))
-                .chain([fit::width(v.header[i])])
+                .chain([fit::width(header[i])])
                 .max()
                 .unwrap_or(0);
             (i, w)
@@ -93,20 +105,20 @@ fn columns(v: &PlanView, width: usize) -> Vec<(usize, usize)> {
         let n = c.len();
         c.iter()
             .enumerate()
-            .map(|(k, &(_, w))| if k + 1 == n { w.min(LAST_MIN) } else { w } + 1)
+            .map(|(k, &(_, w))| if k + 1 == n { w.min(last_min) } else { w } + 1)
             .sum::<usize>()
     };
-    for name in DROPPED_FIRST {
+    for name in dropped_first {
         if total(&cols) <= width {
             break;
         }
-        cols.retain(|&(i, _)| v.header[i] != *name);
+        cols.retain(|&(i, _)| header[i] != *name);
     }
     cols
 }
 
 /// The cells padded to their widths (the last one as it is: it is cut at the edge).
-fn row_text(cells: &[&str], cols: &[(usize, usize)]) -> String {
+pub(super) fn row_text(cells: &[&str], cols: &[(usize, usize)]) -> String {
     let mut s = String::new();
     for (k, (cell, &(_, w))) in cells.iter().zip(cols).enumerate() {
         s.push_str(cell);
