@@ -35,6 +35,23 @@ pub enum ErrorKind {
     Other,
 }
 
+impl ErrorKind {
+    /// Whether a row (of a plan, an import) that failed with this was refused for what it
+    /// holds: it needs a fix, not a re-run (exit 5, "rejected input"). The service's 400, 409
+    /// and 422, a 404 (the row names a record that is not there), and a request refused before
+    /// sending. The token refused (401, 403), the service or the network failing are not the
+    /// row's fault: a re-run may get through.
+    pub fn is_rejection(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::Validation
+                | ErrorKind::Conflict
+                | ErrorKind::NotFound
+                | ErrorKind::InvalidRequest
+        )
+    }
+}
+
 /// A failed API operation.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", self.summary())]
@@ -271,5 +288,34 @@ fn one_line(s: &str) -> String {
         format!("{cut}...")
     } else {
         joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Per the exit codes (docs/command-line.md): 5 is rejected input, refused before sending
+    /// or by the service (400/409/422, a plan's 404); 3 the token, 6 the service or network.
+    #[test]
+    fn rejections_are_the_row_s_fault_the_rest_are_not() {
+        let kind_of = |status: u16| {
+            let status = reqwest::StatusCode::from_u16(status).unwrap();
+            from_response(status, &reqwest::header::HeaderMap::new(), b"").kind
+        };
+        for status in [400, 404, 409, 422] {
+            assert!(kind_of(status).is_rejection(), "{status}");
+        }
+        for status in [302, 401, 403, 418, 429, 500, 503] {
+            assert!(!kind_of(status).is_rejection(), "{status}");
+        }
+        assert!(ApiError::invalid_request("id", "x").kind.is_rejection());
+        for kind in [
+            ErrorKind::Network,
+            ErrorKind::Timeout,
+            ErrorKind::BadResponse,
+        ] {
+            assert!(!kind.is_rejection(), "{kind:?}");
+        }
     }
 }

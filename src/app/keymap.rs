@@ -352,8 +352,12 @@ impl KeyMap {
             .unwrap_or_else(|| action.name().to_string())
     }
 
-    /// `hints` in `width` columns: the lowest ranks first while they fit, shown in their
-    /// order; unbound actions are left out.
+    /// `hints` in `width` columns: the lowest ranks (the most important) first, each kept
+    /// when it fits in the room the ones before it left, shown in their order; unbound
+    /// actions are left out, a hint without actions is its word alone (`type to filter`).
+    /// A long hint that does not fit leaves its room to shorter ones after it, less important
+    /// ones too: every hint shown is true, and a key the user can learn from the footer beats
+    /// an empty footer (the help overlay lists them all).
     pub fn hint_text(&self, hints: &[Hint], width: u16) -> String {
         use unicode_width::UnicodeWidthStr;
         let items: Vec<(u8, String)> = hints
@@ -361,6 +365,7 @@ impl KeyMap {
             .filter(|h| h.actions.iter().all(|a| !self.keys(*a).is_empty()))
             .map(|h| {
                 let keys = match h.actions {
+                    [] => return (h.rank, h.word.to_string()),
                     [a, b] => self.pair(*a, *b),
                     many => many
                         .iter()
@@ -495,6 +500,35 @@ mod tests {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("keys: refresh = \"x\" refused: x is already filter"));
         assert_eq!(map.first_key(Action::Refresh), "r");
+    }
+
+    #[test]
+    fn a_hint_left_out_leaves_its_room_to_shorter_ones_after_it() {
+        let map = KeyMap::default();
+        let hints = [
+            Hint::new(&[Action::Detail], "open the selected record", 0),
+            Hint::new(&[Action::Refresh], "again", 2),
+            Hint::new(&[Action::Help], "help and keys", 1),
+            Hint::new(&[Action::Back], "close", 0),
+            Hint::new(&[], "type to filter", 0),
+        ];
+        assert_eq!(
+            map.hint_text(&hints, 100),
+            "Enter open the selected record · r again · ? help and keys · Esc close · type to filter"
+        );
+        // Rank 0 first: `Enter …` (30) fits, `Esc close` and `type to filter` do not; the
+        // rank-1 help does not either, and the rank-2 `r again` fills the room exactly.
+        assert_eq!(
+            map.hint_text(&hints, 40),
+            "Enter open the selected record · r again"
+        );
+        // Every rank-0 hint fits; help (rank 1) does not, `r again` after it still does.
+        assert_eq!(
+            map.hint_text(&hints, 70),
+            "Enter open the selected record · r again · Esc close · type to filter"
+        );
+        // Too narrow for the first: the shorter ones of its rank come first.
+        assert_eq!(map.hint_text(&hints, 28), "Esc close · type to filter");
     }
 
     #[test]

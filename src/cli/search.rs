@@ -119,13 +119,10 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
     }
     // A first sync writes records before their search entries (built at its end): until a
     // sync finishes the job, say which resources search cannot see yet.
-    for r in Resource::ALL {
-        let searched = args.types.is_empty() || args.types.contains(&r);
-        if searched && mirror.index_pending(r).map_err(read_error)? {
-            eprintln!(
-                "(local mirror: {r} are not searchable yet, their first sync did not finish; `crmdash sync` completes it)"
-            );
-        }
+    for r in &results.unsearchable {
+        eprintln!(
+            "(local mirror: {r} are not searchable yet, their first sync did not finish; `crmdash sync` completes it)"
+        );
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Some(shaper) = shaper {

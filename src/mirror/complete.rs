@@ -21,23 +21,23 @@ impl Mirror {
         let noun = resource.noun();
         let mut out: Vec<(String, String)> = Vec::new();
         if typed.trim().is_empty() {
-            // The resource's own partial index of live records by update time.
-            let newest = |indexed: &str| -> rusqlite::Result<Vec<(String, String)>> {
+            // The resource's own partial index of live records by update time; without it
+            // during a first sync's bulk phase (`deferred`).
+            let hint = format!("INDEXED BY {noun}_by_updated_us");
+            let rows = super::deferred::or_unindexed(&hint, |indexed| {
+                let sql = format!(
+                    "SELECT id, packed FROM records {indexed} \
+                     WHERE resource = '{noun}' AND gone_at IS NULL \
+                     ORDER BY updated_us DESC, id DESC LIMIT ?1"
+                );
                 self.conn
-                    .prepare_cached(&format!(
-                        "SELECT id, packed FROM records {indexed} \
-                         WHERE resource = '{noun}' AND gone_at IS NULL \
-                         ORDER BY updated_us DESC, id DESC LIMIT ?1"
-                    ))?
-                    .query_map(params![limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect()
-            };
-            // Without the index during a first sync's bulk phase (`deferred`).
-            let rows = match newest(&format!("INDEXED BY {noun}_by_updated_us")) {
-                Err(e) if super::deferred::no_such_index(&e) => newest(""),
-                other => other,
-            }
-            .map_err(sq)?;
+                    .prepare_cached(&sql)
+                    .and_then(|mut s| {
+                        s.query_map(params![limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+                            .collect::<rusqlite::Result<Vec<(String, String)>>>()
+                    })
+                    .map_err(sq)
+            })?;
             for (id, packed) in rows {
                 out.push((id, self.label_of(resource, &packed)?));
             }

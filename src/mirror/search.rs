@@ -56,6 +56,10 @@ pub struct SearchGroup {
 pub struct SearchResults {
     /// One group per resource searched, in the order contacts, deals, projects.
     pub groups: Vec<SearchGroup>,
+    /// The resources searched whose records wait for their search entries (a first sync
+    /// under way or stopped half way, `index_pending`): search cannot find them yet.
+    #[serde(skip)]
+    pub unsearchable: Vec<Resource>,
 }
 
 impl SearchResults {
@@ -176,6 +180,7 @@ impl Mirror {
         let grams = trigrams(&q.text);
         let phone = phone_digits(&q.text);
         let mut groups = Vec::new();
+        let mut unsearchable = Vec::new();
         for r in resources {
             let mut hits = Vec::new();
             let mut more = false;
@@ -215,8 +220,14 @@ impl Mirror {
                 hits,
                 more,
             });
+            if self.index_pending(r)? {
+                unsearchable.push(r);
+            }
         }
-        Ok(SearchResults { groups })
+        Ok(SearchResults {
+            groups,
+            unsearchable,
+        })
     }
 
     /// A hit's record, label and detail, read when it is kept.

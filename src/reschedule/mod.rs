@@ -12,7 +12,7 @@ mod tests;
 
 use chrono::{DateTime, Days, FixedOffset, NaiveTime, TimeDelta, Utc};
 
-use crate::timeparse::Zone;
+use crate::timeparse::{Unit, Zone};
 
 pub use body::{
     DialogField, RescheduleError, build_body, format_time, map_server_field, parse_extra, send_time,
@@ -161,8 +161,11 @@ pub fn parse_end(text: &str, zone: &Zone, now: DateTime<Utc>) -> Result<EndSpec,
             .map(EndSpec::Duration)
             .map_err(|e| format!("{t:?}: {e}"));
     }
-    if let Ok(d) = parse_duration(t) {
-        return Ok(EndSpec::Duration(d));
+    match parse_duration(t) {
+        Ok(d) => return Ok(EndSpec::Duration(d)),
+        // `2w` reads as a length with the wrong unit, not as a time: say so.
+        Err(e) if e.starts_with("weeks") => return Err(format!("{t:?}: {e}")),
+        Err(_) => {}
     }
     if let Some(clock) = crate::timeparse::parse_clock(t) {
         return Ok(EndSpec::Clock(clock));
@@ -181,9 +184,11 @@ pub fn parse_end(text: &str, zone: &Zone, now: DateTime<Utc>) -> Result<EndSpec,
 /// The longest duration accepted (a multi-day appointment is possible; a year is a typo).
 pub const MAX_DURATION_DAYS: i64 = 14;
 
-/// A length with units: `15m`, `30m`, `1h`, `90m`, `1h30m`, `1h 30m`, `2h`; also `min`,
-/// `hr`, `hours`, `d`. Positive, at most 14 days. `1:30` is a clock time, not a length, and
-/// a bare number has no unit: both are refused here.
+/// A length with units: `15m`, `30m`, `1h`, `90m`, `1h30m`, `1h 30m`, `2h`; the units of the
+/// time grammar's offsets ([`Unit`]: `s`, `min`, `hr`, `hours`, `d`, ...), a day 24 hours.
+/// Positive, at most 14 days. Refused here: weeks (`2w` is a shift's unit, not an
+/// appointment's length: a typo far likelier than a meeting that long; `14d` says it when
+/// meant), `1:30` (a clock time, not a length) and a bare number (no unit).
 pub fn parse_duration(s: &str) -> Result<TimeDelta, String> {
     const HINT: &str = "a length is like 15m, 30m, 1h, 90m or 1h30m";
     let t = s.trim().to_ascii_lowercase();
@@ -204,22 +209,25 @@ pub fn parse_duration(s: &str) -> Result<TimeDelta, String> {
         let n: i64 = rest[..digits].parse().map_err(|_| HINT.to_string())?;
         rest = &rest[digits..];
         let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
-        let per = match &rest[..letters] {
-            "m" | "min" | "mins" | "minute" | "minutes" => 1,
-            "h" | "hr" | "hrs" | "hour" | "hours" => 60,
-            "d" | "day" | "days" => 24 * 60,
-            _ => return Err(HINT.into()),
+        let unit = match Unit::parse(&rest[..letters]) {
+            Some(Unit::Weeks) => {
+                return Err(format!(
+                    "weeks are not an appointment's length: {HINT} (days at most: 14d)"
+                ));
+            }
+            Some(unit) => unit,
+            None => return Err(HINT.into()),
         };
         rest = &rest[letters..];
-        total += n * per;
+        total += n * unit.seconds();
     }
     if total <= 0 {
         return Err("a length must be longer than zero".into());
     }
-    if total > MAX_DURATION_DAYS * 24 * 60 {
+    if total > MAX_DURATION_DAYS * Unit::Days.seconds() {
         return Err(format!("a length is at most {MAX_DURATION_DAYS} days"));
     }
-    Ok(TimeDelta::minutes(total))
+    Ok(TimeDelta::seconds(total))
 }
 
 /// The appointment id in what was typed or pasted: a bare id, or a link (absolute or a path)

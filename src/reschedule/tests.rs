@@ -107,6 +107,29 @@ fn durations() {
 }
 
 #[test]
+fn lengths_take_the_time_grammar_s_units() {
+    // The grammar's own reading of the same text (`parse_period`): one unit table.
+    for s in ["90s", "45 sec", "2 mins", "1hr", "3 hours", "1 day", "1d2h"] {
+        let grammar = crate::timeparse::parse_period(&s.replace(' ', "")).unwrap();
+        assert_eq!(parse_duration(s), Ok(grammar), "{s}");
+    }
+    assert_eq!(parse_duration("90s"), Ok(TimeDelta::seconds(90)));
+    assert_eq!(parse_duration("14d"), Ok(TimeDelta::days(14)));
+    // Weeks are a shift's unit, not a length, even under 14 days; the message says so.
+    for s in ["1w", "1wk", "2 weeks", "1d1w"] {
+        let e = parse_duration(s).unwrap_err();
+        assert!(
+            e.contains("weeks are not an appointment's length"),
+            "{s}: {e}"
+        );
+    }
+    // Over 14 days, whatever the unit.
+    for s in ["15d", "337h", "20161m"] {
+        assert!(parse_duration(s).is_err(), "{s}");
+    }
+}
+
+#[test]
 fn ends_from_specs() {
     let start = fixed("2026-12-24T10:00:00+01:00");
     let t =
@@ -222,8 +245,15 @@ fn a_negative_or_unitless_end_is_refused_with_a_message() {
     );
     let e = parse_end("45", &zone, now).unwrap_err();
     assert!(e.contains("45m is 45 minutes"), "{e}");
+    // Two weeks is no appointment's length (a shift's unit): refused, with the lengths meant.
     let e = parse_end("+2w", &zone, now).unwrap_err();
-    assert!(e.contains("a length is like"), "{e}");
+    assert!(
+        e.contains("\"+2w\"") && e.contains("a length is like"),
+        "{e}"
+    );
+    // Without the `+`, `2w` is read as that length too (never as a date), and refused.
+    let e = parse_end("2w", &zone, now).unwrap_err();
+    assert!(e.contains("weeks are not an appointment's length"), "{e}");
     assert_eq!(parse_end("  ", &zone, now), Ok(EndSpec::None));
 }
 

@@ -212,6 +212,43 @@ pub(super) fn parse_offset(tok: &str) -> Option<Result<(i64, TimeDelta), TimeErr
     Relative::parse(tok).map(|r| r.map(|r| (r.days, r.exact)))
 }
 
+/// A unit of time as offsets and lengths spell it (`+2h`, `-7d`, `1h30m`, `90 mins`),
+/// lower-case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Seconds,
+    Minutes,
+    Hours,
+    /// An offset steps the calendar by days (the clock time stays across a DST change).
+    Days,
+    Weeks,
+}
+
+impl Unit {
+    /// The unit a word names: `s`, `sec`, `m`, `min`, `minutes`, `h`, `hr`, `d`, `w`, `wk`, ...
+    pub fn parse(word: &str) -> Option<Unit> {
+        Some(match word {
+            "s" | "sec" | "secs" | "second" | "seconds" => Unit::Seconds,
+            "m" | "min" | "mins" | "minute" | "minutes" => Unit::Minutes,
+            "h" | "hr" | "hrs" | "hour" | "hours" => Unit::Hours,
+            "d" | "day" | "days" => Unit::Days,
+            "w" | "wk" | "week" | "weeks" => Unit::Weeks,
+            _ => return None,
+        })
+    }
+
+    /// Seconds in one, a day counted as 24 hours (a length, not a calendar step).
+    pub fn seconds(self) -> i64 {
+        match self {
+            Unit::Seconds => 1,
+            Unit::Minutes => 60,
+            Unit::Hours => 3600,
+            Unit::Days => 86_400,
+            Unit::Weeks => 7 * 86_400,
+        }
+    }
+}
+
 /// A signed offset from now: whole calendar days, plus exact time.
 struct Relative {
     days: i64,
@@ -255,19 +292,19 @@ impl Relative {
             let unit = &rest[..letters];
             rest = &rest[letters..];
             let n = if neg { -n } else { n };
-            let add = match unit {
-                "s" | "sec" | "secs" | "second" | "seconds" => TimeDelta::try_seconds(n),
-                "m" | "min" | "mins" | "minute" | "minutes" => TimeDelta::try_minutes(n),
-                "h" | "hr" | "hrs" | "hour" | "hours" => TimeDelta::try_hours(n),
-                "d" | "day" | "days" => {
+            let add = match Unit::parse(unit) {
+                Some(Unit::Seconds) => TimeDelta::try_seconds(n),
+                Some(Unit::Minutes) => TimeDelta::try_minutes(n),
+                Some(Unit::Hours) => TimeDelta::try_hours(n),
+                Some(Unit::Days) => {
                     days += n;
                     continue;
                 }
-                "w" | "wk" | "week" | "weeks" => {
+                Some(Unit::Weeks) => {
                     days += n * 7;
                     continue;
                 }
-                _ => return bad(UNITS),
+                None => return bad(UNITS),
             };
             match add.and_then(|a| exact.checked_add(&a)) {
                 Some(e) => exact = e,

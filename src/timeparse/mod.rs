@@ -12,6 +12,7 @@ mod tests;
 
 use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
 
+pub use grammar::Unit;
 pub use zone::{UnknownZone, Zone};
 
 /// The exact grammar, for `--help` texts and the dialog's help (lines under 80 columns).

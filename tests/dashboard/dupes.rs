@@ -98,7 +98,14 @@ fn raw(p: &Person) -> Arc<str> {
 
 /// A dashboard with the mirror on and `:dupes` open, the finder's request id returned.
 fn opened(size: (u16, u16)) -> (Harness, crmdash::app::effects::RequestId) {
-    let mut h = Harness::new(size);
+    opened_with(size, crate::dashboard_support::test_config())
+}
+
+fn opened_with(
+    size: (u16, u16),
+    config: crmdash::app::AppConfig,
+) -> (Harness, crmdash::app::effects::RequestId) {
+    let mut h = Harness::with(size, crate::dashboard_support::FakeData::new(60), config);
     h.app.set_mirror(true, None);
     h.answer_all();
     h.advance(Duration::from_secs(12));
@@ -249,6 +256,48 @@ fn an_absent_or_incomplete_mirror_is_said() {
     let fx = h.ch('D');
     assert!(!fx.iter().any(|e| matches!(e, Effect::Mirror(_))), "{fx:?}");
     assert!(crate::dashboard_support::note_of(&h.app).contains("turned off"));
+}
+
+/// The footer comes from the key map: a `[keys]` rebinding shows in it; at 60 columns the
+/// keys that matter (compare, close) stay and the minor ones go, never cut mid-word.
+#[test]
+fn the_footer_shows_rebound_keys_and_keeps_close_at_60_columns() {
+    let mut config = crate::dashboard_support::test_config();
+    config.keymap = crate::dialog_support::keymap(&[("export", &["E"]), ("scroll_left", &["H"])]);
+    // The dialog's own footer: the line inside its frame with `needle`.
+    let footer = |h: &Harness, needle: &str| {
+        let screen = h.render();
+        screen
+            .lines()
+            .find(|l| l.contains(needle) && l.contains('│'))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("the dialog's footer has {needle}:\n{screen}"))
+    };
+    for size in [(60, 16), (100, 30)] {
+        let (mut h, id) = opened_with(size, config.clone());
+        // Reading: only what works then.
+        let reading = footer(&h, "Esc close");
+        assert!(!reading.contains("compare"), "{reading}");
+        h.send(Message::Mirror(MirrorMessage::Dupes {
+            id,
+            result: Ok(Some(report(true))),
+        }));
+        let list = footer(&h, "Enter compare");
+        assert!(list.contains("Esc close"), "{list}");
+        assert!(!list.contains('…'), "{list}");
+        if size.0 >= 100 {
+            assert!(
+                list.contains("E export") && list.contains("r again"),
+                "{list}"
+            );
+        } else {
+            // The least needed goes first.
+            assert!(!list.contains("r again"), "{list}");
+        }
+        open_cluster(&mut h);
+        let cluster = footer(&h, "H/l member");
+        assert!(cluster.contains("Esc back"), "{cluster}");
+    }
 }
 
 #[test]

@@ -282,6 +282,50 @@ async fn search_dialog_finds_without_accents_and_opens_the_record() {
     sb.shutdown().await;
 }
 
+/// A first sync stopped half way leaves contacts without their search entries: the search
+/// dialog says they are not searchable yet (as `crmdash search` does on stderr).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_says_what_an_interrupted_first_sync_left_unsearchable() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let s = settings(dir.path(), 0);
+    let loc = MirrorLocation::for_settings(&s.cache, "test", &sb.base_url()).unwrap();
+    // The service fails once 300 contacts were read: the pass stops in its bulk phase.
+    let failing = std::sync::atomic::AtomicBool::new(false);
+    let stop = |p: &sync::SyncProgress| {
+        if p.fetched >= 300 && !failing.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            let fault = serde_json::json!({
+                "kind": "server_error", "status": 503, "path": "/contacts", "times": 0
+            });
+            sb.faults().add(serde_json::from_value(fault).unwrap());
+        }
+    };
+    let contacts_only = SyncOptions {
+        resources: vec![Resource::Contacts],
+        ..SyncOptions::default()
+    };
+    let client = client(&sb.base_url(), &sb.token());
+    sync::sync(&client, &loc, &contacts_only, &stop)
+        .await
+        .expect_err("stopped by the 503s");
+    sb.faults().clear();
+    let mut e = engine(&sb.base_url(), &sb.token(), s);
+    e.start();
+    e.settle(QUIET).await;
+    key(&mut e, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    typed(&mut e, "example");
+    e.settle(QUIET).await;
+    let d = search_dialog(&e);
+    let unsearchable = &d.results.as_ref().expect("searched").unsearchable;
+    assert_eq!(unsearchable, &[Resource::Contacts]);
+    let text = screen(&e);
+    assert!(
+        text.contains("Contacts are not searchable yet: their first sync stopped"),
+        "{text}"
+    );
+    sb.shutdown().await;
+}
+
 #[tokio::test]
 async fn search_without_a_mirror_says_how_to_get_one() {
     let (_dir, sb, mut e) = started(false).await;

@@ -327,6 +327,10 @@ fn plan_preview_snapshots() {
             result: Ok(Box::new(loaded(&text, words))),
         });
         let screen = h.render();
+        // Wrapped, not cut: the bad row's line and all of its reason, all of the sentence.
+        for said in ["✗ line 14: start:", "RFC 3339", "again)"] {
+            assert!(screen.contains(said), "{said} at {size:?}:\n{screen}");
+        }
         insta::assert_snapshot!(format!("plan_preview_{}x{}", size.0, size.1), screen);
     }
 }

@@ -313,7 +313,11 @@ fn answer(h: &mut Harness, id: crmdash::app::RequestId, answer: FeedAnswer) -> V
 
 /// The dashboard with Today open on the known history.
 fn today_open(size: (u16, u16)) -> Harness {
-    let mut h = Harness::new(size);
+    today_open_with(size, crate::dashboard_support::test_config())
+}
+
+fn today_open_with(size: (u16, u16), config: crmdash::app::AppConfig) -> Harness {
+    let mut h = Harness::with(size, crate::dashboard_support::FakeData::new(60), config);
     h.app.set_mirror(true, None);
     h.answer_all();
     let (id, ask) = feed_ask(&h.ch('t'));
@@ -394,15 +398,88 @@ fn today_snapshots() {
     }
 }
 
+/// Today's footer comes from the key map: a `[keys]` rebinding shows in it (and works); at
+/// 60 columns the open and close keys stay, a hint too long for the room goes whole.
 #[test]
-fn changes_in_the_palette_filter_as_one_types_and_open_records() {
-    let mut h = Harness::new((80, 24));
+fn today_s_footer_shows_rebound_keys_and_keeps_close_at_60_columns() {
+    let mut config = crate::dashboard_support::test_config();
+    config.keymap = crate::dialog_support::keymap(&[("mark_seen", &["m"])]);
+    for size in [(60, 16), (100, 30)] {
+        let mut h = today_open_with(size, config.clone());
+        let screen = h.render();
+        let footer = screen
+            .lines()
+            .find(|l| l.contains("mark group seen") && l.contains('│'))
+            .unwrap_or_else(|| panic!("Today's footer:\n{screen}"));
+        assert!(footer.contains("m mark group seen"), "{footer}");
+        assert!(
+            footer.contains("Enter open") && footer.contains("Esc close"),
+            "{footer}"
+        );
+        assert!(!footer.contains('…'), "{footer}");
+        // At 60 columns `j/k select` does not fit; the shorter `q quit` takes its room.
+        assert_eq!(footer.contains("j/k select"), size.0 >= 100, "{footer}");
+        assert!(footer.contains("q quit"), "{footer}");
+        let (_, ask) = feed_ask(&h.ch('m'));
+        assert!(matches!(ask, FeedAsk::MarkSeen { .. }), "{ask:?}");
+    }
+}
+
+fn changes_open(size: (u16, u16)) -> (Harness, crmdash::app::RequestId) {
+    let mut h = Harness::new(size);
     h.app.set_mirror(true, None);
     h.answer_all();
     h.ch(':');
     h.type_str("changes");
     let (id, ask) = feed_ask(&h.key(KeyCode::Enter));
     assert_eq!(ask, FeedAsk::Recent);
+    (h, id)
+}
+
+/// `:changes` folds the lines' case once, when they arrive, and filters when the filter
+/// changes: what a frame draws is the kept list (`matching`), not a filter run again.
+#[test]
+fn changes_are_filtered_when_typed_not_each_frame() {
+    let (mut h, id) = changes_open((80, 24));
+    let line = |text: &str| ChangeLine {
+        text: text.into(),
+        record: None,
+    };
+    // Typed before the answer: applied when it comes.
+    h.type_str("WON");
+    answer(
+        &mut h,
+        id,
+        FeedAnswer::Recent(vec![
+            line("2026-11-22 09:00  deal Rollout  status open → Won"),
+            line("2026-11-22 08:00  deal Pilot  status open → lost"),
+            line("2026-11-22 07:00  deal Wonder Ltd  created"),
+        ]),
+    );
+    let v = today_view(&h);
+    assert_eq!(v.all_changes().len(), 3);
+    assert_eq!(v.matching(), [0, 2]);
+    let before = h.render();
+    assert_eq!(today_view(&h).matching(), [0, 2], "a frame changes nothing");
+    assert!(before.contains("(2 of 3)"), "{before}");
+    h.type_str(" status");
+    assert_eq!(today_view(&h).matching(), [0]);
+    for _ in 0.." status".len() {
+        h.key(KeyCode::Backspace);
+    }
+    assert_eq!(today_view(&h).filter(), "WON");
+    assert_eq!(today_view(&h).matching(), [0, 2]);
+    h.key(KeyCode::Down);
+    assert_eq!(today_view(&h).list.selected, 1);
+    // Another character: the list is found again and the cursor goes back to its top.
+    h.type_str("d");
+    assert_eq!(today_view(&h).matching(), [2]);
+    assert_eq!(today_view(&h).list.selected, 0);
+}
+
+#[test]
+fn changes_in_the_palette_filter_as_one_types_and_open_records() {
+    let (mut h, id) = changes_open((80, 24));
     let line = |text: &str, id: &str| ChangeLine {
         text: text.into(),
         record: Some(RecordRef {

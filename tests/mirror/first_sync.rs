@@ -208,6 +208,22 @@ async fn an_interrupted_first_sync_lists_what_it_read_says_search_waits_and_the_
         .find_map(|(id, c)| Some((id, c["email"].as_str()?)))
         .unwrap();
     assert!(!found(&m, Resource::Contacts, email).contains(id));
+    let everywhere = SearchQuery {
+        text: email.to_string(),
+        resources: Vec::new(),
+        limit: 5,
+    };
+    assert_eq!(
+        m.search(&everywhere).unwrap().unsearchable,
+        [Resource::Contacts]
+    );
+    // Completion's newest ids read without the dropped sort index (`or_unindexed`).
+    let newest = m.complete_ids(Resource::Contacts, "", 5).unwrap();
+    assert_eq!(newest.len(), 5, "{newest:?}");
+    assert!(
+        newest.iter().all(|(id, _)| have.contains_key(id)),
+        "{newest:?}"
+    );
 
     // Meanwhile a contact the mirror has not read yet is written with its search entries
     // (as the dashboard does after creating one): the build must not index it twice.
@@ -242,6 +258,7 @@ async fn an_interrupted_first_sync_lists_what_it_read_says_search_waits_and_the_
     assert!(c.resumed, "{report:?}");
     let m = reader(&env);
     assert!(!m.index_pending(Resource::Contacts).unwrap());
+    assert!(m.search(&everywhere).unwrap().unsearchable.is_empty());
     assert!(m.sync_state(Resource::Contacts).unwrap().pass.is_none());
     assert_eq!(listed(&m), server);
     search_finds_everything_once(&env, &m, false);

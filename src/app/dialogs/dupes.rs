@@ -308,7 +308,18 @@ impl Dialog for DupesView {
             Hint::new(&[Action::Detail], "open", 0),
             Hint::new(&[Action::Back], "back", 0),
         ];
-        if self.open.is_some() { CLUSTER } else { LIST }
+        // Reading; or nothing to list (no mirror yet, an error): read again.
+        const READING: &[Hint] = &[Hint::new(&[Action::Back], "close", 0)];
+        const AGAIN: &[Hint] = &[
+            Hint::new(&[Action::Refresh], "again", 1),
+            Hint::new(&[Action::Back], "close", 0),
+        ];
+        match (&self.open, self.report()) {
+            (Some(_), _) => CLUSTER,
+            (None, Some(_)) => LIST,
+            (None, None) if self.pending.is_some() => READING,
+            (None, None) => AGAIN,
+        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {

@@ -31,6 +31,7 @@ pub mod import;
 pub mod includes;
 pub mod jobs;
 pub mod login;
+pub mod mirror_list;
 pub mod notice;
 pub mod pager;
 pub mod palette;

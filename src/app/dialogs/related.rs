@@ -5,6 +5,7 @@
 
 use crossterm::event::KeyEvent;
 
+use crate::app::dialogs::mirror_list::MirrorList;
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::effects::RequestId;
 use crate::app::keymap::{Action, Hint};
@@ -13,20 +14,18 @@ use crate::app::mirror::{MirrorMessage, RecordRef, RelatedRecords};
 
 pub struct RelatedView {
     pub of: RecordRef,
-    pub pending: Option<RequestId>,
+    /// The read and the cursor (an index into [`RelatedView::items`]).
+    pub list: MirrorList,
     /// `Ok(None)`: no mirror; `Ok(Some(_))` with no group: none found.
     pub result: Option<Result<Option<RelatedRecords>, String>>,
-    /// Index into [`RelatedView::items`].
-    pub selected: usize,
 }
 
 impl RelatedView {
     pub fn new(of: RecordRef, id: RequestId) -> RelatedView {
         RelatedView {
             of,
-            pending: Some(id),
+            list: MirrorList::new(id),
             result: None,
-            selected: 0,
         }
     }
 
@@ -55,35 +54,34 @@ impl Dialog for RelatedView {
         if cx.keymap.pick(key, &[Action::PrevRecord]).is_some() {
             return Outcome::Close;
         }
-        match cx.keymap.action(key) {
-            Some(Action::Down) if n > 0 => self.selected = (self.selected + 1).min(n - 1),
-            Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
-            Some(Action::First) => self.selected = 0,
-            Some(Action::Last) => self.selected = n.saturating_sub(1),
-            Some(Action::Detail) => {
-                if let Some(r) = self.items().get(self.selected) {
-                    return Outcome::Apply(DialogResult::OpenRecord((*r).clone()));
-                }
-            }
-            Some(Action::Back) => return Outcome::Close,
-            _ => return Outcome::Ignored,
+        let action = cx.keymap.action(key);
+        if self.list.moved(action, n) {
+            return Outcome::Handled;
         }
-        Outcome::Handled
-    }
-
-    fn on_message(&mut self, msg: &Message, _cx: &mut DialogCx) -> Outcome {
-        match msg {
-            Message::Mirror(MirrorMessage::Related { id, result }) if self.pending == Some(*id) => {
-                self.pending = None;
-                self.result = Some(result.clone());
-                self.selected = 0;
-                Outcome::Handled
-            }
+        match action {
+            Some(Action::Detail) => match self.items().get(self.list.selected) {
+                Some(r) => Outcome::Apply(DialogResult::OpenRecord((*r).clone())),
+                None => Outcome::Handled,
+            },
+            Some(Action::Back) => Outcome::Close,
             _ => Outcome::Ignored,
         }
     }
 
+    fn on_message(&mut self, msg: &Message, _cx: &mut DialogCx) -> Outcome {
+        let Message::Mirror(MirrorMessage::Related { id, result }) = msg else {
+            return Outcome::Ignored;
+        };
+        match self.list.answer(*id, result) {
+            Some(result) => {
+                self.result = Some(result.clone());
+                Outcome::Handled
+            }
+            None => Outcome::Ignored,
+        }
+    }
+
     fn busy(&self) -> bool {
-        self.pending.is_some()
+        self.list.busy()
     }
 }

@@ -89,6 +89,23 @@ impl SearchDialog {
         Outcome::Effects(vec![Effect::Mirror(MirrorEffect::Search { id, text })])
     }
 
+    /// What the last search could not see, in words: the resources whose first sync stopped
+    /// before their search entries were built (`Mirror::index_pending`).
+    pub fn not_searchable(&self) -> Option<String> {
+        let r = self.results.as_ref()?;
+        let (first, rest) = r.unsearchable.split_first()?;
+        let mut list = first.title().to_string();
+        if let Some((last, middle)) = rest.split_last() {
+            for m in middle {
+                list.push_str(&format!(", {m}"));
+            }
+            list.push_str(&format!(" and {last}"));
+        }
+        Some(format!(
+            "{list} are not searchable yet: their first sync stopped before it indexed them; the next sync (in the background, or `crmdash sync`) finishes it."
+        ))
+    }
+
     fn open_selected(&self) -> Outcome {
         let hits = self.hits();
         let Some(hit) = hits.get(self.selected) else {
@@ -113,6 +130,7 @@ pub fn record_of(hit: &SearchHit) -> RecordRef {
 impl Dialog for SearchDialog {
     fn hints(&self) -> &'static [Hint] {
         const H: &[Hint] = &[
+            Hint::new(&[], "type to search", 1),
             Hint::new(&[Action::NextField, Action::PrevField], "select", 0),
             Hint::new(&[Action::Confirm], "open", 0),
             Hint::new(&[Action::Cancel], "close", 0),

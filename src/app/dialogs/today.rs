@@ -5,6 +5,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::app::dialogs::mirror_list::MirrorList;
 use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
 use crate::app::effects::RequestId;
 use crate::app::feed::{ChangeLine, FeedAnswer};
@@ -27,16 +28,20 @@ pub enum Reading {
 pub struct TodayView {
     /// `:changes` (one list, filtered by typing) rather than Today's groups.
     pub list_only: bool,
-    pub pending: Option<RequestId>,
+    /// The read and the cursor (an index into [`TodayView::items`]).
+    pub list: MirrorList,
     pub reading: Reading,
     pub groups: Vec<TodayGroup>,
     /// `since Tue 16:40`.
     pub since: String,
-    pub changes: Vec<ChangeLine>,
+    changes: Vec<ChangeLine>,
+    /// `changes`' texts lower-cased, once when they arrive (the filter reads them).
+    folded: Vec<String>,
     /// `:changes`: what was typed.
-    pub filter: String,
-    /// Index into [`TodayView::items`].
-    pub selected: usize,
+    filter: String,
+    /// `:changes`: the indices into `changes` the filter keeps, found again only when the
+    /// list or the filter changes (not each frame).
+    matching: Vec<usize>,
 }
 
 /// One selectable line, in the order drawn.
@@ -50,13 +55,14 @@ impl TodayView {
     pub fn today(id: RequestId) -> TodayView {
         TodayView {
             list_only: false,
-            pending: Some(id),
+            list: MirrorList::new(id),
             reading: Reading::Pending,
             groups: Vec::new(),
             since: String::new(),
             changes: Vec::new(),
+            folded: Vec::new(),
             filter: String::new(),
-            selected: 0,
+            matching: Vec::new(),
         }
     }
 
@@ -67,22 +73,47 @@ impl TodayView {
         }
     }
 
+    /// `:changes`: every change read (the filter aside).
+    pub fn all_changes(&self) -> &[ChangeLine] {
+        &self.changes
+    }
+
+    /// `:changes`: what was typed.
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    /// `:changes`: the indices into [`TodayView::all_changes`] the filter keeps.
+    pub fn matching(&self) -> &[usize] {
+        &self.matching
+    }
+
+    /// The filter typed (every word, in any case, is in a change kept), then the list found
+    /// again and the cursor back on its first line.
+    fn set_filter(&mut self, filter: String) {
+        self.filter = filter;
+        let words: Vec<String> = self
+            .filter
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        self.matching = self
+            .folded
+            .iter()
+            .enumerate()
+            .filter(|(_, text)| words.iter().all(|w| text.contains(w.as_str())))
+            .map(|(i, _)| i)
+            .collect();
+        self.list.selected = 0;
+    }
+
     /// Every line one can select, in the order drawn.
     pub fn items(&self) -> Vec<Item<'_>> {
         if self.list_only {
-            let words: Vec<String> = self
-                .filter
-                .split_whitespace()
-                .map(str::to_lowercase)
-                .collect();
             return self
-                .changes
+                .matching
                 .iter()
-                .filter(|c| {
-                    let text = c.text.to_lowercase();
-                    words.iter().all(|w| text.contains(w.as_str()))
-                })
-                .map(Item::Change)
+                .map(|&i| Item::Change(&self.changes[i]))
                 .collect();
         }
         self.groups
@@ -92,7 +123,7 @@ impl TodayView {
     }
 
     fn open(&self) -> Option<RecordRef> {
-        match self.items().get(self.selected)? {
+        match self.items().get(self.list.selected)? {
             Item::Change(c) => c.record.clone(),
             Item::Today(_, l) => Some(RecordRef {
                 kind: LinkKind::Record(l.resource?),
@@ -108,84 +139,24 @@ impl TodayView {
     /// `x`: the selected line's group is hidden (and remembered as seen up to its newest
     /// change); returns the group and that change.
     fn mark_seen(&mut self) -> Option<(GroupKind, i64)> {
-        let Item::Today(kind, _) = *self.items().get(self.selected)? else {
+        let Item::Today(kind, _) = *self.items().get(self.list.selected)? else {
             return None;
         };
         let group = self.groups.iter_mut().find(|g| g.kind == kind)?;
         let seq = group.lines.iter().map(|l| l.seq).max().unwrap_or(0);
         group.lines.clear();
         let n = self.items().len();
-        self.selected = self.selected.min(n.saturating_sub(1));
+        self.list.clamp(n);
         Some((kind, seq))
     }
 
-    fn answered(&mut self, answer: &FeedAnswer, cx: &DialogCx) {
-        match answer {
-            FeedAnswer::Today(input) => {
-                let zone = Zone::from(*cx.zone);
-                let today = zone.from_utc(cx.now).date_naive();
-                self.groups = build(input, today, cx.now, &zone);
-                self.since = since_words(input.since.as_ref(), &zone);
-            }
-            FeedAnswer::Recent(lines) => self.changes = lines.clone(),
-            FeedAnswer::History(_) | FeedAnswer::Marked => {}
+    /// A key's action: the cursor, open, close, and on Today `x` (mark the group seen).
+    fn on_action(&mut self, key: &KeyEvent, cx: &DialogCx, n: usize) -> Outcome {
+        let action = cx.keymap.action(key);
+        if self.list.moved(action, n) {
+            return Outcome::Handled;
         }
-    }
-}
-
-impl Dialog for TodayView {
-    fn hints(&self) -> &'static [Hint] {
-        const TODAY: &[Hint] = &[
-            Hint::new(&[Action::Down, Action::Up], "select", 0),
-            Hint::new(&[Action::Detail], "open", 0),
-            Hint::new(&[Action::MarkSeen], "mark group seen", 0),
-            Hint::new(&[Action::Back], "close", 0),
-            Hint::new(&[Action::Quit], "quit", 1),
-        ];
-        // Letters type into the filter: the arrows select.
-        const CHANGES: &[Hint] = &[
-            Hint::new(&[Action::HistoryNext, Action::HistoryPrev], "select", 0),
-            Hint::new(&[Action::Detail], "open", 0),
-            Hint::new(&[Action::Back], "close", 0),
-        ];
-        if self.list_only { CHANGES } else { TODAY }
-    }
-
-    fn captures_text(&self) -> bool {
-        self.list_only
-    }
-
-    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
-        let n = self.items().len();
-        if self.list_only {
-            let plain = key.modifiers - KeyModifiers::SHIFT == KeyModifiers::NONE;
-            match key.code {
-                KeyCode::Char(c) if plain => {
-                    self.filter.push(c);
-                    self.selected = 0;
-                    return Outcome::Handled;
-                }
-                KeyCode::Backspace if plain => {
-                    self.filter.pop();
-                    self.selected = 0;
-                    return Outcome::Handled;
-                }
-                KeyCode::Down => {
-                    self.selected = (self.selected + 1).min(n.saturating_sub(1));
-                    return Outcome::Handled;
-                }
-                KeyCode::Up => {
-                    self.selected = self.selected.saturating_sub(1);
-                    return Outcome::Handled;
-                }
-                _ => {}
-            }
-        }
-        match cx.keymap.action(key) {
-            Some(Action::Down) if n > 0 => self.selected = (self.selected + 1).min(n - 1),
-            Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
-            Some(Action::First) => self.selected = 0,
-            Some(Action::Last) => self.selected = n.saturating_sub(1),
+        match action {
             Some(Action::Detail) => {
                 if let Some(r) = self.open() {
                     return Outcome::Apply(DialogResult::OpenRecord(r));
@@ -202,26 +173,96 @@ impl Dialog for TodayView {
         Outcome::Handled
     }
 
-    fn on_message(&mut self, msg: &Message, cx: &mut DialogCx) -> Outcome {
-        match msg {
-            Message::Mirror(MirrorMessage::Feed { id, result }) if self.pending == Some(*id) => {
-                self.pending = None;
-                self.selected = 0;
-                self.reading = match result {
-                    Ok(Some(answer)) => {
-                        self.answered(answer, cx);
-                        Reading::Ready
-                    }
-                    Ok(None) => Reading::NoMirror,
-                    Err(e) => Reading::Failed(e.clone()),
-                };
-                Outcome::Handled
+    fn answered(&mut self, answer: &FeedAnswer, cx: &DialogCx) {
+        match answer {
+            FeedAnswer::Today(input) => {
+                let zone = Zone::from(*cx.zone);
+                let today = zone.from_utc(cx.now).date_naive();
+                self.groups = build(input, today, cx.now, &zone);
+                self.since = since_words(input.since.as_ref(), &zone);
             }
-            _ => Outcome::Ignored,
+            FeedAnswer::Recent(lines) => {
+                self.changes = lines.clone();
+                self.folded = lines.iter().map(|c| c.text.to_lowercase()).collect();
+                let filter = std::mem::take(&mut self.filter);
+                self.set_filter(filter);
+            }
+            FeedAnswer::History(_) | FeedAnswer::Marked => {}
         }
+    }
+}
+
+impl Dialog for TodayView {
+    fn hints(&self) -> &'static [Hint] {
+        const TODAY: &[Hint] = &[
+            Hint::new(&[Action::Down, Action::Up], "select", 1),
+            Hint::new(&[Action::Detail], "open", 0),
+            Hint::new(&[Action::MarkSeen], "mark group seen", 0),
+            Hint::new(&[Action::Back], "close", 0),
+            Hint::new(&[Action::Quit], "quit", 2),
+        ];
+        // Letters type into the filter: the arrows select.
+        const CHANGES: &[Hint] = &[
+            Hint::new(&[], "type to filter", 1),
+            Hint::new(&[Action::HistoryNext, Action::HistoryPrev], "select", 1),
+            Hint::new(&[Action::Detail], "open", 0),
+            Hint::new(&[Action::Back], "close", 0),
+        ];
+        if self.list_only { CHANGES } else { TODAY }
+    }
+
+    fn captures_text(&self) -> bool {
+        self.list_only
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
+        let n = self.items().len();
+        if self.list_only {
+            // Letters type into the filter: the arrows select.
+            let plain = key.modifiers - KeyModifiers::SHIFT == KeyModifiers::NONE;
+            match key.code {
+                KeyCode::Char(c) if plain => {
+                    let filter = format!("{}{c}", self.filter);
+                    self.set_filter(filter);
+                }
+                KeyCode::Backspace if plain => {
+                    let mut filter = self.filter.clone();
+                    filter.pop();
+                    self.set_filter(filter);
+                }
+                _ => match cx
+                    .keymap
+                    .pick(key, &[Action::HistoryNext, Action::HistoryPrev])
+                {
+                    Some(Action::HistoryNext) => _ = self.list.moved(Some(Action::Down), n),
+                    Some(_) => _ = self.list.moved(Some(Action::Up), n),
+                    None => return self.on_action(key, cx, n),
+                },
+            }
+            return Outcome::Handled;
+        }
+        self.on_action(key, cx, n)
+    }
+
+    fn on_message(&mut self, msg: &Message, cx: &mut DialogCx) -> Outcome {
+        let Message::Mirror(MirrorMessage::Feed { id, result }) = msg else {
+            return Outcome::Ignored;
+        };
+        let Some(result) = self.list.answer(*id, result) else {
+            return Outcome::Ignored;
+        };
+        self.reading = match result {
+            Ok(Some(answer)) => {
+                self.answered(answer, cx);
+                Reading::Ready
+            }
+            Ok(None) => Reading::NoMirror,
+            Err(e) => Reading::Failed(e.clone()),
+        };
+        Outcome::Handled
     }
 
     fn busy(&self) -> bool {
-        self.pending.is_some()
+        self.list.busy()
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
-use crate::api::{ApiError, ErrorKind};
+use crate::api::ApiError;
 use crate::output::Format;
 
 /// What happened to a row (or, with `--dry-run`, would happen).
@@ -160,12 +160,7 @@ impl Counts {
             Outcome::NearDuplicate => self.near_skipped += 1,
             Outcome::Failed => {
                 self.failed += 1;
-                let rejected = r.error.as_ref().is_some_and(|e| {
-                    matches!(
-                        e.kind,
-                        ErrorKind::Validation | ErrorKind::Conflict | ErrorKind::NotFound
-                    )
-                });
+                let rejected = r.error.as_ref().is_some_and(|e| e.kind.is_rejection());
                 self.rejected += u64::from(rejected);
             }
         }
@@ -440,6 +435,7 @@ pub(crate) fn rows_bar(total: u64, show: bool) -> ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::ErrorKind;
 
     #[test]
     fn the_summary_uses_correct_plurals_and_names_each_reason() {
@@ -482,5 +478,20 @@ mod tests {
             r.text(true),
             "line 3: would skip, ada@example.com exists as contact 1001"
         );
+    }
+
+    /// A row the client refused before sending (an email too long to look up) needs a fix,
+    /// exit 5, as a plan's row does; it used to count as a network failure (exit 6).
+    #[test]
+    fn a_row_refused_before_sending_is_rejected_a_server_error_is_not() {
+        let failed_with = |kind| {
+            let mut r = RowReport::new(3, Some("ada@example.com".into()));
+            r.error = Some(ApiError::new(kind, "x"));
+            let mut c = Counts::default();
+            c.add(&r);
+            (c.failed, c.rejected)
+        };
+        assert_eq!(failed_with(ErrorKind::InvalidRequest), (1, 1));
+        assert_eq!(failed_with(ErrorKind::Server), (1, 0));
     }
 }

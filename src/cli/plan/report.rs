@@ -7,7 +7,6 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 use serde_json::json;
 
-use crate::api::ErrorKind;
 use crate::cli::context::Ttys;
 use crate::output::Format;
 use crate::reschedule::RescheduleTimes;
@@ -39,15 +38,7 @@ impl Counts {
             Outcome::NotSent => self.not_sent += 1,
             Outcome::Failed => {
                 self.failed += 1;
-                let rejected = r.error.as_ref().is_some_and(|e| {
-                    matches!(
-                        e.kind,
-                        ErrorKind::Validation
-                            | ErrorKind::Conflict
-                            | ErrorKind::NotFound
-                            | ErrorKind::InvalidRequest
-                    )
-                });
+                let rejected = r.error.as_ref().is_some_and(|e| e.kind.is_rejection());
                 self.rejected += u64::from(rejected);
             }
         }
@@ -250,6 +241,7 @@ fn row_json(r: &RowResult, times: &Option<RescheduleTimes>) -> serde_json::Value
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::ErrorKind;
 
     #[test]
     fn the_summary_names_only_what_happened() {
@@ -263,5 +255,25 @@ mod tests {
             c.sentence(),
             "3 rows: 2 moved, 1 already done by an earlier run, 0 failed"
         );
+    }
+
+    /// A row refused before sending needs a fix like a 422 (exit 5), as an import's does; a
+    /// server error leaves the row as it was (a re-run, exit 6).
+    #[test]
+    fn a_row_refused_before_sending_is_rejected_a_server_error_is_not() {
+        let failed_with = |kind| {
+            let mut c = Counts::default();
+            c.add(&RowResult {
+                line: 2,
+                id: "apt_1".into(),
+                outcome: Outcome::Failed,
+                detail: String::new(),
+                error: Some(crate::api::ApiError::new(kind, "x")),
+                updated_at: None,
+            });
+            (c.failed, c.rejected)
+        };
+        assert_eq!(failed_with(ErrorKind::InvalidRequest), (1, 1));
+        assert_eq!(failed_with(ErrorKind::Server), (1, 0));
     }
 }

@@ -8,8 +8,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::app::dialogs::Dialog;
 use crate::app::dialogs::dupes::{DupesView, ListEntry, OpenCluster};
-use crate::app::keymap::{Action, KeyMap};
+use crate::app::keymap::KeyMap;
 use crate::insights::dupes::mirrored::DupesReport;
 use crate::ui::common::{fit, form_rows, modal};
 use crate::ui::theme::Theme;
@@ -21,43 +22,21 @@ const MEMBER_MIN_W: usize = 12;
 
 pub fn draw(f: &mut Frame, area: Rect, v: &DupesView, spinner: &str, keys: &KeyMap, theme: &Theme) {
     let m = modal::centered(area, area.width.saturating_sub(4).min(140), area.height);
-    let key = |a: Action| keys.first_key(a);
-    let (title, footer) = match (&v.open, v.report()) {
-        (Some(open), Some(r)) => (
-            format!(
-                "Near duplicates · cluster {} of {} · score {:.2}",
-                open.cluster + 1,
-                r.clusters.len(),
-                r.clusters[open.cluster].score
-            ),
-            format!(
-                "{}/{} member · {} open · {} back",
-                key(Action::ScrollLeft),
-                key(Action::ScrollRight),
-                key(Action::Detail),
-                key(Action::Back)
-            ),
+    let title = match (&v.open, v.report()) {
+        (Some(open), Some(r)) => format!(
+            "Near duplicates · cluster {} of {} · score {:.2}",
+            open.cluster + 1,
+            r.clusters.len(),
+            r.clusters[open.cluster].score
         ),
-        (_, Some(r)) => (
-            format!(
-                "Near duplicates · {} clusters among {} contacts",
-                r.clusters.len(),
-                r.contacts
-            ),
-            format!(
-                "{} select · {} compare · {} export · {} again · {} close",
-                key(Action::Down),
-                key(Action::Detail),
-                key(Action::Export),
-                key(Action::Refresh),
-                key(Action::Back)
-            ),
+        (_, Some(r)) => format!(
+            "Near duplicates · {} clusters among {} contacts",
+            r.clusters.len(),
+            r.contacts
         ),
-        _ => (
-            "Near duplicates".to_string(),
-            format!("{} close", key(Action::Back)),
-        ),
+        _ => "Near duplicates".to_string(),
     };
+    let footer = keys.hint_text(v.hints(), m.width.saturating_sub(4));
     let inner = modal::frame(f, m, &title, &footer, theme);
     if inner.height == 0 {
         return;

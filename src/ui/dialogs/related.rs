@@ -5,8 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::app::dialogs::Dialog;
 use crate::app::dialogs::related::RelatedView;
-use crate::app::keymap::{Action, KeyMap};
+use crate::app::keymap::KeyMap;
 use crate::ui::common::{fit, modal};
 use crate::ui::theme::Theme;
 
@@ -19,12 +20,7 @@ pub fn draw(
     theme: &Theme,
 ) {
     let m = modal::centered(area, area.width.saturating_sub(4).min(100), area.height);
-    let footer = format!(
-        "{} select · {} open · {} back",
-        keys.first_key(Action::Down),
-        keys.first_key(Action::Detail),
-        keys.first_key(Action::PrevRecord),
-    );
+    let footer = keys.hint_text(v.hints(), m.width.saturating_sub(4));
     let title = format!("Related to {} {}", v.of.kind.noun(), v.of.label);
     let inner = modal::frame(f, m, &title, &footer, theme);
     if inner.height == 0 {
@@ -71,7 +67,7 @@ pub fn draw(
                     Span::styled(format!(" {}", items.len()), theme.dim),
                 ]));
                 for item in items {
-                    let sel = index == v.selected;
+                    let sel = index == v.list.selected;
                     if sel {
                         selected_line = lines.len();
                     }

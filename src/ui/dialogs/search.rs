@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
+use crate::app::dialogs::Dialog;
 use crate::app::dialogs::search::SearchDialog;
-use crate::app::keymap::{Action, KeyMap};
+use crate::app::keymap::KeyMap;
 use crate::ui::common::form_rows::wrap;
 use crate::ui::common::{fit, modal, text_input};
 use crate::ui::theme::Theme;
@@ -22,12 +23,7 @@ pub fn draw(
     theme: &Theme,
 ) {
     let m = modal::centered(area, area.width.saturating_sub(4).min(110), area.height);
-    let footer = format!(
-        "type to search · {} select · {} open · {} close",
-        keys.first_key(Action::NextField),
-        keys.first_key(Action::Confirm),
-        keys.first_key(Action::Cancel),
-    );
+    let footer = keys.hint_text(d.hints(), m.width.saturating_sub(4));
     let inner = modal::frame(f, m, "Search everything (local mirror)", &footer, theme);
     if inner.height < 3 || inner.width < 10 {
         return;
@@ -77,7 +73,9 @@ pub fn draw(
     } else {
         None
     };
-    if let Some((text, style)) = status {
+    // What search cannot see yet stands above what it found (or did not find).
+    let waiting = d.not_searchable().map(|text| (text, theme.pending));
+    for (text, style) in waiting.into_iter().chain(status) {
         for chunk in wrap(&text, w) {
             lines.push(Line::from(Span::styled(chunk, style)));
         }

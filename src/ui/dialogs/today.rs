@@ -7,8 +7,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::app::dialogs::Dialog;
 use crate::app::dialogs::today::{Item, Reading, TodayView};
-use crate::app::keymap::{Action, KeyMap};
+use crate::app::keymap::KeyMap;
 use crate::ui::common::{fit, modal};
 use crate::ui::theme::Theme;
 
@@ -30,20 +31,7 @@ pub fn frame_area(area: Rect) -> Rect {
 
 pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyMap, theme: &Theme) {
     let m = frame_area(area);
-    let footer = if v.list_only {
-        format!(
-            "type to filter · {} open · {} close",
-            keys.first_key(Action::Detail),
-            keys.first_key(Action::Back),
-        )
-    } else {
-        format!(
-            "{} open · {} seen · {} close",
-            keys.first_key(Action::Detail),
-            keys.first_key(Action::MarkSeen),
-            keys.first_key(Action::Back),
-        )
-    };
+    let footer = keys.hint_text(v.hints(), m.width.saturating_sub(4));
     let title = match (v.list_only, v.since.is_empty()) {
         (true, _) => "Changes".to_string(),
         (false, true) => "Today".to_string(),
@@ -59,8 +47,11 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
         let shown = items.len();
         let filter = Line::from(vec![
             Span::styled("filter: ", theme.dim),
-            Span::raw(v.filter.as_str()),
-            Span::styled(format!("  ({shown} of {})", v.changes.len()), theme.dim),
+            Span::raw(v.filter()),
+            Span::styled(
+                format!("  ({shown} of {})", v.all_changes().len()),
+                theme.dim,
+            ),
         ]);
         fit::draw_lines(f.buffer_mut(), inner, [filter]);
         inner.y += 1;
@@ -77,7 +68,7 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
             "No local mirror yet: run `crmdash sync`, or keep the dashboard open while it syncs in the background.".into(),
             theme.pending,
         )),
-        Reading::Ready if v.list_only && v.changes.is_empty() => Some(sentence(
+        Reading::Ready if v.list_only && v.all_changes().is_empty() => Some(sentence(
             "No changes yet: the first sync of the mirror is a baseline; later syncs record what changes.".into(),
             theme.dim,
         )),
@@ -109,10 +100,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
     if v.list_only {
         for (i, item) in items.iter().enumerate() {
             if let Item::Change(c) = item {
-                if i == v.selected {
+                if i == v.list.selected {
                     selected_line = lines.len();
                 }
-                lines.push(row(&c.text, "", i == v.selected));
+                lines.push(row(&c.text, "", i == v.list.selected));
             }
         }
     } else {
@@ -137,7 +128,7 @@ pub fn draw(f: &mut Frame, area: Rect, v: &TodayView, spinner: &str, keys: &KeyM
                 ),
             ]));
             for l in &g.lines {
-                let sel = index == v.selected;
+                let sel = index == v.list.selected;
                 if sel {
                     selected_line = lines.len();
                 }
