@@ -94,7 +94,11 @@ fn body_text(body: &[u8]) -> Result<&str, DecodeError> {
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text).trim())
 }
 
-fn decode_records<T: ApiRecord>(list: &str, whole: &[u8]) -> Result<Vec<T>, DecodeError> {
+fn decode_records<T: ApiRecord>(
+    list: &str,
+    whole: &[u8],
+    lean: bool,
+) -> Result<Vec<T>, DecodeError> {
     let items: Vec<Box<RawValue>> = serde_json::from_str(list).map_err(|e| {
         if list.trim_start().starts_with('[') {
             DecodeError::new(format!("the body is not valid JSON: {e}"), whole)
@@ -106,7 +110,12 @@ fn decode_records<T: ApiRecord>(list: &str, whole: &[u8]) -> Result<Vec<T>, Deco
         .into_iter()
         .enumerate()
         .map(|(i, raw)| {
-            T::from_raw(raw).map_err(|e| DecodeError {
+            let rec = if lean {
+                T::from_raw_lean(raw)
+            } else {
+                T::from_raw(raw)
+            };
+            rec.map_err(|e| DecodeError {
                 message: format!("{} #{}: {}", T::KIND, i + 1, e.message),
                 snippet: e.snippet,
             })
@@ -123,10 +132,19 @@ fn lenient_raw_u64(raw: &Option<Box<RawValue>>) -> Option<u64> {
 /// Laravel's flat paginator (`{data, current_page, last_page, ...}`). `data: null` is an
 /// empty page.
 pub fn decode_page<T: ApiRecord>(body: &[u8]) -> Result<Page<T>, DecodeError> {
+    decode_page_as(body, false)
+}
+
+/// [`decode_page`] with each record read by [`ApiRecord::from_raw_lean`] (a sync's pages).
+pub fn decode_page_lean<T: ApiRecord>(body: &[u8]) -> Result<Page<T>, DecodeError> {
+    decode_page_as(body, true)
+}
+
+fn decode_page_as<T: ApiRecord>(body: &[u8], lean: bool) -> Result<Page<T>, DecodeError> {
     let text = body_text(body)?;
     match text.as_bytes().first() {
         Some(b'[') => Ok(Page {
-            data: decode_records(text, body)?,
+            data: decode_records(text, body, lean)?,
             meta: None,
             links: None,
         }),
@@ -134,7 +152,7 @@ pub fn decode_page<T: ApiRecord>(body: &[u8]) -> Result<Page<T>, DecodeError> {
             let env: Envelope = serde_json::from_str(text)
                 .map_err(|e| DecodeError::new(format!("the body is not valid JSON: {e}"), body))?;
             let data = match env.data {
-                Some(raw) if raw.get().trim() != "null" => decode_records(raw.get(), body)?,
+                Some(raw) if raw.get().trim() != "null" => decode_records(raw.get(), body, lean)?,
                 Some(_) => Vec::new(),
                 None => {
                     return Err(DecodeError::new(
