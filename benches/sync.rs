@@ -6,9 +6,9 @@
 //! the mirror's size, and CPU time (client and sandbox together: the sandbox builds its pages
 //! in the same process), and what the sandbox's data takes in memory.
 //! Its `sync_cpu` group measures the client's own work per record without network or sandbox
-//! (pages fetched once beforehand): decoding a page of 100 contacts, decoding, packing and
-//! writing it as a first sync's bulk phase does, and the search build at the pass's end
-//! (`SYNC_BENCH_CPU_ONLY=1` skips the rest).
+//! (pages fetched once beforehand): decoding a page of 100 contacts (whole, and lean as a sync
+//! does), decoding, packing and writing it as a first sync's bulk phase does, the search build
+//! at the pass's end, and the pass's end itself (`SYNC_BENCH_CPU_ONLY=1` skips the rest).
 //! `cargo bench --features bench --bench sync`; `SYNC_BENCH_CONTACTS=1000000
 //! SYNC_BENCH_JOBS=8 target/release/deps/sync-* --test` runs the figures once for a million.
 
@@ -16,9 +16,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use crmdash::api::{Client, Contact, ContactQuery, ListQuery, Paging, decode_page};
+use crmdash::api::{
+    Client, Contact, ContactQuery, ListQuery, Paging, decode_page, decode_page_lean,
+};
 use crmdash::mirror::sync::{self, SyncOptions, SyncQuery};
-use crmdash::mirror::{Mirror, MirrorLocation};
+use crmdash::mirror::{Mirror, MirrorLocation, SyncState};
 use crmdash::resource::Resource;
 use crmdash::sandbox::{Sandbox, SandboxConfig, SandboxHandle};
 use secrecy::SecretString;
@@ -233,6 +235,14 @@ fn sync_cpu(c: &mut Criterion) {
             black_box(decode_page::<Contact>(&pages[i]).expect("decode"))
         })
     });
+    // What a sync decodes (relations by id, no `extra`: `ApiRecord::from_raw_lean`).
+    g.bench_function("decode a page of 100 contacts, lean", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) % pages.len();
+            black_box(decode_page_lean::<Contact>(&pages[i]).expect("decode"))
+        })
+    });
     g.bench_function("decode, pack and write a page of 100 contacts", |b| {
         b.iter_custom(|iters| {
             let (_dir, mut m) = bulk_mirror();
@@ -240,7 +250,7 @@ fn sync_cpu(c: &mut Criterion) {
             for k in 0..iters {
                 let body = fresh_ids(&pages[k as usize % pages.len()], k);
                 let t = Instant::now();
-                let page = decode_page::<Contact>(&body).expect("decode");
+                let page = decode_page_lean::<Contact>(&body).expect("decode");
                 m.apply_open(&[(page.data, Some(1))], None).expect("write");
                 if k % 50 == 49 {
                     m.commit_open().expect("commit");
@@ -272,6 +282,24 @@ fn sync_cpu(c: &mut Criterion) {
                 spent += t.elapsed();
             }
             spent
+        })
+    });
+    // The end of a full pass that saw every record (the usual case): one read of the
+    // records finds none unseen.
+    g.bench_function("end of a full pass of 10,000 contacts, nothing gone", |b| {
+        let (_dir, mut m) = bulk_mirror();
+        for p in &pages {
+            let page = decode_page_lean::<Contact>(p).expect("decode");
+            m.apply_open(&[(page.data, Some(1))], None).expect("write");
+        }
+        m.commit_open().expect("commit");
+        let state = SyncState::default();
+        b.iter(|| {
+            assert_eq!(
+                m.finish_full_pass(Resource::Contacts, 1, &state)
+                    .expect("finish"),
+                0
+            )
         })
     });
     g.finish();

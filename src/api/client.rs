@@ -14,7 +14,7 @@ use url::Url;
 use super::error::{ApiError, ErrorKind};
 use super::models::{
     AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, NewContact, Page, Project,
-    decode_page, decode_single,
+    decode_page, decode_page_lean, decode_single,
 };
 use super::query::{ContactQuery, DealQuery, ListQuery, ProjectQuery};
 use super::retry::RetryPolicy;
@@ -335,6 +335,20 @@ impl Client {
     /// Pages of more than a few records are decoded on the blocking pool (see
     /// [`decode_off_loop`]).
     pub async fn list<Q: ListQuery>(&self, query: &Q) -> Result<Page<Q::Item>, ApiError> {
+        self.list_as(query, false).await
+    }
+
+    /// [`Client::list`] with each record read by `ApiRecord::from_raw_lean` (relations by id,
+    /// no `extra`): for a sync, which stores the raw JSON and shows nothing.
+    pub async fn list_lean<Q: ListQuery>(&self, query: &Q) -> Result<Page<Q::Item>, ApiError> {
+        self.list_as(query, true).await
+    }
+
+    async fn list_as<Q: ListQuery>(
+        &self,
+        query: &Q,
+        lean: bool,
+    ) -> Result<Page<Q::Item>, ApiError> {
         let pairs = query.to_pairs()?;
         let mut url = self.endpoint(&[Q::RESOURCE.noun()]);
         if !pairs.is_empty() {
@@ -352,7 +366,7 @@ impl Client {
             })
             .await?;
         let status = resp.status;
-        decode_off_loop::<Q::Item>(resp.body)
+        decode_off_loop::<Q::Item>(resp.body, lean)
             .await
             .map_err(|e| bad_response(status, e))
     }
@@ -474,11 +488,19 @@ const DECODE_INLINE_MAX: usize = 4 * 1024;
 
 async fn decode_off_loop<T: super::models::ApiRecord>(
     body: Vec<u8>,
+    lean: bool,
 ) -> Result<Page<T>, DecodeError> {
+    let decode = move |body: &[u8]| {
+        if lean {
+            decode_page_lean::<T>(body)
+        } else {
+            decode_page::<T>(body)
+        }
+    };
     if body.len() <= DECODE_INLINE_MAX || tokio::runtime::Handle::try_current().is_err() {
-        return decode_page::<T>(&body);
+        return decode(&body);
     }
-    match tokio::task::spawn_blocking(move || decode_page::<T>(&body)).await {
+    match tokio::task::spawn_blocking(move || decode(&body)).await {
         Ok(decoded) => decoded,
         // The task panicked or the runtime is shutting down: say so as a decode failure.
         Err(e) => Err(DecodeError::new(format!("decoding stopped: {e}"), b"")),

@@ -19,7 +19,8 @@ pub use error::{ApiError, ErrorKind, parse_error_body, parse_retry_after};
 pub use governor::{Governor, Permit};
 pub use models::{
     ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,
-    Page, Project, Related, Timestamp, When, decode_page, decode_single, value_to_string,
+    Page, Project, Related, Timestamp, When, decode_page, decode_page_lean, decode_single,
+    value_to_string,
 };
 pub use priority::{Lane, PriorityGate};
 pub use query::{

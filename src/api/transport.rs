@@ -301,7 +301,10 @@ async fn read_body(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, A
     {
         return Err(too_large(format!("the response is {len} bytes,")));
     }
-    let mut out = Vec::new();
+    // The announced length at once (up to 1 MiB: an announcement is not a promise), rather
+    // than growing through every size below it.
+    let announced = resp.content_length().unwrap_or(0).min(1 << 20) as usize;
+    let mut out = Vec::with_capacity(announced);
     loop {
         match resp.chunk().await {
             Ok(Some(chunk)) => {

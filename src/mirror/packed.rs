@@ -92,10 +92,26 @@ const KEYS: [&str; 55] = [
     "members",
 ];
 
+/// The longest key in [`KEYS`] and then some (a longer text is never a known key).
+const KEY_MAX: usize = 24;
+
+/// Known keys (their bytes and code) of one length.
+type KeysOfLen = Vec<(&'static [u8], u8)>;
+
 fn key_code(key: &[u8]) -> Option<u8> {
-    KEYS.iter()
-        .position(|k| k.as_bytes() == key)
-        .map(|i| CODE_BASE + i as u8)
+    // The known keys of each length, so a key is compared with a handful, not all 55.
+    static BY_LEN: std::sync::LazyLock<Vec<KeysOfLen>> = std::sync::LazyLock::new(|| {
+        let mut by_len = vec![Vec::new(); KEY_MAX + 1];
+        for (i, k) in KEYS.iter().enumerate() {
+            by_len[k.len()].push((k.as_bytes(), CODE_BASE + i as u8));
+        }
+        by_len
+    });
+    BY_LEN
+        .get(key.len())?
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, code)| *code)
 }
 
 /// A time string's packed form (its quotes included in `quoted`), when it has exactly the
@@ -308,7 +324,7 @@ fn code_keys(text: &[u8], out: &mut Vec<u8>) {
         let inner = &text[i + 1..j.min(text.len())];
         let is_key = j + 1 < text.len() && text[j + 1] == b':';
         let end = (j + 1).min(text.len());
-        match key_code(inner).filter(|_| is_key) {
+        match is_key.then(|| key_code(inner)).flatten() {
             Some(code) => {
                 out.extend_from_slice(&[KEY, code]);
                 i = j + 2;

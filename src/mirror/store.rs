@@ -301,8 +301,60 @@ impl Mirror {
                      VALUES (?1, ?2, ?3, ?4)",
                 )
                 .map_err(err)?;
+            // A first sync's bulk phase (no search entries, no change feed yet): nearly every
+            // record is new, so it is inserted at once, and looked for only when its id is
+            // taken (a record read twice by overlapping reads).
+            let mut insert_new = (!index && feed == Feed::Baseline)
+                .then(|| {
+                    tx.prepare_cached(
+                        "INSERT INTO records (resource, id, packed, name_lc, first_lc, last_lc,
+                           email_lc, status_lc, value_num, start_us, end_us, created_us,
+                           updated_us, seen_pass)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                    )
+                })
+                .transpose()
+                .map_err(err)?;
             for rec in records {
                 let packed = packer.pack(rec.raw().get(), r).map_err(err)?;
+                if let Some(insert) = insert_new.as_mut() {
+                    let d = rec.columns();
+                    let added = insert.execute(params![
+                        r.noun(),
+                        rec.id(),
+                        packed,
+                        d.name_lc,
+                        d.first_lc,
+                        d.last_lc,
+                        d.email_lc,
+                        d.status_lc,
+                        d.value_num,
+                        d.start_us,
+                        d.end_us,
+                        d.created_us,
+                        d.updated_us,
+                        generation.unwrap_or(0),
+                    ]);
+                    match added {
+                        Ok(_) => {
+                            applied.inserted += 1;
+                            let rid = tx.last_insert_rowid();
+                            for (pos, l) in d.links.iter().enumerate() {
+                                let Some(code) = super::schema::rel_code(r, l.rel) else {
+                                    continue;
+                                };
+                                links_add
+                                    .execute(params![rid, pos as i64, code, l.target_id])
+                                    .map_err(err)?;
+                            }
+                            continue;
+                        }
+                        // Stored already: found and compared below.
+                        Err(rusqlite::Error::SqliteFailure(e, _))
+                            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE => {}
+                        Err(e) => return Err(err(e)),
+                    }
+                }
                 let existing: Option<(i64, String, Option<String>)> = find
                     .query_row(params![r.noun(), rec.id()], |row| {
                         Ok((row.get(0)?, row.get(1)?, row.get(2)?))
@@ -430,6 +482,13 @@ impl Mirror {
         // The state before this pass says whether the resource has a baseline yet.
         let feed = Feed::for_state(&self.sync_state(r)?);
         let tx = self.conn.transaction().map_err(err)?;
+        // Most passes see every record: one read says so, and the statements below (each
+        // of which would read the resource's records again) are skipped.
+        if !Self::any_unseen(&tx, r, generation).map_err(err)? {
+            Self::put_state(&tx, r, state).map_err(err)?;
+            tx.commit().map_err(err)?;
+            return Ok(0);
+        }
         let now = sortable(Utc::now());
         changes::note_gone(&tx, feed, r, generation).map_err(err)?;
         let mut tables = vec![format!("fts_{r}"), format!("fuzzy_{r}")];
@@ -455,6 +514,37 @@ impl Mirror {
         Self::put_state(&tx, r, state).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(gone as u64)
+    }
+
+    /// Whether a live record of `r` was not seen by pass `generation` ([`Mirror::records_of`]).
+    fn any_unseen(tx: &Connection, r: Resource, generation: i64) -> rusqlite::Result<bool> {
+        let scan = Self::records_of(tx, r)?;
+        tx.query_row(
+            &format!(
+                "SELECT EXISTS (SELECT 1 FROM {scan}
+                 WHERE resource = ?1 AND seen_pass < ?2 AND gone_at IS NULL)"
+            ),
+            params![r.noun(), generation],
+            |row| row.get(0),
+        )
+    }
+
+    /// How to read every live record of `r` (a `FROM` clause): in table order (`NOT
+    /// INDEXED`, each page read once) when `r` holds a good share of the file's live records,
+    /// else through the (resource, id) index, which visits them in id order, each a lookup of
+    /// its row elsewhere in the file (five times the time at 100,000 contacts).
+    pub(super) fn records_of(tx: &Connection, r: Resource) -> rusqlite::Result<&'static str> {
+        let (live, all): (i64, i64) = tx.query_row(
+            "SELECT coalesce((SELECT n FROM live_counts WHERE resource = ?1), 0),
+               coalesce((SELECT sum(n) FROM live_counts), 0)",
+            [r.noun()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        Ok(if live.saturating_mul(4) >= all {
+            "records NOT INDEXED"
+        } else {
+            "records"
+        })
     }
 
     /// Counts, sync times and file size.

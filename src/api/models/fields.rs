@@ -93,6 +93,91 @@ pub(super) fn raw_to_string(raw: &RawValue) -> Option<String> {
 pub(super) struct Fields<'a> {
     /// In the record's order; a key given twice holds its last value, as a map would.
     fields: Vec<(Cow<'a, str>, &'a RawValue)>,
+    /// Relations by id only (no `Related::fields`) and no `extra`: what a sync stores needs
+    /// nothing else (the raw JSON keeps it all), and building those values was a third of
+    /// decoding a contact ([`super::ApiRecord::from_raw_lean`]).
+    lean: bool,
+}
+
+/// Nesting deeper than this: a relation is read the parsed way, whose depth limit (128)
+/// then decides as it does for a full record.
+const LEAN_DEPTH: usize = 100;
+
+/// How deeply `text` (JSON) nests, counted up to `limit` (strings skipped).
+fn depth_over(text: &str, limit: usize) -> bool {
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_str {
+            match b {
+                _ if esc => esc = false,
+                b'\\' => esc = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// [`unwrap_data`] on raw JSON: `{data: x}` with nothing else around it -> `x`. With the
+/// members of the value given back when it is an object that is not such a wrapper (so they
+/// are not read twice). `None`: it does not parse.
+fn lean_unwrap(raw: &RawValue) -> Option<(&RawValue, Option<Members<'_>>)> {
+    if !raw.get().trim_start().starts_with('{') {
+        return Some((raw, None));
+    }
+    let Members(members) = serde_json::from_str(raw.get()).ok()?;
+    if members.len() == 1 && members[0].0 == "data" {
+        return Some((members[0].1, None));
+    }
+    Some((raw, Some(Members(members))))
+}
+
+/// What [`Related::from_value`] makes of a value once unwrapped (`members`: its members when
+/// [`lean_unwrap`] read them), its id only: `None` for a value no relation is made of (null,
+/// a boolean, a list), and `Err` when it does not parse.
+fn lean_related(v: &RawValue, members: Option<Members<'_>>) -> Result<Option<Related>, ()> {
+    let text = v.get().trim();
+    let id = match text.as_bytes().first() {
+        Some(b'{') => {
+            let Members(members) = match members {
+                Some(m) => m,
+                None => serde_json::from_str(v.get()).map_err(|_| ())?,
+            };
+            members
+                .iter()
+                .find(|(k, _)| k == "id")
+                .map(|(_, id)| serde_json::from_str::<Value>(id.get()).map_err(|_| ()))
+                .transpose()?
+                .as_ref()
+                .and_then(value_to_string)
+        }
+        Some(b'"') => Some(serde_json::from_str::<String>(text).map_err(|_| ())?),
+        Some(b'-' | b'0'..=b'9') => match serde_json::from_str::<Value>(text).map_err(|_| ())? {
+            Value::Number(n) => Some(n.to_string()),
+            _ => return Err(()),
+        },
+        _ => {
+            serde_json::from_str::<Value>(text).map_err(|_| ())?;
+            return Ok(None);
+        }
+    };
+    Ok(Some(Related {
+        id,
+        fields: Map::new(),
+    }))
 }
 
 /// A JSON object's members, borrowed ([`Fields`]).
@@ -149,14 +234,24 @@ impl<'de> Deserialize<'de> for Key<'de> {
 }
 
 impl<'a> Fields<'a> {
-    pub(super) fn new(raw: &'a RawValue) -> Result<Self, DecodeError> {
+    pub(super) fn new(raw: &'a RawValue, lean: bool) -> Result<Self, DecodeError> {
         let Members(fields) = serde_json::from_str(raw.get()).map_err(|e| {
             DecodeError::new(
                 format!("a record is not a JSON object: {e}"),
                 raw.get().as_bytes(),
             )
         })?;
-        Ok(Fields { fields })
+        Ok(Fields { fields, lean })
+    }
+
+    /// A relation's raw value when it is read the lean way ([`Fields::lean`]): not when
+    /// nested deeply enough for the parser's limit to matter (the parsed way decides then).
+    fn lean_raw(&self, key: &str) -> Option<&'a RawValue> {
+        if !self.lean {
+            return None;
+        }
+        self.get(key)
+            .filter(|raw| !depth_over(raw.get(), LEAN_DEPTH))
     }
 
     fn remove(&mut self, key: &str) -> Option<&'a RawValue> {
@@ -211,6 +306,34 @@ impl<'a> Fields<'a> {
 
     /// A to-one relation; a value of another shape is kept in `extra` instead of dropped.
     pub(super) fn one(&mut self, key: &str) -> Option<Related> {
+        if let Some(raw) = self.lean_raw(key) {
+            // As the parsed way: null is none; `{data: x}` unwrapped; then null is none, a
+            // list is kept in `extra`, and the rest is read by `Related::from_value`.
+            self.remove(key);
+            if raw.get().trim_start().starts_with('n') {
+                return None;
+            }
+            let (u1, m1) = lean_unwrap(raw)?;
+            match u1.get().trim_start().as_bytes().first() {
+                Some(b'n') => return None,
+                Some(b'[') => {
+                    self.put_back(key, raw);
+                    return None;
+                }
+                _ => {}
+            }
+            let (u2, m2) = match m1 {
+                Some(m) => (u1, Some(m)),
+                None => lean_unwrap(u1)?,
+            };
+            return match lean_related(u2, m2).ok()? {
+                Some(r) => Some(r),
+                None => {
+                    self.put_back(key, raw);
+                    None
+                }
+            };
+        }
         let raw = self.get(key)?;
         let v = self.take_value(key)?;
         match unwrap_data(v) {
@@ -229,6 +352,33 @@ impl<'a> Fields<'a> {
 
     /// A to-many relation.
     pub(super) fn many(&mut self, key: &str) -> Option<Vec<Related>> {
+        if let Some(raw) = self.lean_raw(key) {
+            // As the parsed way: null is none; `{data: x}` unwrapped; then each item of a list
+            // read by `Related::from_value`, null an empty list, the rest kept in `extra`.
+            self.remove(key);
+            if raw.get().trim_start().starts_with('n') {
+                return None;
+            }
+            let (u1, _) = lean_unwrap(raw)?;
+            return match u1.get().trim_start().as_bytes().first() {
+                Some(b'[') => {
+                    let items: Vec<&RawValue> = serde_json::from_str(u1.get()).ok()?;
+                    let mut out = Vec::with_capacity(items.len());
+                    for item in items {
+                        let (v, m) = lean_unwrap(item)?;
+                        if let Some(r) = lean_related(v, m).ok()? {
+                            out.push(r);
+                        }
+                    }
+                    Some(out)
+                }
+                Some(b'n') => Some(Vec::new()),
+                _ => {
+                    self.put_back(key, raw);
+                    None
+                }
+            };
+        }
         let raw = self.get(key)?;
         let v = self.take_value(key)?;
         match unwrap_data(v) {
@@ -252,6 +402,9 @@ impl<'a> Fields<'a> {
     /// What no typed field took. Values too deeply nested for `Value` become `null` here; the
     /// record's raw JSON still has them.
     pub(super) fn rest(self) -> Map<String, Value> {
+        if self.lean {
+            return Map::new();
+        }
         let mut fields = self.fields;
         // By key, as they came out of a sorted map (a `Map` keeping insertion order shows it).
         fields.sort_by(|a, b| a.0.cmp(&b.0));
@@ -262,5 +415,166 @@ impl<'a> Fields<'a> {
                 (k.into_owned(), v)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod lean_tests {
+    use serde_json::value::RawValue;
+
+    use crate::api::{ApiRecord, Contact, Deal, Project, Related};
+    use crate::resource::Resource;
+    use crate::sandbox::{DEFAULT_SEED, Sizes, each_served, generate};
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_string()).unwrap()
+    }
+
+    /// What a full decode says that a lean one keeps: `extra` and the relations' fields
+    /// emptied, the rest as decoded.
+    fn ids(r: &[Related]) -> Vec<Option<String>> {
+        r.iter().map(|r| r.id.clone()).collect()
+    }
+
+    fn same<T: ApiRecord>(
+        text: &str,
+        strip: impl Fn(T) -> T,
+        rels: impl Fn(&T) -> Vec<Vec<Option<String>>>,
+    ) {
+        let full = T::from_raw(raw(text));
+        let lean = T::from_raw_lean(raw(text));
+        match (full, lean) {
+            (Ok(full), Ok(lean)) => {
+                assert!(lean.extra().is_empty(), "{text}");
+                assert_eq!(rels(&full), rels(&lean), "{text}");
+                assert_eq!(
+                    format!("{:?}", strip(full)),
+                    format!("{:?}", strip(lean)),
+                    "{text}"
+                );
+            }
+            (Err(_), Err(_)) => {}
+            (full, lean) => panic!("{text}: full {full:?}, lean {lean:?}"),
+        }
+    }
+
+    fn contact(text: &str) {
+        let strip = |mut c: Contact| {
+            c.extra = Default::default();
+            for r in c.accounts.iter_mut().flatten() {
+                r.fields = Default::default();
+            }
+            for r in c.assigned_users.iter_mut().flatten() {
+                r.fields = Default::default();
+            }
+            if let Some(r) = c.assigned_user.as_mut() {
+                r.fields = Default::default();
+            }
+            c
+        };
+        same::<Contact>(text, strip, |c| {
+            vec![
+                ids(c.accounts.as_deref().unwrap_or_default()),
+                ids(c.assigned_user.as_slice()),
+                ids(c.assigned_users.as_deref().unwrap_or_default()),
+                vec![Some(format!("{:?}", c.accounts.as_ref().map(Vec::len)))],
+            ]
+        });
+    }
+
+    #[test]
+    fn a_lean_record_is_the_full_one_without_extra_and_relation_fields() {
+        let ds = generate(
+            DEFAULT_SEED,
+            &Sizes {
+                contacts: 400,
+                ..Sizes::default()
+            },
+        );
+        let mut seen = [0usize; 3];
+        each_served(ds, |r, page| {
+            for m in page {
+                let text = serde_json::Value::Object(m).to_string();
+                match r {
+                    Resource::Contacts => contact(&text),
+                    Resource::Deals => same::<Deal>(
+                        &text,
+                        |mut d| {
+                            d.extra = Default::default();
+                            for r in d.contacts.iter_mut().flatten() {
+                                r.fields = Default::default();
+                            }
+                            for r in d.assigned_users.iter_mut().flatten() {
+                                r.fields = Default::default();
+                            }
+                            for r in [d.account.as_mut(), d.assigned_user.as_mut()]
+                                .into_iter()
+                                .flatten()
+                            {
+                                r.fields = Default::default();
+                            }
+                            d
+                        },
+                        |d| {
+                            vec![
+                                ids(d.account.as_slice()),
+                                ids(d.contacts.as_deref().unwrap_or_default()),
+                            ]
+                        },
+                    ),
+                    Resource::Projects => same::<Project>(
+                        &text,
+                        |mut p| {
+                            p.extra = Default::default();
+                            for r in p.members.iter_mut().flatten() {
+                                r.fields = Default::default();
+                            }
+                            if let Some(r) = p.owner.as_mut() {
+                                r.fields = Default::default();
+                            }
+                            p
+                        },
+                        |p| vec![ids(p.owner.as_slice())],
+                    ),
+                }
+                seen[r as usize] += 1;
+            }
+        });
+        assert!(seen.iter().all(|n| *n > 50), "{seen:?}");
+        // Relations of every shape the parsed way knows: null, wrapped, wrapped twice, an id
+        // alone (text or number), a boolean, a list where one is expected and the other way
+        // round, items of every kind, ids given twice or as objects, escapes, deep nesting.
+        let deep = format!("{}1{}", "[".repeat(140), "]".repeat(140));
+        let shapes = [
+            "null".to_string(),
+            r#"{"data": null}"#.into(),
+            r#"{"data": {"id": 5}}"#.into(),
+            r#"{"data": {"data": {"id": "x"}}}"#.into(),
+            r#"{"data": {"data": null}}"#.into(),
+            r#"{"data": [1, 2]}"#.into(),
+            r#""usr_1""#.into(),
+            "7".into(),
+            "1.50".into(),
+            "-0".into(),
+            "true".into(),
+            r#"[{"id": "a"}, "b", 3, null, true, [1], {"data": {"id": "c"}}, {"data": null}]"#
+                .into(),
+            r#"{"id": {"a": 1}, "name": "n"}"#.into(),
+            r#"{"id": "a", "id": "b"}"#.into(),
+            r#"{"i\u0064": "esc", "name": "x\"y"}"#.into(),
+            r#"{"name": "no id"}"#.into(),
+            r#"{"id": 12345678901234567890123}"#.into(),
+            format!(r#"{{"id": "d", "n": {deep}}}"#),
+            format!(r#"[{{"id": "d", "n": {deep}}}]"#),
+            "[]".into(),
+            "{}".into(),
+        ];
+        for s in &shapes {
+            for key in ["accounts", "assigned_user", "assigned_users"] {
+                contact(&format!(
+                    r#"{{"id": "con_1", "{key}": {s}, "tags": ["t"]}}"#
+                ));
+            }
+        }
     }
 }

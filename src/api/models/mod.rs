@@ -18,7 +18,7 @@ mod time;
 
 pub use fields::Related;
 pub use money::Money;
-pub use page::{Meta, Page, decode_page, decode_single};
+pub use page::{Meta, Page, decode_page, decode_page_lean, decode_single};
 pub use records::{ApiRecord, AppointmentRef, Contact, Deal, Project};
 pub use time::{Timestamp, When};
 

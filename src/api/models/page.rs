@@ -83,6 +83,26 @@ struct Envelope {
     total: Option<Box<RawValue>>,
 }
 
+/// [`Envelope`] when `data` is a list (every page a sync reads): its records taken as they
+/// are read, without holding the list's text first and reading it again. Any other shape
+/// fails here, and the body is read again through [`Envelope`] (which says what is wrong).
+#[derive(Deserialize)]
+struct ListEnvelope {
+    data: Vec<Box<RawValue>>,
+    #[serde(default)]
+    meta: Option<Box<RawValue>>,
+    #[serde(default)]
+    links: Option<Box<RawValue>>,
+    #[serde(default)]
+    current_page: Option<Box<RawValue>>,
+    #[serde(default)]
+    last_page: Option<Box<RawValue>>,
+    #[serde(default)]
+    per_page: Option<Box<RawValue>>,
+    #[serde(default)]
+    total: Option<Box<RawValue>>,
+}
+
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
     Box::<RawValue>::deserialize(d).map(Some)
 }
@@ -94,7 +114,11 @@ fn body_text(body: &[u8]) -> Result<&str, DecodeError> {
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text).trim())
 }
 
-fn decode_records<T: ApiRecord>(list: &str, whole: &[u8]) -> Result<Vec<T>, DecodeError> {
+fn decode_records<T: ApiRecord>(
+    list: &str,
+    whole: &[u8],
+    lean: bool,
+) -> Result<Vec<T>, DecodeError> {
     let items: Vec<Box<RawValue>> = serde_json::from_str(list).map_err(|e| {
         if list.trim_start().starts_with('[') {
             DecodeError::new(format!("the body is not valid JSON: {e}"), whole)
@@ -102,11 +126,23 @@ fn decode_records<T: ApiRecord>(list: &str, whole: &[u8]) -> Result<Vec<T>, Deco
             DecodeError::new(format!("`data` is not a list: {e}"), whole)
         }
     })?;
+    decode_items(items, lean)
+}
+
+fn decode_items<T: ApiRecord>(
+    items: Vec<Box<RawValue>>,
+    lean: bool,
+) -> Result<Vec<T>, DecodeError> {
     items
         .into_iter()
         .enumerate()
         .map(|(i, raw)| {
-            T::from_raw(raw).map_err(|e| DecodeError {
+            let rec = if lean {
+                T::from_raw_lean(raw)
+            } else {
+                T::from_raw(raw)
+            };
+            rec.map_err(|e| DecodeError {
                 message: format!("{} #{}: {}", T::KIND, i + 1, e.message),
                 snippet: e.snippet,
             })
@@ -119,22 +155,67 @@ fn lenient_raw_u64(raw: &Option<Box<RawValue>>) -> Option<u64> {
     lenient_u64(v).ok().flatten()
 }
 
+/// `meta` when it is an object that reads as one, else Laravel's flat paginator fields
+/// (`current_page`, `last_page`, `per_page`, `total`), else none.
+fn meta_of(meta: Option<&RawValue>, flat: [&Option<Box<RawValue>>; 4]) -> Option<Meta> {
+    match meta
+        .filter(|m| m.get().trim_start().starts_with('{'))
+        .map(|m| serde_json::from_str::<Meta>(m.get()))
+    {
+        Some(Ok(m)) => Some(m),
+        _ => Some(Meta {
+            current_page: lenient_raw_u64(flat[0]),
+            last_page: lenient_raw_u64(flat[1]),
+            per_page: lenient_raw_u64(flat[2]),
+            total: lenient_raw_u64(flat[3]),
+        })
+        .filter(|m| !m.is_empty()),
+    }
+}
+
+fn links_of(links: Option<&RawValue>) -> Option<Value> {
+    links
+        .and_then(|l| serde_json::from_str::<Value>(l.get()).ok())
+        .filter(|l| !l.is_null())
+}
+
 /// Decodes a list body: `{data, meta}`, `{data, meta, links}`, `{data}`, a bare array, or
 /// Laravel's flat paginator (`{data, current_page, last_page, ...}`). `data: null` is an
 /// empty page.
 pub fn decode_page<T: ApiRecord>(body: &[u8]) -> Result<Page<T>, DecodeError> {
+    decode_page_as(body, false)
+}
+
+/// [`decode_page`] with each record read by [`ApiRecord::from_raw_lean`] (a sync's pages).
+pub fn decode_page_lean<T: ApiRecord>(body: &[u8]) -> Result<Page<T>, DecodeError> {
+    decode_page_as(body, true)
+}
+
+fn decode_page_as<T: ApiRecord>(body: &[u8], lean: bool) -> Result<Page<T>, DecodeError> {
     let text = body_text(body)?;
     match text.as_bytes().first() {
         Some(b'[') => Ok(Page {
-            data: decode_records(text, body)?,
+            data: decode_records(text, body, lean)?,
             meta: None,
             links: None,
         }),
         Some(b'{') => {
+            if let Ok(env) = serde_json::from_str::<ListEnvelope>(text) {
+                let data = decode_items(env.data, lean)?;
+                let meta = meta_of(
+                    env.meta.as_deref(),
+                    [&env.current_page, &env.last_page, &env.per_page, &env.total],
+                );
+                return Ok(Page {
+                    data,
+                    meta,
+                    links: links_of(env.links.as_deref()),
+                });
+            }
             let env: Envelope = serde_json::from_str(text)
                 .map_err(|e| DecodeError::new(format!("the body is not valid JSON: {e}"), body))?;
             let data = match env.data {
-                Some(raw) if raw.get().trim() != "null" => decode_records(raw.get(), body)?,
+                Some(raw) if raw.get().trim() != "null" => decode_records(raw.get(), body, lean)?,
                 Some(_) => Vec::new(),
                 None => {
                     return Err(DecodeError::new(
@@ -143,26 +224,15 @@ pub fn decode_page<T: ApiRecord>(body: &[u8]) -> Result<Page<T>, DecodeError> {
                     ));
                 }
             };
-            let meta = match env
-                .meta
-                .as_deref()
-                .filter(|m| m.get().trim_start().starts_with('{'))
-                .map(|m| serde_json::from_str::<Meta>(m.get()))
-            {
-                Some(Ok(m)) => Some(m),
-                _ => Some(Meta {
-                    current_page: lenient_raw_u64(&env.current_page),
-                    last_page: lenient_raw_u64(&env.last_page),
-                    per_page: lenient_raw_u64(&env.per_page),
-                    total: lenient_raw_u64(&env.total),
-                })
-                .filter(|m| !m.is_empty()),
-            };
-            let links = env
-                .links
-                .and_then(|l| serde_json::from_str::<Value>(l.get()).ok())
-                .filter(|l| !l.is_null());
-            Ok(Page { data, meta, links })
+            let meta = meta_of(
+                env.meta.as_deref(),
+                [&env.current_page, &env.last_page, &env.per_page, &env.total],
+            );
+            Ok(Page {
+                data,
+                meta,
+                links: links_of(env.links.as_deref()),
+            })
         }
         Some(_) => Err(DecodeError::new("the body is not JSON", body)),
         None => Err(DecodeError::new("the body is empty", body)),

@@ -196,7 +196,8 @@ pub async fn fetch<Q: ListQuery>(
 ) -> Result<Page<Q::Item>, ApiError> {
     loop {
         let permit = gov.acquire().await;
-        let result = client.list(query).await;
+        // Lean: the sync stores the raw JSON and its columns, never the decoded relations.
+        let result = client.list_lean(query).await;
         drop(permit);
         match result {
             Ok(p) => {
