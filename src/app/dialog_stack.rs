@@ -97,6 +97,7 @@ impl App {
                 self.load(self.active, false)
             }
             DialogResult::Quit => self.quit(),
+            DialogResult::StopRunsAndQuit(ids) => self.stop_runs_and_quit(ids),
             DialogResult::CopyJson { json, label } => self.copy_json(json, &label),
             DialogResult::CopyRequest(i) => self.copy_request(i),
             DialogResult::Run(effect) => vec![*effect],

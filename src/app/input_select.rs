@@ -244,6 +244,8 @@ impl App {
             then,
             cancellable: true,
             report: None,
+            sends: false,
+            counted: None,
         });
         self.dirty = true;
         vec![Effect::StartJob { id, job }]

@@ -194,6 +194,10 @@ pub struct JobEntry {
     pub cancellable: bool,
     /// A per-row report `:jobs` opens (Enter): a plan run's, an import's.
     pub report: Option<JobReport>,
+    /// It sends writes (a plan run, an import run): quitting asks before stopping it.
+    pub sends: bool,
+    /// The last progress: done, and of how many (when known).
+    pub counted: Option<(u64, Option<u64>)>,
 }
 
 impl JobEntry {
@@ -260,6 +264,7 @@ impl Jobs {
         };
         let changed = j.progress.as_deref() != Some(text.as_str());
         j.progress = Some(text);
+        j.counted = Some((done, total));
         changed
     }
 
@@ -298,6 +303,8 @@ mod tests {
             then: JobThen::Report,
             cancellable: true,
             report: None,
+            sends: false,
+            counted: None,
         }
     }
 

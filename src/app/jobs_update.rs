@@ -77,67 +77,71 @@ impl App {
     /// Registers the long work the effects start and notes the cancels that end some.
     pub(super) fn jobs_track(&mut self, fx: &[Effect]) {
         for e in fx {
-            let (id, kind, title) = match e {
-                Effect::StartJob { id, job } => {
-                    if self.jobs.get(*id).is_some() {
+            let (id, kind, title, sends) =
+                match e {
+                    Effect::StartJob { id, job } => {
+                        if self.jobs.get(*id).is_some() {
+                            continue;
+                        }
+                        let (kind, title) = match job {
+                            JobSpec::SelectionRecords {
+                                ids,
+                                export: Some(to),
+                                spec,
+                            } => (
+                                JobKind::Export,
+                                format!(
+                                    "{} selected {} to {}",
+                                    ids.len(),
+                                    spec.kind.noun(),
+                                    to.path.display()
+                                ),
+                            ),
+                            JobSpec::SelectionRecords { ids, spec, .. } => (
+                                JobKind::Selection,
+                                format!("{} selected {}", ids.len(), spec.kind.noun()),
+                            ),
+                            JobSpec::MatchingIds { spec } => (
+                                JobKind::Select,
+                                format!("{} {}", spec.kind.noun(), spec.filter_summary()),
+                            ),
+                            JobSpec::Export { spec, to } => (
+                                JobKind::Export,
+                                format!("{} to {}", view_words(spec), to.path.display()),
+                            ),
+                            JobSpec::Sync => (JobKind::Sync, "the local mirror".to_string()),
+                            JobSpec::ImportPreview(job) => (JobKind::Import, job.title(true)),
+                            JobSpec::Import(job) => (JobKind::Import, job.title(false)),
+                            JobSpec::Plan(plan) => (
+                                JobKind::Plan,
+                                format!(
+                                    "{} ({} {})",
+                                    plan.path.display(),
+                                    plan.rows.len(),
+                                    if plan.rows.len() == 1 { "row" } else { "rows" }
+                                ),
+                            ),
+                        };
+                        let sends = matches!(job, JobSpec::Plan(_) | JobSpec::Import(_));
+                        (*id, kind, title, sends)
+                    }
+                    Effect::Summarize { id, spec, .. } => {
+                        (*id, JobKind::Pipeline, view_words(spec), false)
+                    }
+                    Effect::Collect { id, spec, .. } => {
+                        (*id, JobKind::Timeline, view_words(spec), false)
+                    }
+                    Effect::Cancel(id) => {
+                        // An aborted reading sends nothing more: it ends here.
+                        if self.jobs.get(*id).is_some_and(|j| {
+                            matches!(j.kind, JobKind::Pipeline | JobKind::Timeline)
+                        }) {
+                            self.jobs.finish(*id, JobState::Cancelled);
+                        }
                         continue;
                     }
-                    let (kind, title) = match job {
-                        JobSpec::SelectionRecords {
-                            ids,
-                            export: Some(to),
-                            spec,
-                        } => (
-                            JobKind::Export,
-                            format!(
-                                "{} selected {} to {}",
-                                ids.len(),
-                                spec.kind.noun(),
-                                to.path.display()
-                            ),
-                        ),
-                        JobSpec::SelectionRecords { ids, spec, .. } => (
-                            JobKind::Selection,
-                            format!("{} selected {}", ids.len(), spec.kind.noun()),
-                        ),
-                        JobSpec::MatchingIds { spec } => (
-                            JobKind::Select,
-                            format!("{} {}", spec.kind.noun(), spec.filter_summary()),
-                        ),
-                        JobSpec::Export { spec, to } => (
-                            JobKind::Export,
-                            format!("{} to {}", view_words(spec), to.path.display()),
-                        ),
-                        JobSpec::Sync => (JobKind::Sync, "the local mirror".to_string()),
-                        JobSpec::ImportPreview(job) => (JobKind::Import, job.title(true)),
-                        JobSpec::Import(job) => (JobKind::Import, job.title(false)),
-                        JobSpec::Plan(plan) => (
-                            JobKind::Plan,
-                            format!(
-                                "{} ({} {})",
-                                plan.path.display(),
-                                plan.rows.len(),
-                                if plan.rows.len() == 1 { "row" } else { "rows" }
-                            ),
-                        ),
-                    };
-                    (*id, kind, title)
-                }
-                Effect::Summarize { id, spec, .. } => (*id, JobKind::Pipeline, view_words(spec)),
-                Effect::Collect { id, spec, .. } => (*id, JobKind::Timeline, view_words(spec)),
-                Effect::Cancel(id) => {
-                    // An aborted reading sends nothing more: it ends here.
-                    if self
-                        .jobs
-                        .get(*id)
-                        .is_some_and(|j| matches!(j.kind, JobKind::Pipeline | JobKind::Timeline))
-                    {
-                        self.jobs.finish(*id, JobState::Cancelled);
-                    }
-                    continue;
-                }
-                _ => continue,
-            };
+                    _ => continue,
+                };
             self.jobs.add(JobEntry {
                 id,
                 kind,
@@ -148,6 +152,8 @@ impl App {
                 then: JobThen::Report,
                 cancellable: true,
                 report: None,
+                sends,
+                counted: None,
             });
             self.dirty = true;
         }

@@ -538,20 +538,23 @@ impl App {
         if let Some(fx) = self.quit_with_held() {
             return fx;
         }
+        if let Some(fx) = self.quit_with_runs() {
+            return fx;
+        }
         let guarded = self.overlays.iter().any(|o| o.dialog().guards_quit());
         if guarded && !self.quit_asked {
             self.quit_asked = true;
             self.overlays
-                .push(Overlay::ConfirmQuit(dialogs::confirm::ConfirmQuit {
-                    reason: "A draft or a running job would be lost.".into(),
-                }));
+                .push(Overlay::ConfirmQuit(dialogs::confirm::ConfirmQuit::anyway(
+                    "A draft or a running job would be lost.",
+                )));
             self.dirty = true;
             return Vec::new();
         }
         self.quit()
     }
 
-    fn quit(&mut self) -> Vec<Effect> {
+    pub(crate) fn quit(&mut self) -> Vec<Effect> {
         self.quitting = true;
         vec![Effect::SaveState(self.remembered()), Effect::Quit]
     }

@@ -429,6 +429,79 @@ impl App {
         self.quit()
     }
 
+    /// Quitting while a plan or an import sends asks first (`None`: none sends): yes stops
+    /// it as `x` in `:jobs` does and quits once it has ended; no keeps it running. Its
+    /// journal makes a re-run send only the rows not done, and the question says so.
+    pub(super) fn quit_with_runs(&mut self) -> Option<Vec<Effect>> {
+        let runs: Vec<&crate::app::jobs::JobEntry> = self
+            .jobs
+            .list
+            .iter()
+            .filter(|j| j.running() && j.sends)
+            .collect();
+        let first = runs.first()?;
+        if self
+            .overlays
+            .iter()
+            .any(|o| matches!(o, Overlay::ConfirmQuit(c) if !c.stop.is_empty()))
+        {
+            return Some(Vec::new());
+        }
+        let (what, again) = match first.kind {
+            crate::app::jobs::JobKind::Plan => ("A plan", ":plan"),
+            _ => ("An import", ":import"),
+        };
+        let done = match first.counted {
+            Some((done, Some(total))) => format!(" ({done} of {total} done)"),
+            Some((done, None)) => format!(" ({done} done)"),
+            None => String::new(),
+        };
+        let more = match runs.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        let reason = format!(
+            "{what} is sending{done}{more}. Stopping it lets the rows under way finish and be \
+             recorded; {again} with the same file later sends only the rest."
+        );
+        let stop = runs.iter().map(|j| j.id).collect();
+        self.overlays.push(Overlay::ConfirmQuit(
+            crate::app::dialogs::confirm::ConfirmQuit {
+                reason,
+                question: if runs.len() == 1 {
+                    "Quit and stop it?".into()
+                } else {
+                    "Quit and stop them?".into()
+                },
+                stop,
+            },
+        ));
+        self.dirty = true;
+        Some(Vec::new())
+    }
+
+    /// Yes to "quit and stop it?": the runs are stopped (no new request; those under way
+    /// finish and are recorded) and the app quits when they have ended, or after
+    /// [`QUIT_STOP_GRACE`] all the same.
+    pub(crate) fn stop_runs_and_quit(&mut self, ids: Vec<RequestId>) -> Vec<Effect> {
+        let ids: Vec<RequestId> = ids
+            .into_iter()
+            .filter(|id| self.jobs.get(*id).is_some_and(|j| j.running()))
+            .collect();
+        if ids.is_empty() {
+            return self.quit();
+        }
+        self.safety.quit_runs.extend(&ids);
+        self.safety.quit_after.extend(&ids);
+        self.safety.quit_armed = true;
+        self.safety.quit_stopping = true;
+        self.safety.quit_by = Some(self.now + QUIT_STOP_GRACE);
+        self.note(
+            "Stopping: the rows under way finish and are recorded, then crmdash quits (a re-run sends the rest)",
+        );
+        ids.into_iter().map(Effect::CancelJob).collect()
+    }
+
     /// Quitting while writes wait asks: send now, or drop them. `None`: nothing waits.
     pub(super) fn quit_with_held(&mut self) -> Option<Vec<Effect>> {
         if self.safety.held.is_empty() {

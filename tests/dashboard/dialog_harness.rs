@@ -297,9 +297,7 @@ fn includes_picker_alone_toggles_and_applies() {
 
 #[test]
 fn quit_confirmation_alone() {
-    let ask = || ConfirmQuit {
-        reason: "A draft would be lost.".into(),
-    };
+    let ask = || ConfirmQuit::anyway("A draft would be lost.");
     let mut h = DialogHarness::new(ask());
     assert_eq!(h.key(KeyCode::Char('x')), Outcome::Handled);
     assert_eq!(h.key(KeyCode::Char('n')), Outcome::Close);

@@ -135,10 +135,12 @@ async fn a_file_with_a_bad_row_shows_it_and_sends_nothing() {
     e.settle(QUIET).await;
     let v = import_view(&e);
     assert_eq!(v.bad.len(), 1, "{:?}", v.bad);
-    assert!(v.bad[0].starts_with("line 3: "), "{:?}", v.bad);
-    assert!(v.bad[0].contains("email"), "{:?}", v.bad);
+    // The words the snapshots of a bad file draw (`BAD_EMAIL`) are the real check's.
+    assert_eq!(v.bad[0], BAD_EMAIL, "{:?}", v.bad);
     let why = v.why.clone().unwrap();
-    assert!(why.contains("1 bad row"), "{why}");
+    // The title names the file; the sentence says what is wrong with it.
+    assert!(why.starts_with("1 bad row"), "{why}");
+    assert!(v.title.ends_with("bad.csv"), "{}", v.title);
     assert!(why.contains("nothing can run"), "{why}");
     assert!(!v.can_run());
     press(&mut e, KeyCode::Enter);
@@ -582,6 +584,26 @@ fn import_preview_and_report_snapshots_driven_by_keys() {
             },
         });
         assert_eq!(h.app.jobs.get(run.0).unwrap().outcome(), "3/19 rows");
+        // `q` while it sends asks (the re-run's promise in the question); `n` keeps it.
+        h.ch('q');
+        let Some(Overlay::ConfirmQuit(ask)) = h.app.overlays.last() else {
+            panic!("the quit asks while an import sends")
+        };
+        assert!(
+            ask.reason
+                .starts_with("An import is sending (3 of 19 done)")
+                && ask
+                    .reason
+                    .contains(":import with the same file later sends only the rest"),
+            "{}",
+            ask.reason
+        );
+        let fx = h.ch('n');
+        assert!(
+            !fx.iter()
+                .any(|e| matches!(e, Effect::Quit | Effect::CancelJob(_)))
+        );
+        assert!(h.app.jobs.get(run.0).unwrap().running());
         h.send(Message::Job {
             id: run.0,
             event: JobEvent::Done(JobOutput::Import(Arc::new(report()))),
@@ -590,6 +612,97 @@ fn import_preview_and_report_snapshots_driven_by_keys() {
         h.key(KeyCode::Enter);
         let screen = h.render();
         insta::assert_snapshot!(format!("import_report_{}x{}", size.0, size.1), screen);
+    }
+}
+
+/// A bad row as the preview names it (the real check's words: see
+/// `a_file_with_a_bad_row_shows_it_and_sends_nothing`).
+const BAD_EMAIL: &str = "line 3: email: an email needs an @ (name@example.com)";
+
+/// A file refused for its bad rows, answered as the runtime answers it: the notes on the
+/// columns, two bad rows, no rows.
+fn bad_preview(job: crmdash::app::import::ImportJob) -> ImportPreview {
+    ImportPreview {
+        job,
+        notes: vec![
+            "columns mapped: 'Surname' → last_name, 'Mobile' → phone (map=HEADER=FIELD to choose)"
+                .into(),
+        ],
+        bad: vec![
+            BAD_EMAIL.into(),
+            "line 9: email: an email needs an @ (name@example.com); phone: a phone number has digits (+44 20 7946 0000)".into(),
+        ],
+        bad_summary: Some("2 bad rows".into()),
+        rows: Vec::new(),
+        counts: Counts::default(),
+    }
+}
+
+/// At 60, 80 and 160 columns a bad row's reason wraps and reads whole (its end is on
+/// screen), and a file with only bad rows has no column header over them.
+#[test]
+fn a_bad_file_s_preview_wraps_each_reason_and_draws_no_header() {
+    for size in [(60, 16), (80, 24), (160, 45)] {
+        let mut h = Harness::new(size);
+        h.answer_all();
+        let (id, job) = typed_import(&mut h);
+        h.send(Message::Job {
+            id,
+            event: JobEvent::Done(JobOutput::ImportPreview(Arc::new(bad_preview(job)))),
+        });
+        let screen = h.render();
+        for end in ["(name@example.com)", ":import again)"] {
+            assert!(screen.contains(end), "{end} at {size:?}:\n{screen}");
+        }
+        // The last reason's end: on screen, or after `G` (the last row) on a short one.
+        let last = "(+44 20 7946 0000)";
+        if size.1 < 24 {
+            assert!(!screen.contains(last), "{screen}");
+            h.key(KeyCode::End);
+            let scrolled = h.render();
+            assert!(scrolled.contains(last), "{last} at {size:?}:\n{scrolled}");
+            assert!(!scrolled.contains("line will"), "{scrolled}");
+            h.key(KeyCode::Home);
+        } else {
+            assert!(screen.contains(last), "{last} at {size:?}:\n{screen}");
+        }
+        let dialog: Vec<&str> = screen.lines().filter(|l| l.contains('│')).collect();
+        assert!(
+            !dialog.iter().any(|l| l.contains("line will")),
+            "no header over bad rows only at {size:?}:\n{screen}"
+        );
+        // The notes on the columns come before the bad rows.
+        let note = dialog.iter().position(|l| l.contains("columns mapped"));
+        let bad = dialog.iter().position(|l| l.contains("✗ line 3"));
+        assert!(note < bad && bad.is_some(), "{screen}");
+        insta::assert_snapshot!(format!("import_bad_{}x{}", size.0, size.1), screen);
+    }
+}
+
+/// The preview's column widths are worked out once, when the rows arrive: a frame draws
+/// from the view's widths, which hold each column's widest cell.
+#[test]
+fn the_preview_s_column_widths_come_with_its_rows() {
+    let mut h = Harness::new((160, 45));
+    h.answer_all();
+    let (id, job) = typed_import(&mut h);
+    h.send(Message::Job {
+        id,
+        event: JobEvent::Done(JobOutput::ImportPreview(Arc::new(preview(job)))),
+    });
+    let v = match h.app.overlays.last() {
+        Some(Overlay::Import(v)) => v,
+        _ => panic!("the preview is open"),
+    };
+    for (i, w) in v.widths.iter().enumerate() {
+        let widest = v
+            .rows
+            .iter()
+            .map(|r| r[i].chars().count())
+            .chain([v.header[i].chars().count()])
+            .max()
+            .unwrap();
+        assert_eq!(*w, widest, "column {}", v.header[i]);
     }
 }
 

@@ -353,3 +353,105 @@ fn plan_words_take_shift_and_end_once() {
     assert!(w(&["zone=UTC"]).unwrap_err().contains("not zone="));
     assert!(w(&["+1d"]).unwrap_err().contains("KEY=VALUE"));
 }
+
+/// `q` while a plan run sends (no write held in the undo window) asks before stopping it:
+/// the question says how far it got and that a re-run sends only the rest; `n` keeps it
+/// running, `y` stops it (as `x` in `:jobs` does) and quits once it has ended.
+#[test]
+fn quitting_while_a_plan_sends_asks_first_and_stops_it_only_on_yes() {
+    use crmdash::app::effects::Effect;
+    use crmdash::app::jobs::{JobEvent, JobSpec};
+
+    let mut text = String::from("id,start,end\n");
+    for i in 1..=5 {
+        text.push_str(&format!("apt_{i:06},2026-12-07 {:02}:00,30m\n", 8 + i));
+    }
+    let mut h = Harness::new((80, 24));
+    h.answer_all();
+    h.send(Message::PlanRead {
+        id: RequestId(999),
+        result: Ok(Box::new(loaded(&text, PlanWords::default()))),
+    });
+    let fx = h.key(KeyCode::Enter);
+    let id = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::StartJob {
+                id,
+                job: JobSpec::Plan(_),
+            } => Some(*id),
+            _ => None,
+        })
+        .expect("the run starts at once (no undo window here)");
+    h.send(Message::Job {
+        id,
+        event: JobEvent::Progress {
+            done: 120,
+            total: Some(500),
+            unit: "rows",
+            records: None,
+        },
+    });
+    let is_quit = |fx: &[Effect]| fx.iter().any(|e| matches!(e, Effect::Quit));
+    let asked = |h: &Harness| match h.app.overlays.last() {
+        Some(Overlay::ConfirmQuit(c)) => Some(c.reason.clone()),
+        _ => None,
+    };
+    // `q`: a question, nothing stopped.
+    let fx = h.ch('q');
+    assert!(!is_quit(&fx), "{fx:?}");
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::CancelJob(_))),
+        "{fx:?}"
+    );
+    let reason = asked(&h).expect("the quit asks");
+    assert!(
+        reason.starts_with("A plan is sending (120 of 500 done)"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains(":plan with the same file later sends only the rest"),
+        "{reason}"
+    );
+    let screen = h.render();
+    assert!(screen.contains("Quit and stop it?"), "{screen}");
+    // `n`: the plan runs on.
+    let fx = h.ch('n');
+    assert!(!is_quit(&fx) && asked(&h).is_none(), "{fx:?}");
+    assert!(h.app.jobs.get(id).unwrap().running());
+    // `q`, `y`: the plan is stopped; the app quits when it has ended, not before.
+    h.ch('q');
+    let fx = h.ch('y');
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::CancelJob(j) if *j == id)),
+        "{fx:?}"
+    );
+    assert!(!is_quit(&fx), "waits for the stopped plan: {fx:?}");
+    let fx = h.send(Message::Job {
+        id,
+        event: JobEvent::Cancelled,
+    });
+    assert!(is_quit(&fx), "quits once the plan has ended: {fx:?}");
+}
+
+/// A plan with nothing but bad rows: no column header over them, each reason whole.
+#[test]
+fn a_plan_of_bad_rows_only_draws_no_header() {
+    let text = "id,start,end\napt_000001,someday,\napt_000002,2026-12-07 09:00,-30m\n";
+    for size in [(60, 16), (80, 24), (160, 45)] {
+        let mut h = Harness::new(size);
+        h.answer_all();
+        h.send(Message::PlanRead {
+            id: RequestId(999),
+            result: Ok(Box::new(loaded(text, PlanWords::default()))),
+        });
+        let screen = h.render();
+        assert!(screen.contains("✗ line 2: start:"), "{screen}");
+        assert!(screen.contains("RFC 3339"), "{size:?}:\n{screen}");
+        assert!(
+            !screen.contains("new start"),
+            "no header at {size:?}:\n{screen}"
+        );
+    }
+}

@@ -4,8 +4,10 @@
 
 use crossterm::event::KeyEvent;
 
-use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
-use crate::app::effects::{Effect, RequestId};
+pub use crate::app::dialogs::rows::Tone;
+use crate::app::dialogs::rows::{self, column_widths};
+use crate::app::dialogs::{Dialog, DialogCx, Outcome};
+use crate::app::effects::RequestId;
 use crate::app::import::{
     ImportJob, ImportPreview, ImportReport, dupes_words, preview_words, report_words,
 };
@@ -22,18 +24,6 @@ pub enum ImportMode {
     Report { job: RequestId },
 }
 
-/// How a line of the body reads (its style).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    Plain,
-    /// A note on the columns, a skipped row.
-    Dim,
-    /// Created though it looks like another (`dupes=warn`).
-    Warn,
-    Bad,
-    Good,
-}
-
 #[derive(Debug)]
 pub struct ImportView {
     pub mode: ImportMode,
@@ -46,6 +36,8 @@ pub struct ImportView {
     pub header: &'static [&'static str],
     pub rows: Vec<Vec<String>>,
     pub tones: Vec<Tone>,
+    /// Each column's widest cell (worked out once, with the rows).
+    pub widths: Vec<usize>,
     /// `12 rows: 9 would be created, 3 would be skipped (…)`.
     pub sentence: String,
     /// Why Enter does nothing (shown in place of the sentence).
@@ -99,7 +91,7 @@ impl ImportView {
         };
         let mut sentence = preview_sentence(p);
         sentence.push_str(&format!("; {}", dupes_words(p.job.words.options.dupes)));
-        let rows = p
+        let rows: Vec<Vec<String>> = p
             .rows
             .iter()
             .map(|r| {
@@ -133,6 +125,7 @@ impl ImportView {
             notes: p.notes.clone(),
             bad,
             header: PREVIEW_COLUMNS,
+            widths: column_widths(PREVIEW_COLUMNS, &rows),
             rows,
             tones,
             sentence,
@@ -143,7 +136,7 @@ impl ImportView {
 
     /// A run's report.
     pub fn report(report: &ImportReport, job: RequestId) -> ImportView {
-        let rows = report
+        let rows: Vec<Vec<String>> = report
             .rows
             .iter()
             .map(|r| {
@@ -178,6 +171,7 @@ impl ImportView {
             notes: Vec::new(),
             bad: Vec::new(),
             header: REPORT_COLUMNS,
+            widths: column_widths(REPORT_COLUMNS, &rows),
             rows,
             tones,
             sentence,
@@ -191,9 +185,10 @@ impl ImportView {
         matches!(self.mode, ImportMode::Preview { job: Some(_) })
     }
 
-    /// Lines of the body: the notes, the bad rows, then the table's rows.
+    /// Lines of the body (under the notes and the header): the bad rows, then the table's
+    /// rows.
     pub fn len(&self) -> usize {
-        self.notes.len() + self.bad.len() + self.rows.len()
+        self.bad.len() + self.rows.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -217,35 +212,19 @@ impl Dialog for ImportView {
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         match cx.keymap.pick(key, &[Action::Confirm, Action::Cancel]) {
-            Some(Action::Confirm) => {
-                let ImportMode::Preview { job } = &mut self.mode else {
-                    return Outcome::Close;
-                };
-                return match job.take() {
-                    Some(job) => {
-                        Outcome::CloseWith(DialogResult::Run(Box::new(Effect::StartJob {
-                            id: cx.request_id(),
-                            job: JobSpec::Import(Box::new(job)),
-                        })))
-                    }
-                    // The reason is on screen already.
-                    None => Outcome::Handled,
-                };
+            Some(Action::Confirm) => match &mut self.mode {
+                ImportMode::Preview { job } => {
+                    let job = job.take().map(|j| JobSpec::Import(Box::new(j)));
+                    rows::start(job, cx.request_id())
+                }
+                ImportMode::Report { .. } => Outcome::Close,
+            },
+            Some(_) => Outcome::Close,
+            None => {
+                let len = self.len();
+                rows::scroll(&mut self.scroll, len, cx.keymap.action(key))
+                    .unwrap_or(Outcome::Ignored)
             }
-            Some(_) => return Outcome::Close,
-            None => {}
         }
-        let last = self.len().saturating_sub(1);
-        match cx.keymap.action(key) {
-            Some(Action::Down) => self.scroll = (self.scroll + 1).min(last),
-            Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
-            Some(Action::NextPage) => self.scroll = (self.scroll + 10).min(last),
-            Some(Action::PrevPage) => self.scroll = self.scroll.saturating_sub(10),
-            Some(Action::First) => self.scroll = 0,
-            Some(Action::Last) => self.scroll = last,
-            Some(Action::Back) => return Outcome::Close,
-            _ => return Outcome::Ignored,
-        }
-        Outcome::Handled
     }
 }

@@ -40,6 +40,7 @@ pub mod profiles_picker;
 pub mod related;
 pub mod requests;
 pub mod reschedule;
+pub mod rows;
 pub mod search;
 pub mod today;
 pub mod views_picker;
@@ -160,6 +161,9 @@ pub enum DialogResult {
         label: String,
     },
     Quit,
+    /// Stop these runs (a plan, an import: the rows under way finish and are recorded), then
+    /// quit once they have ended.
+    StopRunsAndQuit(Vec<crate::app::effects::RequestId>),
     /// A contact was created: note it, refresh Contacts and select it.
     ContactCreated(CreatedContact),
     /// Show this contact (the duplicate the form found) above the form.

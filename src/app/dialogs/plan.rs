@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
 
-use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome};
-use crate::app::effects::{Effect, RequestId};
+use crate::app::dialogs::rows::{self, Tone, column_widths};
+use crate::app::dialogs::{Dialog, DialogCx, Outcome};
+use crate::app::effects::RequestId;
 use crate::app::jobs::JobSpec;
 use crate::app::keymap::{Action, Hint};
 use crate::app::plan::{PlanJob, PlanLoaded, PlanReport};
@@ -31,6 +32,10 @@ pub struct PlanView {
     pub bad: Vec<String>,
     pub header: &'static [&'static str],
     pub rows: Vec<Vec<String>>,
+    /// Each row's tone: a report's failed rows stand out, skipped rows are dimmed.
+    pub tones: Vec<Tone>,
+    /// Each column's widest cell (worked out once, with the rows).
+    pub widths: Vec<usize>,
     /// `20 rows: 17 to send, 2 done by an earlier run (times in Europe/Berlin)`.
     pub sentence: String,
     /// Why Enter does nothing (shown in place of the sentence's advice).
@@ -73,7 +78,15 @@ impl PlanView {
                 loaded.zone
             )
         };
-        let rows = loaded.preview.iter().map(preview_cells).collect();
+        let rows: Vec<Vec<String>> = loaded.preview.iter().map(preview_cells).collect();
+        let tones = rows
+            .iter()
+            .map(|r| match r[5].contains("earlier run") {
+                true => Tone::Dim,
+                false => Tone::Plain,
+            })
+            .collect();
+        let widths = column_widths(PREVIEW_COLUMNS, &rows);
         let job = why.is_none().then(|| PlanJob {
             path: loaded.path.clone(),
             rows: loaded.rows,
@@ -86,6 +99,8 @@ impl PlanView {
             bad,
             header: PREVIEW_COLUMNS,
             rows,
+            tones,
+            widths,
             sentence,
             why,
             scroll: 0,
@@ -94,7 +109,7 @@ impl PlanView {
 
     /// A run's report (`running`: it is still under way; this is what it had when it ended).
     pub fn report(report: Arc<PlanReport>, job: RequestId, running: bool) -> PlanView {
-        let rows = report
+        let rows: Vec<Vec<String>> = report
             .rows
             .iter()
             .map(|r| {
@@ -106,6 +121,15 @@ impl PlanView {
                 ]
             })
             .collect();
+        let tones = rows
+            .iter()
+            .map(|r| match r[2].as_str() {
+                "failed" | "in doubt" => Tone::Bad,
+                "moved" => Tone::Good,
+                _ => Tone::Dim,
+            })
+            .collect();
+        let widths = column_widths(REPORT_COLUMNS, &rows);
         let mut sentence = report.summary();
         if report.rate_limited > 0 {
             sentence.push_str(&format!(
@@ -123,6 +147,8 @@ impl PlanView {
             bad: Vec::new(),
             header: REPORT_COLUMNS,
             rows,
+            tones,
+            widths,
             sentence,
             why: None,
             scroll: 0,
@@ -176,34 +202,19 @@ impl Dialog for PlanView {
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
         match cx.keymap.pick(key, &[Action::Confirm, Action::Cancel]) {
-            Some(Action::Confirm) => {
-                let PlanMode::Preview { job } = &mut self.mode else {
-                    return Outcome::Close;
-                };
-                return match job.take() {
-                    Some(job) => {
-                        Outcome::CloseWith(DialogResult::Run(Box::new(Effect::StartJob {
-                            id: cx.request_id(),
-                            job: JobSpec::Plan(Box::new(job)),
-                        })))
-                    }
-                    // The reason is on screen already.
-                    None => Outcome::Handled,
-                };
+            Some(Action::Confirm) => match &mut self.mode {
+                PlanMode::Preview { job } => {
+                    let job = job.take().map(|j| JobSpec::Plan(Box::new(j)));
+                    rows::start(job, cx.request_id())
+                }
+                PlanMode::Report { .. } => Outcome::Close,
+            },
+            Some(_) => Outcome::Close,
+            None => {
+                let len = self.len();
+                rows::scroll(&mut self.scroll, len, cx.keymap.action(key))
+                    .unwrap_or(Outcome::Ignored)
             }
-            Some(_) => return Outcome::Close,
-            None => {}
         }
-        let last = self.len().saturating_sub(1);
-        match cx.keymap.action(key) {
-            Some(Action::Down) => self.scroll = (self.scroll + 1).min(last),
-            Some(Action::Up) => self.scroll = self.scroll.saturating_sub(1),
-            Some(Action::NextPage) => self.scroll = (self.scroll + 10).min(last),
-            Some(Action::First) => self.scroll = 0,
-            Some(Action::Last) => self.scroll = last,
-            Some(Action::Back) => return Outcome::Close,
-            _ => return Outcome::Ignored,
-        }
-        Outcome::Handled
     }
 }

@@ -52,7 +52,6 @@ enum Read {
 
 async fn read(path: PathBuf, job: &ImportJob) -> Result<(Read, Vec<String>), String> {
     let opts = job.words.options.clone();
-    let shown = job.path.clone();
     tokio::task::spawn_blocking(move || {
         let layout = opts.layout(&path).map_err(|e| in_words(&e.to_string()))?;
         let notes: Vec<String> = engine::column_notes(&layout)
@@ -63,15 +62,11 @@ async fn read(path: PathBuf, job: &ImportJob) -> Result<(Read, Vec<String>), Str
             Ok(checked) => Ok((Read::Good(Box::new((layout, checked))), notes)),
             Err(CliError::Invalid { message, fields }) if !fields.is_empty() => {
                 let bad = fields.iter().map(|(l, m)| format!("{l}: {m}")).collect();
-                // `people.csv: 2 bad rows; nothing was sent (…)`: the dialog names the file
-                // as typed, and says what it means for a run.
+                // `people.csv: 2 bad rows; nothing was sent (…)`: the dialog's title names
+                // the file, its sentence says what it means for a run.
                 let opened = format!("{}: ", path.display());
                 let message = message.strip_prefix(&opened).unwrap_or(&message);
-                let message = format!(
-                    "{}: {}",
-                    shown.display(),
-                    message.replace("; nothing was sent", "")
-                );
+                let message = message.replace("; nothing was sent", "");
                 Ok((Read::Bad(bad, message), notes))
             }
             Err(e) => Err(e.to_string()),
@@ -214,6 +209,56 @@ fn detail_of(r: &crate::cli::import::report::RowReport) -> String {
     }
 }
 
+/// What a second pass over the rows gives back.
+struct Pass<T> {
+    /// The counts (`not_sent`: the rows never tried).
+    counts: Counts,
+    /// Each row's line, in the order they were reported.
+    rows: Vec<T>,
+    ended: engine::Ended,
+    /// Times a rate limit held the requests.
+    rate_limited: u64,
+}
+
+/// The second pass, the preview's and the run's: every row through the CLI's engine
+/// (`ready.sender` a dry run or not), counted, made into `row`'s line, progress reported as
+/// rows go.
+async fn each_row<T>(
+    ready: Ready,
+    job: &ImportJob,
+    cx: &JobCx,
+    mut row: impl FnMut(SentRow) -> T,
+) -> Pass<T> {
+    let total = ready.rows;
+    let mut counts = Counts {
+        rows: total,
+        ..Counts::default()
+    };
+    let mut rows = Vec::new();
+    let keep_contact = ready.sender.dry_run;
+    let ended = engine::send_all(
+        ready.layout,
+        &ready.sender,
+        &ready.known,
+        &ready.near,
+        &job.words.options,
+        keep_contact,
+        |sent: SentRow| {
+            counts.add(&sent.report);
+            rows.push(row(sent));
+            cx.progress.report(rows.len() as u64, Some(total), "rows");
+        },
+    )
+    .await;
+    counts.not_sent = total.saturating_sub(ended.reported);
+    Pass {
+        counts,
+        rows,
+        ended,
+        rate_limited: ready.gov.times_rate_limited(),
+    }
+}
+
 /// The preview: the CLI's dry run (look-ups are sent, creates are not).
 pub(super) struct ImportPreviewWork {
     pub job: ImportJob,
@@ -241,41 +286,28 @@ impl Work for ImportPreviewWork {
             let stop = Arc::new(AtomicBool::new(false));
             let r = ready(&job, &cx, layout, checked, true, stop).await?;
             notes.extend(r.near_note.clone());
-            let total = r.rows;
-            let mut counts = Counts {
-                rows: total,
-                ..Counts::default()
-            };
-            let mut rows = Vec::new();
-            let opts = job.words.options.clone();
-            let ended = engine::send_all(
-                r.layout,
-                &r.sender,
-                &r.known,
-                &r.near,
-                &opts,
-                true,
-                |SentRow { report, contact }| {
-                    counts.add(&report);
-                    let c = contact.unwrap_or_default();
-                    rows.push(PreviewRow {
-                        line: report.line,
-                        outcome: report.outcome,
-                        name: name_of(&c),
-                        email: c.email.clone().unwrap_or_default(),
-                        phone: c.phone.clone().unwrap_or_default(),
-                        note: detail_of(&report),
-                        near: report.near.is_some(),
-                    });
-                    cx.progress.report(rows.len() as u64, Some(total), "rows");
-                },
-            )
+            let Pass {
+                counts,
+                rows,
+                ended,
+                ..
+            } = each_row(r, &job, &cx, |SentRow { report, contact }| {
+                let c = contact.unwrap_or_default();
+                PreviewRow {
+                    line: report.line,
+                    outcome: report.outcome,
+                    name: name_of(&c),
+                    email: c.email.clone().unwrap_or_default(),
+                    phone: c.phone.clone().unwrap_or_default(),
+                    note: detail_of(&report),
+                    near: report.near.is_some(),
+                }
+            })
             .await;
             ended.read.map_err(|e| e.to_string())?;
             if let Some(halt) = ended.halt {
                 return Err(halt.summary());
             }
-            counts.not_sent = total.saturating_sub(ended.reported);
             Ok(JobOutput::ImportPreview(Arc::new(ImportPreview {
                 job,
                 notes,
@@ -342,34 +374,20 @@ impl Work for ImportRun {
                     return Err(e);
                 }
             };
-            let mut counts = Counts {
-                rows: total,
-                ..Counts::default()
-            };
-            let mut rows = Vec::new();
-            let opts = job.words.options.clone();
-            let ended = engine::send_all(
-                r.layout,
-                &r.sender,
-                &r.known,
-                &r.near,
-                &opts,
-                false,
-                |SentRow { report, .. }| {
-                    counts.add(&report);
-                    rows.push(ImportRowReport {
-                        line: report.line,
-                        outcome: report.outcome,
-                        detail: detail_of(&report),
-                        id: report.id,
-                        email: report.email,
-                    });
-                    cx.progress.report(rows.len() as u64, Some(total), "rows");
-                },
-            )
+            let Pass {
+                counts,
+                rows,
+                ended,
+                rate_limited,
+            } = each_row(r, &job, &cx, |SentRow { report, .. }| ImportRowReport {
+                line: report.line,
+                outcome: report.outcome,
+                detail: detail_of(&report),
+                id: report.id,
+                email: report.email,
+            })
             .await;
             watch.abort();
-            counts.not_sent = total.saturating_sub(ended.reported);
             let halted = match (ended.halt, ended.read) {
                 (Some(h), _) => Some(h.summary()),
                 (None, Err(e)) => Some(e.to_string()),
@@ -381,7 +399,7 @@ impl Work for ImportRun {
                 counts,
                 stopped: cx.cancel.is_cancelled(),
                 halted,
-                rate_limited: r.gov.times_rate_limited(),
+                rate_limited,
             })))
         };
         Box::pin(crate::runtime::source::ORIGIN.scope("import", run))
