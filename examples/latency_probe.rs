@@ -377,7 +377,8 @@ impl Drop for Tui {
 /// bytes that come back, and to the first chunk after which the screen differs from before
 /// the key (the first bytes of its redraw). ATAC comes from `ATAC_BIN` (default
 /// `/work/tools/bin/atac`) and opens a collection of 30 requests written to a temporary
-/// folder; `SLUMBER_BIN`, when set, adds slumber the same way.
+/// folder (unfolded first, so the arrows move through its requests); `SLUMBER_BIN`, when set,
+/// adds slumber the same way.
 fn compare(mut args: impl Iterator<Item = String>) {
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
     let keys: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
@@ -422,6 +423,11 @@ fn compare(mut args: impl Iterator<Item = String>) {
     .expect("crmdash shows rows");
     for t in &tuis {
         t.settle(Duration::from_millis(1000), Duration::from_secs(20));
+    }
+    // ATAC opens with its collection folded and nothing selected: select it, unfold it.
+    for key in [&b"\x1b[B"[..], b"\r"] {
+        tuis[1].send(key);
+        tuis[1].settle(Duration::from_millis(300), Duration::from_secs(5));
     }
     println!(
         "latency probe, side by side: {COLS}x{ROWS}, {rounds} rounds of {keys} keys each, load average {}",
@@ -493,17 +499,18 @@ fn loadavg() -> String {
         .join(" ")
 }
 
-/// An ATAC collection (JSON) of `n` GET requests to a closed local port (nothing is sent).
+/// An ATAC 0.24 collection (JSON, as `atac request new` writes it) of `n` GET requests to a
+/// closed local port (nothing is sent: the probe only moves the selection).
 fn atac_collection(n: usize) -> String {
     let requests: Vec<String> = (0..n)
         .map(|i| {
             format!(
-                r#"{{"name":"contacts page {i}","url":"http://127.0.0.1:9/v1/contacts?page={i}","method":"GET","params":[],"headers":[],"body":"no_body","auth":"no_auth","scripts":{{"pre_request_script":null,"post_request_script":null}},"settings":{{"use_config_proxy":true,"allow_redirects":true,"timeout":30000,"store_received_cookies":true,"pretty_print_response_content":true,"accept_invalid_certs":false,"accept_invalid_hostnames":false}}}}"#
+                r#"{{"name":"contacts page {i}","url":"http://127.0.0.1:9/v1/contacts?page={i}","params":[],"headers":[],"auth":"no_auth","scripts":{{"pre_request_script":null,"post_request_script":null}},"settings":{{"use_config_proxy":true,"allow_redirects":true,"timeout":30000,"store_received_cookies":true,"pretty_print_response_content":true,"accept_invalid_certs":false,"accept_invalid_hostnames":false}},"protocol":{{"type":"http","method":"GET","body":"no_body"}}}}"#
             )
         })
         .collect();
     format!(
-        r#"{{"name":"crm","last_position":0,"requests":[{}]}}"#,
+        r#"{{"name":"crm","last_position":null,"requests":[{}]}}"#,
         requests.join(",")
     )
 }
