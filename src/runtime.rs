@@ -1,6 +1,6 @@
 //! The dashboard's async loop: a `biased` `select!` over a cancellation token (signals), the
-//! terminal's `EventStream`, the app's message channel and one timer (the app's next
-//! deadline). Every queued message is handled, then the screen is drawn once, and only when
+//! terminal's events (`terminal::events`, read on this thread), the app's message channel and
+//! one timer (the app's next deadline). Every queued message is handled, then the screen is drawn once, and only when
 //! something changed. Idle, the loop sleeps: no tick runs without a deadline.
 
 mod dupes;
@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream};
+use crossterm::event::Event;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -455,7 +455,7 @@ async fn event_loop(
     mouse: bool,
     started: std::time::Instant,
 ) -> anyhow::Result<()> {
-    let mut events = EventStream::new();
+    let mut events = terminal::events();
     // Draw the first frame before any request goes out.
     term.draw(|f| crate::ui::render(&engine.app, f))?;
     engine.app.dirty = false;
