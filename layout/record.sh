@@ -64,7 +64,8 @@ import bisect, re, sys
 cg, link_map, binary = sys.argv[1:4]
 sections = []
 for line in open(link_map):
-    m = re.match(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+.*:\(\.text\.(\S+)\)$", line)
+    # `.text.unlikely.NAME` (cold code LLVM split off) is ordered by its symbol, NAME.
+    m = re.match(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+.*:\(\.text\.(?:unlikely\.|hot\.|startup\.|exit\.)?(\S+)\)$", line)
     if m:
         sections.append((int(m[1], 16), int(m[2], 16), m[3]))
 sections.sort()

@@ -448,6 +448,12 @@ fn act(
     Ok(false)
 }
 
+/// How long the dashboard stays quiet (no key, no answer, no job's news) before it hands the
+/// heap's freed pages back to the system (`malloc_trim`): what the start, a page of answers or a
+/// dialog allocated and freed would otherwise stay resident while the dashboard idles. Once per
+/// quiet spell: an idle dashboard then sleeps with no timer, as before.
+const QUIET_TRIM: Duration = Duration::from_secs(2);
+
 async fn event_loop(
     term: &mut Term,
     engine: &mut Engine,
@@ -469,6 +475,8 @@ async fn event_loop(
     if act(term, engine, first, mouse)? {
         return Ok(());
     }
+    // Whether the heap was handed back since the last message (see `QUIET_TRIM`).
+    let mut trimmed = false;
     loop {
         if engine.app.dirty {
             term.draw(|f| crate::ui::render(&engine.app, f))?;
@@ -493,7 +501,14 @@ async fn event_loop(
             },
             Some(m) = engine.recv() => m,
             _ = sleep_until(deadline), if deadline.is_some() => Message::Tick,
+            _ = tokio::time::sleep(QUIET_TRIM), if !trimmed => {
+                export::give_memory_back();
+                trimmed = true;
+                continue;
+            }
         };
+        // A tick alone (a timer) frees little: it does not call for another trim.
+        trimmed &= matches!(msg, Message::Tick);
         let actions = engine.handle(msg);
         if act(term, engine, actions, mouse)? {
             return Ok(());
