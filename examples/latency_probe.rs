@@ -33,6 +33,9 @@ struct Screen {
     last_chunk: Instant,
     bytes: u64,
     writes: u64,
+    /// When armed (`Some(None)`), the read time of the first chunk that comes next: the
+    /// first bytes of the frame a key causes.
+    first: Option<Option<Instant>>,
     /// What the main thread waits for, checked by the reader after every chunk; the time is
     /// when the first chunk after which it held was read (taken before parsing, so the
     /// probe's own parsing is not counted, nor when the main thread happens to wake).
@@ -66,6 +69,9 @@ fn reader_thread(mut reader: Box<dyn Read + Send>, shared: Shared, writer: Write
             s.last_chunk = at;
             s.bytes += n as u64;
             s.writes += 1;
+            if let Some(first @ None) = &mut s.first {
+                *first = Some(at);
+            }
             if let Some((pred, seen @ None)) = &mut s.watch
                 && pred(s.parser.screen())
             {
@@ -264,8 +270,269 @@ fn status_kb(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// A program running in its own pseudo-terminal at 160x45, its screen parsed as it arrives.
+struct Tui {
+    name: &'static str,
+    shared: Shared,
+    writer: Writer,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    /// Keeps the pty open while the program runs.
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl Tui {
+    fn spawn(name: &'static str, cmd: CommandBuilder) -> Tui {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("pty");
+        let shared: Shared = Arc::new((
+            Mutex::new(Screen {
+                parser: vt100::Parser::new(
+                    NonZeroU16::new(ROWS).unwrap(),
+                    NonZeroU16::new(COLS).unwrap(),
+                    0,
+                ),
+                last_chunk: Instant::now(),
+                bytes: 0,
+                writes: 0,
+                first: None,
+                watch: None,
+            }),
+            Condvar::new(),
+        ));
+        let writer: Writer = Arc::new(Mutex::new(pty.master.take_writer().unwrap()));
+        reader_thread(
+            pty.master.try_clone_reader().unwrap(),
+            shared.clone(),
+            writer.clone(),
+        );
+        let child = pty.slave.spawn_command(cmd).expect("the program starts");
+        Tui {
+            name,
+            shared,
+            writer,
+            child,
+            _master: pty.master,
+        }
+    }
+
+    fn send(&self, bytes: &[u8]) {
+        let mut w = self.writer.lock().unwrap();
+        w.write_all(bytes).unwrap();
+        w.flush().unwrap();
+    }
+
+    /// Waits until nothing has arrived for `quiet` (at most `limit`).
+    fn settle(&self, quiet: Duration, limit: Duration) {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            let last = self.shared.0.lock().unwrap().last_chunk;
+            if last.elapsed() >= quiet {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Sends `key` and returns (first bytes after it, first chunk after which the screen
+    /// differs from before it), both from the moment the key was written.
+    fn key(&self, key: &[u8]) -> Option<(Duration, Duration)> {
+        let before = {
+            let mut s = self.shared.0.lock().unwrap();
+            s.first = Some(None);
+            s.parser.screen().contents_formatted()
+        };
+        watch(&self.shared, move |s| s.contents_formatted() != before);
+        let sent = Instant::now();
+        self.send(key);
+        let changed = wait_watched(&self.shared, KEY_TIMEOUT);
+        let first = self.shared.0.lock().unwrap().first.take().flatten();
+        Some((
+            first?.saturating_duration_since(sent),
+            changed?.saturating_duration_since(sent),
+        ))
+    }
+
+    fn screen(&self) -> String {
+        self.shared.0.lock().unwrap().parser.screen().contents()
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `latency_probe compare [ROUNDS] [KEYS]`: `crmdash --demo` and ATAC side by side in one
+/// run, each in its own 160x45 pty, driven the same way and alternately: each round sends
+/// KEYS arrow keys (down, then back up, so every key moves the selection) to one program,
+/// then to the other (the order alternates by round). For each key: the time to the first
+/// bytes that come back, and to the first chunk after which the screen differs from before
+/// the key (the first bytes of its redraw). ATAC comes from `ATAC_BIN` (default
+/// `/work/tools/bin/atac`) and opens a collection of 30 requests written to a temporary
+/// folder (unfolded first, so the arrows move through its requests); `SLUMBER_BIN`, when set,
+/// adds slumber the same way.
+fn compare(mut args: impl Iterator<Item = String>) {
+    let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
+    let keys: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
+    let bin = std::env::var("CRMDASH_BIN").unwrap_or_else(|_| "target/release/crmdash".into());
+    let bin = std::fs::canonicalize(&bin).expect("the crmdash binary (cargo build --release)");
+    let atac = std::env::var("ATAC_BIN").unwrap_or_else(|_| "/work/tools/bin/atac".into());
+    let home = tempfile::tempdir().expect("temp home");
+    let env = |cmd: &mut CommandBuilder| {
+        cmd.env("HOME", home.path());
+        cmd.env("XDG_CONFIG_HOME", home.path().join("config"));
+        cmd.env("XDG_STATE_HOME", home.path().join("state"));
+        cmd.env("XDG_DATA_HOME", home.path().join("data"));
+        cmd.env("XDG_CACHE_HOME", home.path().join("cache"));
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("NO_COLOR", "1");
+    };
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, "[ui]\nrefresh_seconds = 0\n").unwrap();
+    let mut ours = CommandBuilder::new(&bin);
+    ours.arg("--demo");
+    env(&mut ours);
+    ours.env("CRMDASH_CONFIG", &config);
+    let atac_dir = home.path().join("atac");
+    std::fs::create_dir_all(&atac_dir).unwrap();
+    std::fs::write(atac_dir.join("crm.json"), atac_collection(30)).unwrap();
+    let mut theirs = CommandBuilder::new(&atac);
+    theirs.args(["-d".as_ref(), atac_dir.as_os_str()]);
+    env(&mut theirs);
+    let mut tuis = vec![Tui::spawn("crmdash", ours), Tui::spawn("atac", theirs)];
+    if let Ok(slumber) = std::env::var("SLUMBER_BIN") {
+        let file = home.path().join("slumber.yml");
+        std::fs::write(&file, slumber_collection(30)).unwrap();
+        let mut cmd = CommandBuilder::new(slumber);
+        cmd.args(["-f".as_ref(), file.as_os_str()]);
+        env(&mut cmd);
+        tuis.push(Tui::spawn("slumber", cmd));
+    }
+    // crmdash: its first rows (the demo's sandbox is in-process); every program: 1 s of quiet.
+    wait_for(&tuis[0].shared, Duration::from_secs(20), |s| {
+        selected_row(s).is_some()
+    })
+    .expect("crmdash shows rows");
+    for t in &tuis {
+        t.settle(Duration::from_millis(1000), Duration::from_secs(20));
+    }
+    // ATAC opens with its collection folded and nothing selected: select it, unfold it.
+    for key in [&b"\x1b[B"[..], b"\r"] {
+        tuis[1].send(key);
+        tuis[1].settle(Duration::from_millis(300), Duration::from_secs(5));
+    }
+    println!(
+        "latency probe, side by side: {COLS}x{ROWS}, {rounds} rounds of {keys} keys each, load average {}",
+        loadavg()
+    );
+    let mut first: Vec<Vec<Duration>> = vec![Vec::new(); tuis.len()];
+    let mut changed: Vec<Vec<Duration>> = vec![Vec::new(); tuis.len()];
+    let mut lost = vec![0usize; tuis.len()];
+    for round in 0..rounds {
+        let mut order: Vec<usize> = (0..tuis.len()).collect();
+        order.rotate_left(round % tuis.len());
+        for &i in &order {
+            for k in 0..keys {
+                let key: &[u8] = if k < keys / 2 { b"\x1b[B" } else { b"\x1b[A" };
+                match tuis[i].key(key) {
+                    Some((f, c)) => {
+                        first[i].push(f);
+                        changed[i].push(c);
+                    }
+                    None => lost[i] += 1,
+                }
+                std::thread::sleep(Duration::from_millis(15));
+            }
+            tuis[i].settle(Duration::from_millis(100), Duration::from_secs(2));
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let mut p50 = Vec::new();
+    for (i, t) in tuis.iter().enumerate() {
+        let (mut f, mut c) = (first[i].clone(), changed[i].clone());
+        f.sort();
+        c.sort();
+        p50.push(percentile(&c, 0.5));
+        println!(
+            "  {:<8} n={:<4} first bytes p50={:.3} p95={:.3} ms; screen changed p50={:.3} p95={:.3} p99={:.3} ms; lost {}",
+            t.name,
+            c.len(),
+            ms(percentile(&f, 0.5)),
+            ms(percentile(&f, 0.95)),
+            ms(percentile(&c, 0.5)),
+            ms(percentile(&c, 0.95)),
+            ms(percentile(&c, 0.99)),
+            lost[i]
+        );
+        if c.is_empty() {
+            println!(
+                "  {} never changed its screen; it shows:\n{}",
+                t.name,
+                t.screen()
+            );
+        }
+    }
+    for i in 1..tuis.len() {
+        println!(
+            "  crmdash / {} p50 = {:.2}",
+            tuis[i].name,
+            ms(p50[0]) / ms(p50[i]).max(f64::MIN_POSITIVE)
+        );
+    }
+    println!("  load average after: {}", loadavg());
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// An ATAC 0.24 collection (JSON, as `atac request new` writes it) of `n` GET requests to a
+/// closed local port (nothing is sent: the probe only moves the selection).
+fn atac_collection(n: usize) -> String {
+    let requests: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"name":"contacts page {i}","url":"http://127.0.0.1:9/v1/contacts?page={i}","params":[],"headers":[],"auth":"no_auth","scripts":{{"pre_request_script":null,"post_request_script":null}},"settings":{{"use_config_proxy":true,"allow_redirects":true,"timeout":30000,"store_received_cookies":true,"pretty_print_response_content":true,"accept_invalid_certs":false,"accept_invalid_hostnames":false}},"protocol":{{"type":"http","method":"GET","body":"no_body"}}}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"name":"crm","last_position":null,"requests":[{}]}}"#,
+        requests.join(",")
+    )
+}
+
+/// A slumber collection (YAML) of `n` GET requests.
+fn slumber_collection(n: usize) -> String {
+    let mut out = String::from("requests:\n");
+    for i in 0..n {
+        out.push_str(&format!(
+            "  page{i}:\n    method: GET\n    url: http://127.0.0.1:9/v1/contacts?page={i}\n"
+        ));
+    }
+    out
+}
+
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().is_some_and(|a| a == "compare") {
+        args.next();
+        compare(args);
+        return;
+    }
     let keys: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
     let latency: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(0);
     let contacts: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1000);
@@ -340,6 +607,7 @@ fn main() {
             last_chunk: Instant::now(),
             bytes: 0,
             writes: 0,
+            first: None,
             watch: None,
         }),
         Condvar::new(),

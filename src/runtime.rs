@@ -1,6 +1,6 @@
 //! The dashboard's async loop: a `biased` `select!` over a cancellation token (signals), the
-//! terminal's `EventStream`, the app's message channel and one timer (the app's next
-//! deadline). Every queued message is handled, then the screen is drawn once, and only when
+//! terminal's events (`terminal::events`, read on this thread), the app's message channel and
+//! one timer (the app's next deadline). Every queued message is handled, then the screen is drawn once, and only when
 //! something changed. Idle, the loop sleeps: no tick runs without a deadline.
 
 mod dupes;
@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream};
+use crossterm::event::Event;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -448,6 +448,12 @@ fn act(
     Ok(false)
 }
 
+/// How long the dashboard stays quiet (no key, no answer, no job's news) before it hands the
+/// heap's freed pages back to the system (`malloc_trim`): what the start, a page of answers or a
+/// dialog allocated and freed would otherwise stay resident while the dashboard idles. Once per
+/// quiet spell: an idle dashboard then sleeps with no timer, as before.
+const QUIET_TRIM: Duration = Duration::from_secs(2);
+
 async fn event_loop(
     term: &mut Term,
     engine: &mut Engine,
@@ -455,7 +461,7 @@ async fn event_loop(
     mouse: bool,
     started: std::time::Instant,
 ) -> anyhow::Result<()> {
-    let mut events = EventStream::new();
+    let mut events = terminal::events();
     // Draw the first frame before any request goes out.
     term.draw(|f| crate::ui::render(&engine.app, f))?;
     engine.app.dirty = false;
@@ -469,6 +475,8 @@ async fn event_loop(
     if act(term, engine, first, mouse)? {
         return Ok(());
     }
+    // Whether the heap was handed back since the last message (see `QUIET_TRIM`).
+    let mut trimmed = false;
     loop {
         if engine.app.dirty {
             term.draw(|f| crate::ui::render(&engine.app, f))?;
@@ -493,7 +501,14 @@ async fn event_loop(
             },
             Some(m) = engine.recv() => m,
             _ = sleep_until(deadline), if deadline.is_some() => Message::Tick,
+            _ = tokio::time::sleep(QUIET_TRIM), if !trimmed => {
+                export::give_memory_back();
+                trimmed = true;
+                continue;
+            }
         };
+        // A tick alone (a timer) frees little: it does not call for another trim.
+        trimmed &= matches!(msg, Message::Tick);
         let actions = engine.handle(msg);
         if act(term, engine, actions, mouse)? {
             return Ok(());

@@ -1,25 +1,34 @@
 //! The terminal's modes: raw mode, alternate screen, bracketed paste and (optionally) mouse
 //! capture on entry; all of them undone on exit, on panic (a hook restores before the message
 //! is printed) and around a `Ctrl-Z` suspend. OSC 52 clipboard writes. Frames reach the
-//! terminal in one `write(2)` each ([`FrameWriter`]).
+//! terminal in one `write(2)` each ([`FrameWriter`]). Keys are read on the runtime's own
+//! thread ([`Events`]), and the size a frame is drawn at is the one the terminal last reported
+//! ([`FrameBackend`]): a key costs one wake-up and no system call before its frame is written.
 
 use std::io::{self, Write};
+use std::pin::Pin;
 use std::sync::Once;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use base64::Engine as _;
 use crossterm::cursor::Show;
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
+    EventStream,
 };
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
+use futures::Stream;
 use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
-use ratatui::layout::{Position, Rect};
+use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
+use ratatui::buffer::Cell;
+use ratatui::layout::{Position, Rect, Size};
 
-pub type Term = Terminal<CrosstermBackend<FrameWriter>>;
+pub type Term = Terminal<FrameBackend>;
 
 static HOOK: Once = Once::new();
 
@@ -60,11 +69,81 @@ impl Write for FrameWriter {
     }
 }
 
+/// The terminal's size as it last reported it (columns in the high half, rows in the low;
+/// 0 before the first query): set when the dashboard takes the terminal and by every resize
+/// event, read by [`FrameBackend::size`] at each frame.
+static SIZE: AtomicU32 = AtomicU32::new(0);
+
+fn remember_size(cols: u16, rows: u16) {
+    SIZE.store((u32::from(cols) << 16) | u32::from(rows), Ordering::Relaxed);
+}
+
+/// Asks the terminal for its size (crossterm opens `/dev/tty` for it) and remembers it.
+fn query_size() -> io::Result<Size> {
+    let (cols, rows) = crossterm::terminal::size()?;
+    remember_size(cols, rows);
+    Ok(Size::new(cols, rows))
+}
+
+/// Crossterm's backend over a [`FrameWriter`], except for the size: ratatui asks for it before
+/// every frame, and crossterm would open `/dev/tty` and close it again each time to ask the
+/// terminal. The size only changes with a resize event, which [`Events`] passes on here.
+#[derive(Debug)]
+pub struct FrameBackend {
+    inner: CrosstermBackend<FrameWriter>,
+}
+
+impl Backend for FrameBackend {
+    type Error = io::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a Cell)>,
+    {
+        self.inner.draw(content)
+    }
+    fn append_lines(&mut self, n: u16) -> io::Result<()> {
+        self.inner.append_lines(n)
+    }
+    fn hide_cursor(&mut self) -> io::Result<()> {
+        self.inner.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> io::Result<()> {
+        self.inner.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> io::Result<Position> {
+        self.inner.get_cursor_position()
+    }
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> io::Result<()> {
+        self.inner.set_cursor_position(position)
+    }
+    fn clear(&mut self) -> io::Result<()> {
+        self.inner.clear()
+    }
+    fn clear_region(&mut self, clear_type: ClearType) -> io::Result<()> {
+        self.inner.clear_region(clear_type)
+    }
+    fn size(&self) -> io::Result<Size> {
+        match SIZE.load(Ordering::Relaxed) {
+            0 => query_size(),
+            packed => Ok(Size::new((packed >> 16) as u16, packed as u16)),
+        }
+    }
+    fn window_size(&mut self) -> io::Result<WindowSize> {
+        self.inner.window_size()
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Backend::flush(&mut self.inner)
+    }
+}
+
 /// Switches the terminal to the dashboard's modes and installs the panic hook.
 pub fn enter(mouse: bool) -> io::Result<Term> {
     install_panic_hook();
     set_modes(mouse)?;
-    let mut term = Terminal::new(CrosstermBackend::new(FrameWriter::default()))?;
+    let mut term = Terminal::new(FrameBackend {
+        inner: CrosstermBackend::new(FrameWriter::default()),
+    })?;
     clear(&mut term)?;
     Ok(term)
 }
@@ -73,10 +152,108 @@ pub fn enter(mouse: bool) -> io::Result<Term> {
 /// `Terminal::clear` would first ask the terminal where its cursor is (`ESC [ 6 n`) and wait
 /// for the answer (up to 2 s from a terminal that does not answer); a full-screen viewport
 /// has nothing to restore it to, and `resize` clears the same way without asking. The clear
-/// leaves with the next frame, in the same write.
+/// leaves with the next frame, in the same write. The size is asked afresh: the terminal may
+/// have changed while another program had it.
 fn clear(term: &mut Term) -> io::Result<()> {
-    let size = term.size()?;
+    let size = query_size()?;
     term.resize(Rect::from((Position::ORIGIN, size)))
+}
+
+/// The terminal's events (keys, mouse, paste, resize) as a stream.
+///
+/// When standard input is the terminal (crossterm then reads it), the runtime watches it
+/// itself and crossterm parses what is there on the runtime's thread: a key wakes one thread,
+/// the one that draws. Crossterm's own `EventStream` waits on a thread of its own, which then
+/// wakes the runtime, and the two take turns at crossterm's reader lock; that hop was a good
+/// part of a key's way to its frame. A resize wakes the stream through `SIGWINCH` (crossterm
+/// reads the new size from its own signal pipe). Otherwise (crossterm reads `/dev/tty`, which
+/// it opens itself) this is crossterm's `EventStream`.
+pub enum Events {
+    Direct {
+        stdin: tokio::io::unix::AsyncFd<Stdin>,
+        winch: tokio::signal::unix::Signal,
+        /// Whether crossterm may have something to give (input was seen, or its last answer
+        /// was an event and more may be queued): it is asked only then, so polling the stream
+        /// when nothing happened costs no system call.
+        maybe: bool,
+    },
+    Thread(EventStream),
+}
+
+/// Standard input's descriptor, watched (never read nor closed) by [`Events`].
+pub struct Stdin;
+
+impl std::os::fd::AsRawFd for Stdin {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        libc::STDIN_FILENO
+    }
+}
+
+/// The dashboard's events; must be called inside the runtime.
+pub fn events() -> Events {
+    use std::io::IsTerminal;
+    let direct = || -> io::Result<Events> {
+        // SAFETY: descriptor 0 stays open, on the same file description, for the whole run:
+        // nothing in the program closes or replaces standard input.
+        let stdin = unsafe {
+            tokio::io::unix::AsyncFd::register_with_interest(Stdin, tokio::io::Interest::READABLE)
+        }?;
+        let winch = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::window_change())?;
+        Ok(Events::Direct {
+            stdin,
+            winch,
+            maybe: true,
+        })
+    };
+    match io::stdin().is_terminal().then(direct) {
+        Some(Ok(events)) => events,
+        _ => Events::Thread(EventStream::new()),
+    }
+}
+
+impl Stream for Events {
+    type Item = io::Result<Event>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let (stdin, winch, maybe) = match self.get_mut() {
+            Events::Thread(stream) => return Pin::new(stream).poll_next(cx),
+            Events::Direct {
+                stdin,
+                winch,
+                maybe,
+            } => (stdin, winch, maybe),
+        };
+        loop {
+            if *maybe {
+                match crossterm::event::poll(Duration::ZERO) {
+                    Ok(true) => {
+                        let event = crossterm::event::read();
+                        if let Ok(Event::Resize(cols, rows)) = event {
+                            remember_size(cols, rows);
+                        }
+                        return Poll::Ready(Some(event));
+                    }
+                    Ok(false) => *maybe = false,
+                    Err(e) => return Poll::Ready(Some(Err(e))),
+                }
+            }
+            // Readiness is cleared before crossterm reads: input that comes after is a new
+            // edge, and wakes the task again.
+            match stdin.poll_read_ready(cx) {
+                Poll::Ready(Ok(mut guard)) => {
+                    guard.clear_ready();
+                    *maybe = true;
+                    continue;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Some(Err(e))),
+                Poll::Pending => {}
+            }
+            match winch.poll_recv(cx) {
+                Poll::Ready(Some(())) => *maybe = true,
+                Poll::Ready(None) | Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
 }
 
 fn set_modes(mouse: bool) -> io::Result<()> {

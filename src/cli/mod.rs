@@ -64,6 +64,15 @@ pub const VERSION: &str = concat!(
 #[derive(Debug, Parser)]
 #[command(name = "crmdash", version = VERSION, about, after_help = top_help())]
 pub struct Cli {
+    #[command(flatten)]
+    pub globals: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The global options: all the dashboard (no subcommand) takes.
+#[derive(Debug, clap::Args)]
+pub struct GlobalArgs {
     /// Service base URL (https://, or http:// to a loopback address only).
     #[arg(long, global = true, env = "CRMDASH_BASE_URL", value_name = "URL", help_heading = GLOBAL)]
     pub base_url: Option<String>,
@@ -78,8 +87,26 @@ pub struct Cli {
     /// shown as ****.
     #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
     pub verbose: u8,
-    #[command(subcommand)]
-    pub command: Option<Command>,
+}
+
+/// The dashboard's command line (no subcommand, no help or version asked), parsed against the
+/// global options alone: the whole tree (every subcommand's arguments, their help) is some
+/// 450 KB of code run and a heap of strings that the dashboard would keep resident for nothing.
+/// `None` for anything else (a subcommand, `--help`, a mistake): the whole tree parses it then,
+/// and says what it says.
+fn dashboard_args(
+    argv: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Option<(GlobalArgs, ArgMatches)> {
+    use clap::Args;
+    let cmd = GlobalArgs::augment_args(
+        clap::Command::new("crmdash")
+            .disable_help_flag(true)
+            .disable_version_flag(true)
+            .disable_help_subcommand(true),
+    );
+    let matches = cmd.try_get_matches_from(argv).ok()?;
+    let globals = GlobalArgs::from_arg_matches(&matches).ok()?;
+    Some((globals, matches))
 }
 
 const ENV_HELP: &str = "Environment:
@@ -168,7 +195,7 @@ pub struct Globals {
 }
 
 impl Globals {
-    fn from_matches(cli: &Cli, m: &ArgMatches) -> Self {
+    fn from_matches(cli: &GlobalArgs, m: &ArgMatches) -> Self {
         let split = |id: &str, v: &Option<String>| -> (Option<String>, Option<String>) {
             match m.value_source(id) {
                 Some(ValueSource::EnvVariable) => (None, v.clone()),
@@ -194,27 +221,32 @@ impl Globals {
 pub fn main() -> ExitCode {
     // `COMPLETE=bash crmdash ...`: the shell asks for completions; answered, then exit.
     complete_names::answer_if_asked();
-    let matches = match Cli::command().try_get_matches() {
-        Ok(m) => m,
-        Err(e) => {
-            // Help and version print to stdout and exit 0; real usage errors exit 2.
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            });
+    let (globals, command) = match dashboard_args(std::env::args_os()) {
+        Some((args, matches)) => (Globals::from_matches(&args, &matches), None),
+        None => {
+            let matches = match Cli::command().try_get_matches() {
+                Ok(m) => m,
+                Err(e) => {
+                    // Help and version print to stdout and exit 0; real usage errors exit 2.
+                    let _ = e.print();
+                    return ExitCode::from(if e.use_stderr() {
+                        exit::USAGE
+                    } else {
+                        exit::OK
+                    });
+                }
+            };
+            let cli = match Cli::from_arg_matches(&matches) {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = e.print();
+                    return ExitCode::from(exit::USAGE);
+                }
+            };
+            (Globals::from_matches(&cli.globals, &matches), cli.command)
         }
     };
-    let cli = match Cli::from_arg_matches(&matches) {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let globals = Globals::from_matches(&cli, &matches);
-    let Some(command) = cli.command else {
+    let Some(command) = command else {
         limit_malloc_arenas();
         let log_path = crate::logging::init("info");
         let mut ended = None;
@@ -393,8 +425,53 @@ mod tests {
             "-vv",
         ])
         .unwrap();
-        assert_eq!(cli.profile.as_deref(), Some("work"));
-        assert!(cli.demo);
-        assert_eq!(cli.verbose, 2);
+        assert_eq!(cli.globals.profile.as_deref(), Some("work"));
+        assert!(cli.globals.demo);
+        assert_eq!(cli.globals.verbose, 2);
+    }
+
+    fn argv(words: &[&str]) -> Vec<std::ffi::OsString> {
+        words.iter().map(Into::into).collect()
+    }
+
+    /// The dashboard's own parse (global options only) reads what the whole tree reads, and
+    /// leaves everything else to it.
+    #[test]
+    fn the_dashboard_parses_its_options_without_the_whole_tree() {
+        for words in [
+            &["crmdash"][..],
+            &["crmdash", "--demo"],
+            &["crmdash", "--profile", "work", "-vv"],
+            &["crmdash", "--base-url=http://127.0.0.1:9", "-v", "--demo"],
+        ] {
+            let (args, matches) = dashboard_args(argv(words))
+                .unwrap_or_else(|| panic!("{words:?} is the dashboard's"));
+            let light = Globals::from_matches(&args, &matches);
+            let cli = Cli::try_parse_from(words).unwrap();
+            assert!(cli.command.is_none());
+            let full = Globals::from_matches(&cli.globals, &Cli::command().get_matches_from(words));
+            assert_eq!(format!("{light:?}"), format!("{full:?}"), "{words:?}");
+        }
+        assert!(
+            dashboard_args(argv(&["crmdash", "--profile", "work", "-vv"])).is_some_and(|(a, _)| a
+                .profile
+                .as_deref()
+                == Some("work")
+                && a.verbose == 2)
+        );
+        // Subcommands, help, version and mistakes go to the whole tree.
+        for words in [
+            &["crmdash", "deals", "list"][..],
+            &["crmdash", "--demo", "sync"],
+            &["crmdash", "--help"],
+            &["crmdash", "-h"],
+            &["crmdash", "--version"],
+            &["crmdash", "-V"],
+            &["crmdash", "help"],
+            &["crmdash", "--profile"],
+            &["crmdash", "--no-such-option"],
+        ] {
+            assert!(dashboard_args(argv(words)).is_none(), "{words:?}");
+        }
     }
 }

@@ -185,6 +185,45 @@ fn browse_deals_in_a_real_terminal_and_restore_it() {
     assert_restored(&tmux, &s);
 }
 
+/// The widest line of the screen's frame (the table's top border), in columns.
+fn frame_width(screen: &str) -> usize {
+    screen
+        .lines()
+        .find(|l| l.starts_with('┌'))
+        .map_or(0, |l| l.trim_end().chars().count())
+}
+
+/// Keys are read on the runtime's thread and the frame's size is the one the terminal last
+/// reported: a resize (SIGWINCH) must still reach the dashboard and redraw it at the new size,
+/// and a burst of keys in one write must all be handled, in order.
+#[test]
+fn a_resize_redraws_at_the_new_size_and_a_burst_of_keys_all_count() {
+    let tmux = start_sized(
+        "resize",
+        &format!("NO_COLOR=1 {}", demo_command("resize")),
+        (120, 32),
+    );
+    tmux.wait_for("page 1/20 · 500 total");
+    assert_eq!(frame_width(&tmux.screen()), 120);
+    tmux.resize(150, 40);
+    tmux.wait_until("the frame 150 columns wide", |s| frame_width(s) == 150);
+    tmux.resize(90, 24);
+    tmux.wait_until("the frame 90 columns wide", |s| frame_width(s) == 90);
+    // One write of two keys (Contacts, then Projects); then back to Deals.
+    tmux.send(&["-l", "13"]);
+    tmux.wait_until("Projects, at the new size", |s| {
+        s.contains("Projects · sort") && frame_width(s) == 90
+    });
+    tmux.send(&["2"]);
+    tmux.wait_for("Deals · sort updated_at ↓");
+    // Three sorts in one write: each counts (updated_at → ... → value ↓, as one at a time).
+    tmux.send(&["-l", "sss"]);
+    tmux.wait_for("Deals · sort value ↓");
+    tmux.send(&["q"]);
+    let s = tmux.wait_for("EXIT=0");
+    assert_restored(&tmux, &s);
+}
+
 #[test]
 fn sigterm_restores_the_terminal() {
     let tmux = start("term", &demo_command("term"));
