@@ -2,6 +2,10 @@
 //! fields as raw text (no values built), fields whose bytes are equal are equal, and only
 //! the fields whose bytes differ are parsed (and compared as values, so a different spelling
 //! of the same value is no change). Nested objects are compared the same way, by dotted path.
+//!
+//! A record's two texts nearly always hold the same keys in the same order (both are what the
+//! service sent): then one plain scan of each finds the members ([`top_members`]), without
+//! parsing them or building a map, and only the members whose bytes differ are parsed.
 
 use std::collections::BTreeMap;
 
@@ -30,6 +34,9 @@ pub fn diff_text(r: Resource, old: &str, new: &str) -> Vec<FieldChange> {
     if old == new {
         return out;
     }
+    if let Some(aligned) = diff_aligned(r, old, new) {
+        return aligned;
+    }
     match (members(old), members(new)) {
         (Some(o), Some(n)) => diff_members(r, "", &o, &n, &mut out),
         _ => {
@@ -44,6 +51,137 @@ pub fn diff_text(r: Resource, old: &str, new: &str) -> Vec<FieldChange> {
         }
     }
     out
+}
+
+/// [`diff_text`] when both texts are objects with the same keys in the same order, each once,
+/// none escaped (`None` otherwise: the general way reads them). The texts are valid JSON (what
+/// the service sent, as the sync decoded it, and the mirror's copy of such a text), so the scan
+/// only finds where each member's value starts and ends. The fields come out in key order, as
+/// the general way's maps give them.
+fn diff_aligned(r: Resource, old: &str, new: &str) -> Option<Vec<FieldChange>> {
+    let (o, n) = (top_members(old)?, top_members(new)?);
+    if o.len() != n.len() || o.iter().zip(&n).any(|(a, b)| a.0 != b.0) {
+        return None;
+    }
+    // A repeated key: the last one wins in the parsed form; leave that to the general way.
+    let mut keys: Vec<&str> = n.iter().map(|m| m.0).collect();
+    keys.sort_unstable();
+    if keys.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
+    let mut differ: Vec<(&str, &str, &str)> = o
+        .iter()
+        .zip(&n)
+        .filter(|(a, b)| a.1 != b.1 && !ignored(r, b.0))
+        .map(|(a, b)| (b.0, a.1, b.1))
+        .collect();
+    differ.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut out = Vec::new();
+    for (k, ov, nv) in differ {
+        if let (Some(om), Some(nm)) = (members(ov), members(nv)) {
+            diff_members(r, k, &om, &nm, &mut out);
+            continue;
+        }
+        let (ov, nv) = (parse_text(ov), parse_text(nv));
+        if ov != nv {
+            out.push(FieldChange {
+                field: k.to_string(),
+                old: ov,
+                new: nv,
+            });
+        }
+    }
+    Some(out)
+}
+
+/// The members of a JSON object's text, in order: each key (without its quotes) and its
+/// value's text. `None` when the text is no object, or a key holds an escape.
+fn top_members(text: &str) -> Option<Vec<(&str, &str)>> {
+    let b = text.as_bytes();
+    let ws = |mut i: usize| {
+        while matches!(b.get(i), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+            i += 1;
+        }
+        i
+    };
+    // The end of the string whose opening quote is at `i` (past its closing quote).
+    let string_end = |mut i: usize| -> Option<usize> {
+        i += 1;
+        loop {
+            match *b.get(i)? {
+                b'"' => return Some(i + 1),
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+        }
+    };
+    // The end of the value starting at `i`.
+    let value_end = |mut i: usize| -> Option<usize> {
+        match *b.get(i)? {
+            b'"' => string_end(i),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match *b.get(i)? {
+                        b'"' => {
+                            i = string_end(i)?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(i + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            _ => {
+                while !matches!(
+                    b.get(i),
+                    None | Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\t' | b'\r')
+                ) {
+                    i += 1;
+                }
+                Some(i)
+            }
+        }
+    };
+    let mut i = ws(0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(32);
+    i = ws(i + 1);
+    if b.get(i) == Some(&b'}') {
+        return (ws(i + 1) == b.len()).then_some(out);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(i)?;
+        let key = &text[i + 1..key_end - 1];
+        if key.contains('\\') {
+            return None;
+        }
+        i = ws(key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = ws(i + 1);
+        let end = value_end(start)?;
+        out.push((key, &text[start..end]));
+        i = ws(end);
+        match b.get(i) {
+            Some(b',') => i = ws(i + 1),
+            Some(b'}') => return (ws(i + 1) == b.len()).then_some(out),
+            _ => return None,
+        }
+    }
 }
 
 fn parse_text(text: &str) -> Value {
@@ -152,6 +290,51 @@ mod tests {
             )
             .is_empty()
         );
+        // The same keys in the same order: the scan reads them, and agrees with the values.
+        let aligned = [
+            (
+                r#"{"id":"c","name":"A","consent":{"email":false,"sms":true},"tags":["x"],"n":1,"updated_at":"a","accounts":[{"id":"a1"}]}"#,
+                r#"{"id":"c","name":"B\"q","consent":{"email":true,"sms":true},"tags":["x", "y"],"n":1.0,"updated_at":"b","accounts":[{"id":"a2"}]}"#,
+            ),
+            (
+                r#" { "b" : "x,}]" , "a" : [ {"k":"}"} ] , "c" : null } "#,
+                r#"{"b":"x,}]","a":[{"k":"]"}],"c":{"d":"\u00e9"}}"#,
+            ),
+            (
+                r#"{"id":"c","name":"A\u00e9"}"#,
+                r#"{"id":"c","name":"Aé"}"#,
+            ),
+            (r#"{}"#, r#"{ }"#),
+        ];
+        for (old, new) in aligned {
+            let expected = by_values(
+                Resource::Contacts,
+                &serde_json::from_str(old).unwrap(),
+                &serde_json::from_str(new).unwrap(),
+            );
+            assert_eq!(
+                diff_aligned(Resource::Contacts, old, new).as_ref(),
+                Some(&expected),
+                "{old} → {new}"
+            );
+            assert_eq!(diff_text(Resource::Contacts, old, new), expected);
+        }
+        // Anything else is left to the general way.
+        for (old, new) in [
+            (r#"{"a":1,"b":2}"#, r#"{"b":2,"a":3}"#),
+            (r#"{"a":1,"a":2}"#, r#"{"a":1,"a":3}"#),
+            (r#"{"\u0061":1}"#, r#"{"\u0061":2}"#),
+            (r#"{"a":1}"#, r#"{"a":1,"b":2}"#),
+            ("[1]", "[2]"),
+        ] {
+            assert_eq!(diff_aligned(Resource::Contacts, old, new), None, "{old}");
+            let expected = by_values(
+                Resource::Contacts,
+                &serde_json::from_str(old).unwrap(),
+                &serde_json::from_str(new).unwrap(),
+            );
+            assert_eq!(diff_text(Resource::Contacts, old, new), expected, "{old}");
+        }
         let moved = diff_text(
             Resource::Contacts,
             r#"{"id":"c","address":"Main St"}"#,
