@@ -3,9 +3,8 @@
 //! the fields whose bytes differ are parsed (and compared as values, so a different spelling
 //! of the same value is no change). Nested objects are compared the same way, by dotted path.
 //!
-//! A record's two texts nearly always hold the same keys in the same order (both are what the
-//! service sent): then one plain scan of each finds the members ([`top_members`]), without
-//! parsing them or building a map, and only the members whose bytes differ are parsed.
+//! One plain scan of each text finds its members ([`top_members`]) without parsing them or
+//! building a map; a record's two texts nearly always hold the same keys in the same order.
 
 use std::collections::BTreeMap;
 
@@ -34,8 +33,8 @@ pub fn diff_text(r: Resource, old: &str, new: &str) -> Vec<FieldChange> {
     if old == new {
         return out;
     }
-    if let Some(aligned) = diff_aligned(r, old, new) {
-        return aligned;
+    if let Some(scanned) = diff_scanned(r, old, new) {
+        return scanned;
     }
     match (members(old), members(new)) {
         (Some(o), Some(n)) => diff_members(r, "", &o, &n, &mut out),
@@ -53,36 +52,44 @@ pub fn diff_text(r: Resource, old: &str, new: &str) -> Vec<FieldChange> {
     out
 }
 
-/// [`diff_text`] when both texts are objects with the same keys in the same order, each once,
-/// none escaped (`None` otherwise: the general way reads them). The texts are valid JSON (what
-/// the service sent, as the sync decoded it, and the mirror's copy of such a text), so the scan
-/// only finds where each member's value starts and ends. The fields come out in key order, as
-/// the general way's maps give them.
-fn diff_aligned(r: Resource, old: &str, new: &str) -> Option<Vec<FieldChange>> {
+/// [`diff_text`] by a plain scan of each text for its members ([`top_members`]): `None` when
+/// a text is no object, a key holds an escape or comes twice (the general way reads those).
+/// The texts are valid JSON (what the service sent, as the sync decoded it, and the mirror's
+/// copy of such a text), so the scan only finds where each member's value starts and ends;
+/// only members whose bytes differ are parsed. The fields come out as the general way's maps
+/// give them: changed and new keys in key order, then the keys that went away.
+fn diff_scanned(r: Resource, old: &str, new: &str) -> Option<Vec<FieldChange>> {
     let (o, n) = (top_members(old)?, top_members(new)?);
-    if o.len() != n.len() || o.iter().zip(&n).any(|(a, b)| a.0 != b.0) {
+    if repeated(&o) || repeated(&n) {
         return None;
     }
-    // A repeated key: the last one wins in the parsed form; leave that to the general way.
-    let mut keys: Vec<&str> = n.iter().map(|m| m.0).collect();
-    keys.sort_unstable();
-    if keys.windows(2).any(|w| w[0] == w[1]) {
-        return None;
+    let mut matched = vec![false; o.len()];
+    let mut changed: Vec<(&str, Option<&str>, &str)> = Vec::new();
+    // The same key is nearly always next where the last one was found.
+    let mut next = 0;
+    for &(k, nv) in &n {
+        let at = if o.get(next).is_some_and(|m| m.0 == k) {
+            Some(next)
+        } else {
+            o.iter().position(|m| m.0 == k)
+        };
+        if let Some(j) = at {
+            matched[j] = true;
+            next = j + 1;
+        }
+        let ov = at.map(|j| o[j].1);
+        if ov != Some(nv) && !ignored(r, k) {
+            changed.push((k, ov, nv));
+        }
     }
-    let mut differ: Vec<(&str, &str, &str)> = o
-        .iter()
-        .zip(&n)
-        .filter(|(a, b)| a.1 != b.1 && !ignored(r, b.0))
-        .map(|(a, b)| (b.0, a.1, b.1))
-        .collect();
-    differ.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    changed.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut out = Vec::new();
-    for (k, ov, nv) in differ {
-        if let (Some(om), Some(nm)) = (members(ov), members(nv)) {
+    for (k, ov, nv) in changed {
+        if let (Some(om), Some(nm)) = (ov.and_then(members), members(nv)) {
             diff_members(r, k, &om, &nm, &mut out);
             continue;
         }
-        let (ov, nv) = (parse_text(ov), parse_text(nv));
+        let (ov, nv) = (ov.map_or(Value::Null, parse_text), parse_text(nv));
         if ov != nv {
             out.push(FieldChange {
                 field: k.to_string(),
@@ -91,7 +98,31 @@ fn diff_aligned(r: Resource, old: &str, new: &str) -> Option<Vec<FieldChange>> {
             });
         }
     }
+    let mut gone: Vec<(&str, &str)> = o
+        .iter()
+        .zip(&matched)
+        .filter(|(m, seen)| !**seen && !ignored(r, m.0))
+        .map(|(m, _)| *m)
+        .collect();
+    gone.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (k, ov) in gone {
+        let ov = parse_text(ov);
+        if !ov.is_null() {
+            out.push(FieldChange {
+                field: k.to_string(),
+                old: ov,
+                new: Value::Null,
+            });
+        }
+    }
     Some(out)
+}
+
+/// Whether a key comes twice among `members`.
+fn repeated(members: &[(&str, &str)]) -> bool {
+    let mut keys: Vec<&str> = members.iter().map(|m| m.0).collect();
+    keys.sort_unstable();
+    keys.windows(2).any(|w| w[0] == w[1])
 }
 
 /// The members of a JSON object's text, in order: each key (without its quotes) and its
@@ -290,8 +321,8 @@ mod tests {
             )
             .is_empty()
         );
-        // The same keys in the same order: the scan reads them, and agrees with the values.
-        let aligned = [
+        // The scan reads these, and agrees with the values.
+        let scanned = [
             (
                 r#"{"id":"c","name":"A","consent":{"email":false,"sms":true},"tags":["x"],"n":1,"updated_at":"a","accounts":[{"id":"a1"}]}"#,
                 r#"{"id":"c","name":"B\"q","consent":{"email":true,"sms":true},"tags":["x", "y"],"n":1.0,"updated_at":"b","accounts":[{"id":"a2"}]}"#,
@@ -305,15 +336,21 @@ mod tests {
                 r#"{"id":"c","name":"Aé"}"#,
             ),
             (r#"{}"#, r#"{ }"#),
+            (r#"{"a":1,"b":2,"z":null}"#, r#"{"b":2,"a":3}"#),
+            (
+                r#"{"a":1,"x":"gone","c":{"d":1}}"#,
+                r#"{"n":"new","a":1,"c":{"d":2,"e":3}}"#,
+            ),
+            (r#"{"a":1}"#, r#"{"a":1,"b":2,"c":null}"#),
         ];
-        for (old, new) in aligned {
+        for (old, new) in scanned {
             let expected = by_values(
                 Resource::Contacts,
                 &serde_json::from_str(old).unwrap(),
                 &serde_json::from_str(new).unwrap(),
             );
             assert_eq!(
-                diff_aligned(Resource::Contacts, old, new).as_ref(),
+                diff_scanned(Resource::Contacts, old, new).as_ref(),
                 Some(&expected),
                 "{old} → {new}"
             );
@@ -321,13 +358,12 @@ mod tests {
         }
         // Anything else is left to the general way.
         for (old, new) in [
-            (r#"{"a":1,"b":2}"#, r#"{"b":2,"a":3}"#),
             (r#"{"a":1,"a":2}"#, r#"{"a":1,"a":3}"#),
+            (r#"{"a":1,"b":2}"#, r#"{"b":2,"a":3,"b":4}"#),
             (r#"{"\u0061":1}"#, r#"{"\u0061":2}"#),
-            (r#"{"a":1}"#, r#"{"a":1,"b":2}"#),
             ("[1]", "[2]"),
         ] {
-            assert_eq!(diff_aligned(Resource::Contacts, old, new), None, "{old}");
+            assert_eq!(diff_scanned(Resource::Contacts, old, new), None, "{old}");
             let expected = by_values(
                 Resource::Contacts,
                 &serde_json::from_str(old).unwrap(),
