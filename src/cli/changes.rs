@@ -149,6 +149,7 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
         cache::location(ctx.globals(), settings)?
     };
     let mirror = open(&loc, ctx.demo())?;
+    mirror.map_for_scan().map_err(read_error)?;
     let cursor = args.cursor.as_deref().unwrap_or(DEFAULT_CURSOR);
     let mut q = ChangeQuery {
         resources: args.types.clone(),

@@ -291,6 +291,15 @@ pub fn main() -> ExitCode {
                 .await
                 .map_err(|e| CliError::other(format!("{e:#}")))
         }),
+        // Reading the feed from the mirror (no `--sync`) awaits nothing: a current-thread
+        // runtime, without worker threads to start and wake, is all it needs.
+        Command::Changes(args) if !args.sync => {
+            crate::logging::init("info");
+            run_local(async move {
+                let ctx = Ctx::new(&globals, setup::load_settings());
+                changes::run(&ctx, &args).await
+            })
+        }
         command => {
             crate::logging::init("info");
             run_async(async move {

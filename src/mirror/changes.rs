@@ -22,7 +22,9 @@ mod raw;
 
 pub use diff::diff_text;
 pub use names::RecordFacts;
-pub use raw::{RawChange, Selection, each_field, push_json_str, push_time, write_json_line};
+pub use raw::{
+    RawChange, Selection, each_field, four_digit_year, push_json_str, push_time, write_json_line,
+};
 
 /// Version 7: the change feed and its readers' cursors.
 pub(super) const SCHEMA: &str = "

@@ -322,6 +322,18 @@ impl Mirror {
     }
 }
 
+impl Mirror {
+    /// This connection reads a large part of the file once and ends (`crmdash changes` over a
+    /// long window): SQLite reads its pages from a memory map of the file (up to 1 GiB)
+    /// instead of copying each one through a `read` call. Not for the dashboard (see [`tune_for_dashboard`]). The mirror
+    /// is never truncated (no vacuum), so the map cannot lose pages under a reader.
+    pub fn map_for_scan(&self) -> Result<(), MirrorError> {
+        self.conn
+            .pragma_update(None, "mmap_size", 1i64 << 30)
+            .map_err(|e| self.err(e))
+    }
+}
+
 /// The dashboard connection's page cache (`PRAGMA cache_size`, negative: KiB).
 pub const DASHBOARD_CACHE_KIB: i64 = -512;
 

@@ -4,6 +4,7 @@
 
 mod changes;
 mod changes_cli;
+mod changes_golden;
 mod churn;
 mod cli;
 #[path = "../cli/cli_support.rs"]

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::insights::changes::{field_text, value_text};
 use crate::mirror::changes::{
-    RawChange, RecordFacts, each_field, push_json_str, push_time, write_json_line,
+    RawChange, RecordFacts, each_field, four_digit_year, push_json_str, push_time, write_json_line,
 };
 use crate::mirror::{ChangeKind, ChangeQuery, FieldChange, Mirror, MirrorError};
 use crate::output::{display_width, sanitize_cell, truncate_to_width};
@@ -96,6 +96,9 @@ fn parse(v: &str) -> Value {
 
 /// `at` as RFC 3339 in UTC, as `timeparse::to_utc_rfc3339` writes whole seconds.
 fn push_at(out: &mut String, at: i64) {
+    if four_digit_year(at) {
+        return push_time(out, at);
+    }
     let t = DateTime::from_timestamp(at, 0).unwrap_or_default();
     if (0..=9999).contains(&chrono::Datelike::year(&t)) {
         push_time(out, at);

@@ -235,6 +235,18 @@ pub fn push_json_str(out: &mut String, s: &str) {
     }
 }
 
+/// Appends bytes that are ASCII (digits and punctuation written here) without validating them
+/// as UTF-8 a second time (a call per number or time showed in profiles).
+#[inline]
+fn push_ascii(out: &mut String, bytes: &[u8]) {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII bytes are UTF-8 on their own: `out` stays UTF-8.
+        unsafe { out.as_mut_vec() }.extend_from_slice(bytes);
+    } else {
+        out.push_str(&String::from_utf8_lossy(bytes));
+    }
+}
+
 /// Appends `n` in decimal.
 fn push_int(out: &mut String, n: i64) {
     let mut digits = [0u8; 20];
@@ -251,17 +263,55 @@ fn push_int(out: &mut String, n: i64) {
     if n < 0 {
         out.push('-');
     }
-    out.extend(digits[at..].iter().map(|d| char::from(*d)));
+    push_ascii(out, &digits[at..]);
 }
 
-/// Appends `n` as two digits.
-fn push_2(out: &mut String, n: u32) {
-    out.push(char::from(b'0' + (n / 10 % 10) as u8));
-    out.push(char::from(b'0' + (n % 10) as u8));
+/// The first second of year 0 and the last of year 9999 (UTC): the times [`push_time`]
+/// writes by arithmetic.
+const YEAR_0: i64 = -62_167_219_200;
+const YEAR_9999_END: i64 = 253_402_300_799;
+
+/// The civil date (year, month, day) of a day counted from 1970-01-01, by the proleptic
+/// Gregorian calendar (H. Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
-/// Appends `2026-11-24T10:02:00Z`.
+/// Appends `2026-11-24T10:02:00Z` (what chrono writes for the time; years outside 0-9999
+/// and times chrono cannot hold are written by chrono, as before).
 pub fn push_time(out: &mut String, secs: i64) {
+    if !(YEAR_0..=YEAR_9999_END).contains(&secs) {
+        return push_time_by_chrono(out, secs);
+    }
+    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let of_day = secs.rem_euclid(86_400) as u32;
+    let two = |n: u32| [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
+    let year = year as u32;
+    let [y0, y1] = two(year / 100);
+    let [y2, y3] = two(year % 100);
+    let [mo0, mo1] = two(month);
+    let [d0, d1] = two(day);
+    let [h0, h1] = two(of_day / 3600);
+    let [mi0, mi1] = two(of_day / 60 % 60);
+    let [s0, s1] = two(of_day % 60);
+    let text = [
+        y0, y1, y2, y3, b'-', mo0, mo1, b'-', d0, d1, b'T', h0, h1, b':', mi0, mi1, b':', s0, s1,
+        b'Z',
+    ];
+    push_ascii(out, &text);
+}
+
+/// [`push_time`] through chrono: the reference, and the way for any year.
+fn push_time_by_chrono(out: &mut String, secs: i64) {
     use chrono::{Datelike, Timelike};
     let t = from_secs(secs);
     let year = t.year();
@@ -280,6 +330,17 @@ pub fn push_time(out: &mut String, secs: i64) {
         push_2(out, n);
     }
     out.push('Z');
+}
+
+/// Appends `n` as two digits.
+fn push_2(out: &mut String, n: u32) {
+    out.push(char::from(b'0' + (n / 10 % 10) as u8));
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
+/// Whether `secs` is in the years [`push_time`] writes by arithmetic (0 to 9999).
+pub fn four_digit_year(secs: i64) -> bool {
+    (YEAR_0..=YEAR_9999_END).contains(&secs)
 }
 
 /// Appends the change as one JSON line (`{seq, at, resource, id, kind, fields: [{field, old,
@@ -500,6 +561,41 @@ mod tests {
             out.ends_with("\"kind\":\"updated\",\"fields\":[]}\n"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn times_are_written_by_arithmetic_as_chrono_writes_them() {
+        let mut samples = vec![
+            YEAR_0 - 1,
+            YEAR_0,
+            YEAR_0 + 1,
+            -86_401,
+            -86_400,
+            -1,
+            0,
+            1,
+            951_782_399, // 2000-02-28T23:59:59Z
+            951_868_800, // 2000-03-01
+            4_107_542_399,
+            1_795_514_520,
+            YEAR_9999_END - 1,
+            YEAR_9999_END,
+            YEAR_9999_END + 1,
+            i64::MIN,
+            i64::MAX,
+        ];
+        // Every day of four centuries (leap years and the century rules), at odd hours.
+        let mut t: i64 = -12_622_780_800; // 1570-01-01
+        while t < 12_622_780_800 {
+            samples.push(t + (t / 7).rem_euclid(86_400));
+            t += 86_400;
+        }
+        for secs in samples {
+            let (mut fast, mut slow) = (String::new(), String::new());
+            push_time(&mut fast, secs);
+            push_time_by_chrono(&mut slow, secs);
+            assert_eq!(fast, slow, "{secs}");
+        }
     }
 
     #[test]
