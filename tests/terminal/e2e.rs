@@ -180,6 +180,8 @@ fn browse_deals_in_a_real_terminal_and_restore_it() {
     tmux.send(&["Enter"]);
     tmux.wait_for_all(&["Deal deal_", "GmbH", "value:"]);
     tmux.send(&["Escape"]);
+    // An Escape and a `q` that reach the terminal in one read are Alt+q: wait for the pane to close.
+    tmux.wait_until("the pane closed", |s| !s.contains("Deal deal_"));
     tmux.send(&["q"]);
     let s = tmux.wait_for("EXIT=0");
     assert_restored(&tmux, &s);
