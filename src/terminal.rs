@@ -211,6 +211,18 @@ pub fn events() -> Events {
     }
 }
 
+/// Whether standard input's terminal hung up (its other end closed: `POLLHUP`, or an error).
+fn stdin_hung_up() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid `pollfd` for an open descriptor, and no wait.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
 impl Stream for Events {
     type Item = io::Result<Event>;
 
@@ -223,6 +235,8 @@ impl Stream for Events {
                 maybe,
             } => (stdin, winch, maybe),
         };
+        // Whether standard input said it was readable in this call.
+        let mut woke = false;
         loop {
             if *maybe {
                 match crossterm::event::poll(Duration::ZERO) {
@@ -233,7 +247,15 @@ impl Stream for Events {
                         }
                         return Poll::Ready(Some(event));
                     }
-                    Ok(false) => *maybe = false,
+                    Ok(false) => {
+                        *maybe = false;
+                        // Readable with nothing to give: the terminal may have hung up (its
+                        // readiness then never clears, and this loop would spin). The stream
+                        // ends, as the dashboard's input has.
+                        if woke && stdin_hung_up() {
+                            return Poll::Ready(None);
+                        }
+                    }
                     Err(e) => return Poll::Ready(Some(Err(e))),
                 }
             }
@@ -241,8 +263,12 @@ impl Stream for Events {
             // edge, and wakes the task again.
             match stdin.poll_read_ready(cx) {
                 Poll::Ready(Ok(mut guard)) => {
+                    if guard.ready().is_read_closed() {
+                        return Poll::Ready(None);
+                    }
                     guard.clear_ready();
                     *maybe = true;
+                    woke = true;
                     continue;
                 }
                 Poll::Ready(Err(e)) => return Poll::Ready(Some(Err(e))),

@@ -226,19 +226,51 @@ fn a_resize_redraws_at_the_new_size_and_a_burst_of_keys_all_count() {
     assert_restored(&tmux, &s);
 }
 
+/// The dashboard's process: the child of the pane's shell.
+fn dashboard_pid(tmux: &Tmux) -> String {
+    let shell = tmux.display("#{pane_pid}");
+    let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+    String::from_utf8_lossy(&child.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// Whether `pid` still runs (a zombie has ended).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|s| !s.trim_start().starts_with('Z'))
+    })
+}
+
+#[test]
+fn a_terminal_that_hangs_up_ends_the_dashboard() {
+    let tmux = start("hangup", &demo_command("hangup"));
+    tmux.wait_for("page 1/20");
+    let pid = dashboard_pid(&tmux);
+    assert!(running(&pid));
+    // The terminal goes away (its window closed, the ssh connection dropped).
+    let _ = tmux.cmd(&["kill-server"]);
+    let start = Instant::now();
+    while running(&pid) {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            panic!("the dashboard ({pid}) still ran a minute after its terminal hung up");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn sigterm_restores_the_terminal() {
     let tmux = start("term", &demo_command("term"));
     tmux.wait_for("page 1/20");
     assert_eq!(tmux.display("#{alternate_on}"), "1");
-    let shell = tmux.display("#{pane_pid}");
-    let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
-    let pid = String::from_utf8_lossy(&child.stdout)
-        .lines()
-        .next()
-        .unwrap()
-        .trim()
-        .to_string();
+    let pid = dashboard_pid(&tmux);
     assert!(
         Command::new("kill")
             .args(["-TERM", &pid])
