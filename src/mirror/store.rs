@@ -13,6 +13,43 @@ use super::doc::{Mirrored, sortable};
 use super::packed::{Packer, PartCache};
 use super::{MirrorError, Resource};
 
+/// A record's row in `records`, in the column order of both the bulk insert and the upsert.
+macro_rules! record_row {
+    ($r:expr, $rec:expr, $packed:expr, $d:expr, $generation:expr) => {
+        params![
+            $r.noun(),
+            $rec.id(),
+            $packed,
+            $d.name_lc,
+            $d.first_lc,
+            $d.last_lc,
+            $d.email_lc,
+            $d.status_lc,
+            $d.value_num,
+            $d.start_us,
+            $d.end_us,
+            $d.created_us,
+            $d.updated_us,
+            $generation.unwrap_or(0),
+        ]
+    };
+}
+
+/// Writes a record's links (those its resource keeps) through `add`, the links insert.
+fn add_links(
+    add: &mut rusqlite::CachedStatement<'_>,
+    r: Resource,
+    rid: i64,
+    d: &super::doc::Doc,
+) -> rusqlite::Result<()> {
+    for (pos, l) in d.links.iter().enumerate() {
+        if let Some(code) = super::schema::rel_code(r, l.rel) {
+            add.execute(params![rid, pos as i64, code, l.target_id])?;
+        }
+    }
+    Ok(())
+}
+
 /// An open mirror. Every method blocks on disk: call them from the blocking pool.
 pub struct Mirror {
     pub(super) conn: Connection,
@@ -319,34 +356,12 @@ impl Mirror {
                 let packed = packer.pack(rec.raw().get(), r).map_err(err)?;
                 if let Some(insert) = insert_new.as_mut() {
                     let d = rec.columns();
-                    let added = insert.execute(params![
-                        r.noun(),
-                        rec.id(),
-                        packed,
-                        d.name_lc,
-                        d.first_lc,
-                        d.last_lc,
-                        d.email_lc,
-                        d.status_lc,
-                        d.value_num,
-                        d.start_us,
-                        d.end_us,
-                        d.created_us,
-                        d.updated_us,
-                        generation.unwrap_or(0),
-                    ]);
+                    let added = insert.execute(record_row!(r, rec, packed, d, generation));
                     match added {
                         Ok(_) => {
                             applied.inserted += 1;
-                            let rid = tx.last_insert_rowid();
-                            for (pos, l) in d.links.iter().enumerate() {
-                                let Some(code) = super::schema::rel_code(r, l.rel) else {
-                                    continue;
-                                };
-                                links_add
-                                    .execute(params![rid, pos as i64, code, l.target_id])
-                                    .map_err(err)?;
-                            }
+                            add_links(&mut links_add, r, tx.last_insert_rowid(), &d)
+                                .map_err(err)?;
                             continue;
                         }
                         // Stored already: found and compared below.
@@ -388,25 +403,7 @@ impl Mirror {
                         // needs only its columns: its text is derived when they are built.
                         let d = if index { rec.doc() } else { rec.columns() };
                         let rid: i64 = upsert
-                            .query_row(
-                                params![
-                                    r.noun(),
-                                    rec.id(),
-                                    packed,
-                                    d.name_lc,
-                                    d.first_lc,
-                                    d.last_lc,
-                                    d.email_lc,
-                                    d.status_lc,
-                                    d.value_num,
-                                    d.start_us,
-                                    d.end_us,
-                                    d.created_us,
-                                    d.updated_us,
-                                    generation.unwrap_or(0),
-                                ],
-                                |row| row.get(0),
-                            )
+                            .query_row(record_row!(r, rec, packed, d, generation), |row| row.get(0))
                             .map_err(err)?;
                         if existing.is_some() && index {
                             fts_del.execute([rid]).map_err(err)?;
@@ -439,14 +436,7 @@ impl Mirror {
                     if stored {
                         links_del.execute([rid]).map_err(err)?;
                     }
-                    for (pos, l) in d.links.iter().enumerate() {
-                        let Some(code) = super::schema::rel_code(r, l.rel) else {
-                            continue;
-                        };
-                        links_add
-                            .execute(params![rid, pos as i64, code, l.target_id])
-                            .map_err(err)?;
-                    }
+                    add_links(&mut links_add, r, rid, &d).map_err(err)?;
                 }
             }
         }
