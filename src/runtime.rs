@@ -450,8 +450,9 @@ fn act(
 
 /// How long the dashboard stays quiet (no key, no answer, no job's news) before it hands the
 /// heap's freed pages back to the system (`malloc_trim`): what the start, a page of answers or a
-/// dialog allocated and freed would otherwise stay resident while the dashboard idles. Once per
-/// quiet spell: an idle dashboard then sleeps with no timer, as before.
+/// dialog allocated and freed would otherwise stay resident while the dashboard idles, and the
+/// mirror connection's page cache with it (re-read from the system's file cache when next
+/// needed). Once per quiet spell: an idle dashboard then sleeps with no timer, as before.
 const QUIET_TRIM: Duration = Duration::from_secs(2);
 
 async fn event_loop(
@@ -502,6 +503,10 @@ async fn event_loop(
             Some(m) = engine.recv() => m,
             _ = sleep_until(deadline), if deadline.is_some() => Message::Tick,
             _ = tokio::time::sleep(QUIET_TRIM), if !trimmed => {
+                // SQLite's cache first: the pages it frees are then handed back with the rest.
+                if let Some(mirror) = engine.mirror() {
+                    mirror.reader().release_cache();
+                }
                 export::give_memory_back();
                 trimmed = true;
                 continue;

@@ -323,6 +323,18 @@ impl Mirror {
 }
 
 impl Mirror {
+    /// Frees the pages SQLite keeps in this connection's cache (`PRAGMA shrink_memory`): the
+    /// dashboard's idle trim. The next read takes its pages from the system's file cache again
+    /// (a `pread` each, microseconds), so a quiet dashboard does not keep up to
+    /// [`DASHBOARD_CACHE_KIB`] resident for pages it may never read again.
+    pub fn release_cache(&self) -> Result<(), MirrorError> {
+        self.conn
+            .execute_batch("PRAGMA shrink_memory")
+            .map_err(|e| self.err(e))
+    }
+}
+
+impl Mirror {
     /// This connection reads a large part of the file once and ends (`crmdash changes` over a
     /// long window): SQLite reads its pages from a memory map of the file (up to 1 GiB)
     /// instead of copying each one through a `read` call. Not for the dashboard (see [`tune_for_dashboard`]). The mirror
@@ -406,5 +418,54 @@ mod dashboard_tests {
         assert_eq!(get("cache_size"), DASHBOARD_CACHE_KIB);
         assert_eq!(get("mmap_size"), 0);
         assert_eq!(get("temp_store"), 2, "MEMORY");
+    }
+
+    #[test]
+    fn the_idle_trim_empties_the_dashboard_connection_s_page_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = Mirror::open(&dir.path().join("m.sqlite3")).unwrap().mirror;
+        m.conn
+            .execute_batch(
+                "CREATE TABLE filler(x);
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+                 INSERT INTO filler SELECT randomblob(200) FROM n;",
+            )
+            .unwrap();
+        m.tune_for_dashboard().unwrap();
+        let cache_used = || {
+            let (mut now, mut high) = (0, 0);
+            // SAFETY: the handle is the open connection's, used on this thread only; the call
+            // reads a counter.
+            let rc = unsafe {
+                rusqlite::ffi::sqlite3_db_status(
+                    m.conn.handle(),
+                    rusqlite::ffi::SQLITE_DBSTATUS_CACHE_USED,
+                    &mut now,
+                    &mut high,
+                    0,
+                )
+            };
+            assert_eq!(rc, rusqlite::ffi::SQLITE_OK);
+            now
+        };
+        let read = || {
+            m.conn
+                .query_row(
+                    "SELECT count(*) FROM filler WHERE length(x) = 200",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+                .unwrap()
+        };
+        assert_eq!(read(), 2000);
+        let full = cache_used();
+        // 2,000 rows of 200 bytes: about a hundred 4 KiB pages.
+        assert!(full > 200 * 1024, "{full} bytes cached");
+        m.release_cache().unwrap();
+        let trimmed = cache_used();
+        assert!(trimmed < full / 4, "{full} -> {trimmed} bytes cached");
+        // The next read takes its pages from the file again.
+        assert_eq!(read(), 2000);
+        assert!(cache_used() > trimmed);
     }
 }

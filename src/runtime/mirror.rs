@@ -195,6 +195,19 @@ impl MirrorReader {
         e.to_string()
     }
 
+    /// Hands the read connection's page cache back ([`Mirror::release_cache`]) when no read
+    /// holds it: called from the loop's idle trim, so it never waits for a read.
+    pub fn release_cache(&self) {
+        let Ok(guard) = self.conn.try_lock() else {
+            return;
+        };
+        if let Some(m) = guard.as_ref()
+            && let Err(e) = m.release_cache()
+        {
+            tracing::debug!(error = %e, "mirror cache not released");
+        }
+    }
+
     /// Writes contacts the service just created into the mirror (when there is one).
     pub fn remember(&self, contacts: Vec<crate::api::Contact>) -> Result<Option<()>, String> {
         self.with_mut(|m| m.upsert(&contacts).map(|_| ()))

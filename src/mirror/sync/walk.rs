@@ -17,8 +17,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
 use futures::StreamExt;
-use futures::stream::FuturesOrdered;
+use futures::stream::FuturesUnordered;
 use serde::{Deserialize, Serialize};
 
 use super::super::doc::sortable_ts;
@@ -246,10 +248,15 @@ where
         // Bumped each time the walk goes back: reads planned before are written, not chained.
         let mut epoch = 0u64;
         let mut step_back = 0u64;
-        let mut inflight = FuturesOrdered::new();
-        let start = |iv: Interval, epoch: u64| {
+        // Reads are taken in the order they were planned, but the window counts only the
+        // unanswered ones: a read answered before the one planned ahead of it waits in
+        // `answered` and no longer holds a place, so `window` requests stay at the server.
+        let mut unanswered = FuturesUnordered::new();
+        let mut answered = BTreeMap::new();
+        let (mut planned, mut taken) = (0u64, 0u64);
+        let start = |seq: u64, iv: Interval, epoch: u64| {
             let q = (self.query)(iv.paging());
-            async move { (iv, epoch, fetch(self.client, self.gov, &q).await) }
+            async move { (seq, iv, epoch, fetch(self.client, self.gov, &q).await) }
         };
         loop {
             // Plan ahead only as far as the server's count says there is something to read.
@@ -258,7 +265,9 @@ where
             } else {
                 1
             };
-            while inflight.len() < window.max(1) {
+            // Answers waiting for an earlier one are bounded too (memory, and the walk's
+            // order): at most a window of them.
+            while unanswered.len() < window.max(1) && answered.len() < window.max(1) {
                 let iv = match plan_end {
                     None => Interval {
                         start: 0,
@@ -271,15 +280,24 @@ where
                 let beyond = walked
                     .total
                     .is_some_and(|t| plan_end.is_some_and(|e| e >= t.max(1)));
-                if !inflight.is_empty() && beyond {
+                if planned > taken && beyond {
                     break;
                 }
                 plan_end = Some(iv.end());
-                inflight.push_back(start(iv, epoch));
+                unanswered.push(start(planned, iv, epoch));
+                planned += 1;
             }
-            let Some((iv, read_epoch, result)) = inflight.next().await else {
-                break;
+            let Some((iv, read_epoch, result)) = answered.remove(&taken) else {
+                // The next read in order is still out: wait for any answer, then plan again.
+                match unanswered.next().await {
+                    Some((seq, iv, read_epoch, result)) => {
+                        answered.insert(seq, (iv, read_epoch, result));
+                        continue;
+                    }
+                    None => break,
+                }
             };
+            taken += 1;
             let page = result?;
             walked.requests += 1;
             walked.fetched += page.data.len() as u64;
@@ -343,7 +361,10 @@ where
             }
         }
         // Reads still in flight finish (counted and written), so the report matches the server's log.
-        while let Some((_, _, result)) = inflight.next().await {
+        while let Some((seq, iv, read_epoch, result)) = unanswered.next().await {
+            answered.insert(seq, (iv, read_epoch, result));
+        }
+        for (_, (_, _, result)) in answered {
             let page = result?;
             walked.requests += 1;
             walked.fetched += page.data.len() as u64;
