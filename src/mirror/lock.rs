@@ -94,12 +94,72 @@ impl HolderLock {
             .map_err(|e| io("cannot open", e))?;
         file.try_lock().map_err(|e| io("cannot lock", e.into()))?;
         std::fs::rename(&fresh, &path).map_err(|e| io("cannot rename", e))?;
+        sweep_stale_marks(db_path, &path);
         Ok(HolderLock {
             file: Some(file),
             path,
         })
     }
 }
+
+/// A `.new` mark this old is no dashboard's start under way (it is renamed within
+/// milliseconds of being made): its process ended before the rename.
+const STALE_NEW_MARK: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Deletes the marks of dashboards that ended without dropping their hold (killed, or the
+/// machine went down): a mark whose lock can be taken has no holder. `ours` is kept. Only
+/// a mark still the file that was locked is deleted (a process given the same id may have
+/// renamed a new mark into its place meanwhile).
+#[cfg(unix)]
+fn sweep_stale_marks(db_path: &Path, ours: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let (Some(dir), Some(db)) = (
+        db_path.parent(),
+        db_path.file_name().and_then(|n| n.to_str()),
+    ) else {
+        return;
+    };
+    let prefix = format!("{db}{}", paths::OPEN_MARK);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if path == ours || !name.starts_with(&prefix) {
+            continue;
+        }
+        if name.ends_with(".new")
+            && entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_none_or(|age| age < STALE_NEW_MARK)
+        {
+            continue;
+        }
+        let Ok(file) = OpenOptions::new().read(true).write(true).open(&path) else {
+            continue;
+        };
+        if file.try_lock().is_err() {
+            continue; // held: a dashboard is running
+        }
+        let same = match (file.metadata(), std::fs::symlink_metadata(&path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        };
+        if same {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Elsewhere a file cannot be told from the one renamed over it here: marks are left.
+#[cfg(not(unix))]
+fn sweep_stale_marks(_db_path: &Path, _ours: &Path) {}
 
 impl Drop for HolderLock {
     fn drop(&mut self) {
@@ -130,4 +190,50 @@ pub fn holders(files: &[PathBuf]) -> Vec<(PathBuf, u32)> {
         }
     }
     held
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dashboard_s_hold_sweeps_marks_whose_holder_ended_and_keeps_held_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("default@0123456789ab.sqlite3");
+        let mark = |pid: &str| {
+            let mut n = db.clone().into_os_string();
+            n.push(format!("{}{pid}", paths::OPEN_MARK));
+            PathBuf::from(n)
+        };
+        // Left by dashboards killed with -9: nothing holds their lock.
+        std::fs::write(mark("4000001"), "").unwrap();
+        std::fs::write(mark("4000002"), "").unwrap();
+        // A `.new` mark just made: a start under way elsewhere, kept however it looks.
+        std::fs::write(mark("4000003.new"), "").unwrap();
+        // Another mirror's mark, and a file that only looks similar: not ours to sweep.
+        let other = dir.path().join("default@ba9876543210.sqlite3.open-4000004");
+        std::fs::write(&other, "").unwrap();
+        let foreign = dir.path().join("notes.open-1");
+        std::fs::write(&foreign, "").unwrap();
+        // A running dashboard's mark: held, so it stays.
+        let held = mark("4000005");
+        std::fs::write(&held, "").unwrap();
+        let holder = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&held)
+            .unwrap();
+        holder.try_lock().unwrap();
+
+        let lock = HolderLock::acquire(&db).unwrap();
+        assert!(lock.path.exists());
+        assert!(!mark("4000001").exists());
+        assert!(!mark("4000002").exists());
+        assert!(mark("4000003.new").exists());
+        assert!(other.exists() && foreign.exists());
+        assert!(held.exists(), "a held mark is never swept");
+        assert_eq!(holders(std::slice::from_ref(&held)).len(), 1);
+        drop(lock);
+        drop(holder);
+    }
 }
