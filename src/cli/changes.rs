@@ -148,7 +148,7 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
     } else {
         cache::location(ctx.globals(), settings)?
     };
-    let mirror = open(&loc, ctx.demo())?;
+    let mut mirror = open(&loc, ctx.demo())?;
     mirror.map_for_scan().map_err(read_error)?;
     let cursor = args.cursor.as_deref().unwrap_or(DEFAULT_CURSOR);
     let mut q = ChangeQuery {
@@ -175,12 +175,12 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
     let last = mirror.last_change_seq().map_err(read_error)?;
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let written = match shaper {
-        Some(shaper) => write_shaped(&mirror, &q, &shaper, &mut out)?.map_err(Stop::Write),
+        Some(shaper) => write_shaped(&mut mirror, &q, &shaper, &mut out)?.map_err(Stop::Write),
         None => match resolve(args.format.map(Format::from), Ttys::detect()) {
-            Format::Jsonl => print::write_jsonl(&mirror, &q, &mut out),
+            Format::Jsonl => print::write_jsonl(&mut mirror, &q, &mut out),
             Format::Table => print::write_table(&mirror, &q, usize::from(table_width()), &mut out),
-            Format::Json => print::write_json(&mirror, &q, &mut out),
-            _ => print::write_csv(&mirror, &q, &mut out),
+            Format::Json => print::write_json(&mut mirror, &q, &mut out),
+            _ => print::write_csv(&mut mirror, &q, &mut out),
         },
     }
     .and_then(|()| out.flush().map_err(Stop::Write));
@@ -204,14 +204,14 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
 /// `--jq`/`--template` over the json array. The shaped output is gathered first, so a reader
 /// that went away half way is noticed (and `--mark` does not move the cursor).
 fn write_shaped(
-    mirror: &Mirror,
+    mirror: &mut Mirror,
     q: &ChangeQuery,
     shaper: &Shaper,
     out: &mut impl Write,
 ) -> Result<std::io::Result<()>, CliError> {
     let mut array = String::from("[");
     mirror
-        .each_change(q, |c| {
+        .each_change_ahead(q, |c| {
             if array.len() > 1 {
                 array.push(',');
             }

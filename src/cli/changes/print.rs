@@ -44,9 +44,9 @@ const BLOCK: usize = 1 << 16;
 
 /// `--format jsonl`: JSON lines straight from the stored text, one buffer reused, written in
 /// large blocks.
-pub fn write_jsonl(mirror: &Mirror, q: &ChangeQuery, out: &mut impl Write) -> Result<(), Stop> {
+pub fn write_jsonl(mirror: &mut Mirror, q: &ChangeQuery, out: &mut impl Write) -> Result<(), Stop> {
     let mut buf = String::with_capacity(BLOCK + 4096);
-    mirror.each_change(q, |c| {
+    mirror.each_change_ahead(q, |c| {
         write_json_line(c, &mut buf);
         if buf.len() >= BLOCK {
             out.write_all(buf.as_bytes())?;
@@ -126,11 +126,11 @@ fn push_pretty_value(out: &mut String, t: &str, depth: usize) {
 
 /// `--format json`: the array of changes, pretty, as `serde_json::to_writer_pretty` wrote
 /// the decoded changes.
-pub fn write_json(mirror: &Mirror, q: &ChangeQuery, out: &mut impl Write) -> Result<(), Stop> {
+pub fn write_json(mirror: &mut Mirror, q: &ChangeQuery, out: &mut impl Write) -> Result<(), Stop> {
     let mut buf = String::with_capacity(BLOCK + 4096);
     let mut first = true;
     buf.push('[');
-    mirror.each_change(q, |c| {
+    mirror.each_change_ahead(q, |c| {
         buf.push_str(if first { "\n  {" } else { ",\n  {" });
         first = false;
         buf.push_str("\n    \"seq\": ");
@@ -230,7 +230,7 @@ fn csv_cell<'v>(t: &'v str, scratch: &'v mut String) -> &'v str {
 }
 
 /// `--format csv`: `seq,at,resource,id,kind,field,old,new`, one row per changed field.
-pub fn write_csv(mirror: &Mirror, q: &ChangeQuery, out: &mut impl Write) -> Result<(), Stop> {
+pub fn write_csv(mirror: &mut Mirror, q: &ChangeQuery, out: &mut impl Write) -> Result<(), Stop> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(["seq", "at", "resource", "id", "kind", "field", "old", "new"])
         .map_err(csv_error)?;
@@ -238,7 +238,7 @@ pub fn write_csv(mirror: &Mirror, q: &ChangeQuery, out: &mut impl Write) -> Resu
     // A change's cells, reused from change to change: `used` of them hold this one's.
     let mut cells: Vec<[String; 3]> = Vec::new();
     let mut scratch = String::new();
-    mirror.each_change(q, |c| {
+    mirror.each_change_ahead(q, |c| {
         let seq = itoa(c.seq);
         at.clear();
         push_at(&mut at, c.at);
