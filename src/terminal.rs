@@ -176,6 +176,11 @@ pub enum Events {
         /// was an event and more may be queued): it is asked only then, so polling the stream
         /// when nothing happened costs no system call.
         maybe: bool,
+        /// A resize was signalled that crossterm has not reported (see [`nudge_stdin`]).
+        resized: bool,
+        /// Crossterm's last event was a resize: input may wait that it will not read (see
+        /// [`nudge_stdin`]).
+        after_resize: bool,
     },
     Thread(EventStream),
 }
@@ -203,6 +208,8 @@ pub fn events() -> Events {
             stdin,
             winch,
             maybe: true,
+            resized: false,
+            after_resize: false,
         })
     };
     match io::stdin().is_terminal().then(direct) {
@@ -211,8 +218,17 @@ pub fn events() -> Events {
     }
 }
 
-/// Whether standard input's terminal hung up (its other end closed: `POLLHUP`, or an error).
-fn stdin_hung_up() -> bool {
+/// What standard input holds right now, asked of the terminal itself (level, not edge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Input {
+    Nothing,
+    /// Bytes wait to be read.
+    Waiting,
+    /// The terminal hung up (its other end closed: `POLLHUP`, or an error).
+    HungUp,
+}
+
+fn stdin_state() -> Input {
     let mut fd = libc::pollfd {
         fd: libc::STDIN_FILENO,
         events: libc::POLLIN,
@@ -220,23 +236,58 @@ fn stdin_hung_up() -> bool {
     };
     // SAFETY: one valid `pollfd` for an open descriptor, and no wait.
     let ready = unsafe { libc::poll(&mut fd, 1, 0) };
-    ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+    if ready <= 0 {
+        Input::Nothing
+    } else if fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+        Input::HungUp
+    } else if fd.revents & libc::POLLIN != 0 {
+        Input::Waiting
+    } else {
+        Input::Nothing
+    }
+}
+
+/// Wakes the terminal's readers without changing anything: what crossterm can lose, and how
+/// [`Events`] gets it back.
+///
+/// Crossterm waits on the terminal and on its `SIGWINCH` pipe with one edge-triggered `epoll`,
+/// and returns the first event it finds in a wake-up: when a resize and a key are ready in the
+/// same one, the other's readiness is dropped. A key left so stays unread until more input
+/// comes (crossterm is never told again that it is there); a resize left so is never reported.
+/// So: after crossterm reports a resize, when it says it has nothing while the terminal still
+/// holds input, the terminal's settings are set again, unchanged (`tcsetattr`): the kernel
+/// wakes whoever waits to read it, which gives crossterm a new edge, and it reads the key. A
+/// resize signalled (to the runtime) that crossterm did not report is reported from the
+/// terminal's size.
+/// (Level-checked first with [`stdin_state`]; at most once per poll of the stream.)
+fn nudge_stdin() {
+    // SAFETY: `termios` is plain data, filled by `tcgetattr` before it is used; descriptor 0
+    // is the terminal (checked when the stream was made).
+    unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        if libc::tcgetattr(libc::STDIN_FILENO, &mut t) == 0 {
+            libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &t);
+        }
+    }
 }
 
 impl Stream for Events {
     type Item = io::Result<Event>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let (stdin, winch, maybe) = match self.get_mut() {
+        let (stdin, winch, maybe, resized, after_resize) = match self.get_mut() {
             Events::Thread(stream) => return Pin::new(stream).poll_next(cx),
             Events::Direct {
                 stdin,
                 winch,
                 maybe,
-            } => (stdin, winch, maybe),
+                resized,
+                after_resize,
+            } => (stdin, winch, maybe, resized, after_resize),
         };
-        // Whether standard input said it was readable in this call.
-        let mut woke = false;
+        // Whether standard input said it was readable in this call, and whether the terminal
+        // was nudged in it (once at most: see `nudge_stdin`).
+        let (mut woke, mut nudged) = (false, false);
         loop {
             if *maybe {
                 match crossterm::event::poll(Duration::ZERO) {
@@ -244,16 +295,38 @@ impl Stream for Events {
                         let event = crossterm::event::read();
                         if let Ok(Event::Resize(cols, rows)) = event {
                             remember_size(cols, rows);
+                            *resized = false;
+                            *after_resize = true;
                         }
                         return Poll::Ready(Some(event));
                     }
                     Ok(false) => {
                         *maybe = false;
+                        let state = if woke || *after_resize {
+                            stdin_state()
+                        } else {
+                            Input::Nothing
+                        };
                         // Readable with nothing to give: the terminal may have hung up (its
                         // readiness then never clears, and this loop would spin). The stream
                         // ends, as the dashboard's input has.
-                        if woke && stdin_hung_up() {
+                        if woke && state == Input::HungUp {
                             return Poll::Ready(None);
+                        }
+                        // Input crossterm was not told of (see `nudge_stdin`).
+                        if std::mem::take(after_resize) && state == Input::Waiting && !nudged {
+                            nudged = true;
+                            nudge_stdin();
+                            *maybe = true;
+                            continue;
+                        }
+                        if std::mem::take(resized)
+                            && let Ok((cols, rows)) = crossterm::terminal::size()
+                            && SIZE.load(Ordering::Relaxed)
+                                != (u32::from(cols) << 16) | u32::from(rows)
+                        {
+                            remember_size(cols, rows);
+                            return Poll::Ready(Some(Ok(Event::Resize(cols, rows))));
                         }
                     }
                     Err(e) => return Poll::Ready(Some(Err(e))),
@@ -275,7 +348,10 @@ impl Stream for Events {
                 Poll::Pending => {}
             }
             match winch.poll_recv(cx) {
-                Poll::Ready(Some(())) => *maybe = true,
+                Poll::Ready(Some(())) => {
+                    *maybe = true;
+                    *resized = true;
+                }
                 Poll::Ready(None) | Poll::Pending => return Poll::Pending,
             }
         }
