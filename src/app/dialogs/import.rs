@@ -203,28 +203,22 @@ impl Dialog for ImportView {
             Hint::new(&[Action::Down], "scroll", 1),
             Hint::new(&[Action::Cancel], "close", 0),
         ];
-        const CLOSE: &[Hint] = &[
-            Hint::new(&[Action::Down], "scroll", 1),
-            Hint::new(&[Action::Cancel], "close", 0),
-        ];
-        if self.can_run() { RUN } else { CLOSE }
+        if self.can_run() {
+            RUN
+        } else {
+            rows::CLOSE_HINTS
+        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, cx: &mut DialogCx) -> Outcome {
-        match cx.keymap.pick(key, &[Action::Confirm, Action::Cancel]) {
-            Some(Action::Confirm) => match &mut self.mode {
-                ImportMode::Preview { job } => {
-                    let job = job.take().map(|j| JobSpec::Import(Box::new(j)));
-                    rows::start(job, cx.request_id())
-                }
-                ImportMode::Report { .. } => Outcome::Close,
-            },
-            Some(_) => Outcome::Close,
-            None => {
-                let len = self.len();
-                rows::scroll(&mut self.scroll, len, cx.keymap.action(key))
-                    .unwrap_or(Outcome::Ignored)
+        let len = self.len();
+        let mode = &mut self.mode;
+        rows::on_key(key, cx, &mut self.scroll, len, |cx| match mode {
+            ImportMode::Preview { job } => {
+                let job = job.take().map(|j| JobSpec::Import(Box::new(j)));
+                rows::start(job, cx.request_id())
             }
-        }
+            ImportMode::Report { .. } => Outcome::Close,
+        })
     }
 }

@@ -2,10 +2,12 @@
 //! the columns' widths (worked out once, when the rows arrive, never per frame), the keys
 //! that scroll, and Enter that starts the job a preview holds.
 
-use crate::app::dialogs::{DialogResult, Outcome};
+use crossterm::event::KeyEvent;
+
+use crate::app::dialogs::{DialogCx, DialogResult, Outcome};
 use crate::app::effects::{Effect, RequestId};
 use crate::app::jobs::JobSpec;
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Hint};
 use crate::output::display_width;
 
 /// How a line of the body reads (its style).
@@ -53,5 +55,27 @@ pub fn start(job: Option<JobSpec>, id: RequestId) -> Outcome {
     match job {
         Some(job) => Outcome::CloseWith(DialogResult::Run(Box::new(Effect::StartJob { id, job }))),
         None => Outcome::Handled,
+    }
+}
+
+/// The footer when Enter only closes (a report, or a preview that cannot run).
+pub const CLOSE_HINTS: &[Hint] = &[
+    Hint::new(&[Action::Down], "scroll", 1),
+    Hint::new(&[Action::Cancel], "close", 0),
+];
+
+/// The keys of a row-based preview or report: Enter does `confirm` (start the job, or close a
+/// report), Esc closes, the scrolling keys move over its `len` lines.
+pub fn on_key(
+    key: &KeyEvent,
+    cx: &mut DialogCx,
+    at: &mut usize,
+    len: usize,
+    confirm: impl FnOnce(&mut DialogCx) -> Outcome,
+) -> Outcome {
+    match cx.keymap.pick(key, &[Action::Confirm, Action::Cancel]) {
+        Some(Action::Confirm) => confirm(cx),
+        Some(_) => Outcome::Close,
+        None => scroll(at, len, cx.keymap.action(key)).unwrap_or(Outcome::Ignored),
     }
 }
