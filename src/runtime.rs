@@ -505,7 +505,7 @@ async fn event_loop(
             _ = tokio::time::sleep(QUIET_TRIM), if !trimmed => {
                 // SQLite's cache first: the pages it frees are then handed back with the rest.
                 if let Some(mirror) = engine.mirror() {
-                    mirror.reader().release_cache();
+                    mirror.release_cache();
                 }
                 export::give_memory_back();
                 trimmed = true;

@@ -320,9 +320,7 @@ impl Mirror {
         tune_for_dashboard(&self.conn)
             .map_err(|e| MirrorError::sqlite(Path::new(self.conn.path().unwrap_or_default()), e))
     }
-}
 
-impl Mirror {
     /// Frees the pages SQLite keeps in this connection's cache (`PRAGMA shrink_memory`): the
     /// dashboard's idle trim. The next read takes its pages from the system's file cache again
     /// (a `pread` each, microseconds), so a quiet dashboard does not keep up to
@@ -332,9 +330,7 @@ impl Mirror {
             .execute_batch("PRAGMA shrink_memory")
             .map_err(|e| self.err(e))
     }
-}
 
-impl Mirror {
     /// This connection reads a large part of the file once and ends (`crmdash changes` over a
     /// long window): SQLite reads its pages from a memory map of the file (up to 1 GiB)
     /// instead of copying each one through a `read` call. Not for the dashboard (see [`tune_for_dashboard`]). The mirror

@@ -93,6 +93,19 @@ impl MirrorRuntime {
         client.with_lane(self.gate.clone(), Lane::Foreground)
     }
 
+    /// Hands the read connection's page cache back ([`Mirror::release_cache`]) when no read
+    /// holds it: called from the loop's idle trim, so it never waits for a read.
+    pub fn release_cache(&self) {
+        let Ok(guard) = self.reader.try_lock() else {
+            return;
+        };
+        if let Some(m) = guard.as_ref()
+            && let Err(e) = m.release_cache()
+        {
+            tracing::debug!(error = %e, "mirror cache not released");
+        }
+    }
+
     /// A handle for reads on the blocking pool.
     pub fn reader(&self) -> MirrorReader {
         MirrorReader {
@@ -193,19 +206,6 @@ impl MirrorReader {
             let _ = tx.send(Message::Mirror(MirrorMessage::Damaged(e.to_string())));
         }
         e.to_string()
-    }
-
-    /// Hands the read connection's page cache back ([`Mirror::release_cache`]) when no read
-    /// holds it: called from the loop's idle trim, so it never waits for a read.
-    pub fn release_cache(&self) {
-        let Ok(guard) = self.conn.try_lock() else {
-            return;
-        };
-        if let Some(m) = guard.as_ref()
-            && let Err(e) = m.release_cache()
-        {
-            tracing::debug!(error = %e, "mirror cache not released");
-        }
     }
 
     /// Writes contacts the service just created into the mirror (when there is one).

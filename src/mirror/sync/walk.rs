@@ -14,10 +14,9 @@
 //! offset 0 and chains by itself; the walk ends at a chained read that is the last page (or,
 //! incrementally, that reaches records older than the watermark).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use std::collections::BTreeMap;
 
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
