@@ -67,7 +67,7 @@ pub struct Settings {
     pub cache: CacheSettings,
     /// `[dupes]`: when two contacts count as the same person (`crmdash contacts dupes`,
     /// the import's near-duplicate check).
-    pub dupes: crate::insights::dupes::DupesSettings,
+    pub dupes: DupesSettings,
     /// `[safety]`: the dashboard's undo window (see `crate::safety`).
     pub safety: SafetySettings,
     /// `[actions.NAME]`: programs run on records (`crate::user_actions`).
@@ -242,8 +242,35 @@ impl Default for CacheSettings {
             dir: None,
             full_sync_after_hours: 24,
             sync_every_minutes: 15,
-            sync_jobs: crate::mirror::sync::DEFAULT_JOBS,
+            sync_jobs: DEFAULT_SYNC_JOBS,
             history_days: DEFAULT_HISTORY_DAYS,
         }
     }
 }
+
+/// `[dupes]` in the config file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct DupesSettings {
+    /// A pair scoring at least this is a near duplicate (0 to 1).
+    pub threshold: f64,
+    /// Names at least this close (Jaro–Winkler, 0 to 1) count as the same name.
+    pub name_similarity: f64,
+}
+
+/// Chosen on the sandbox's labelled set (docs/duplicates.md): every planted kind scores 0.95
+/// or more, the different people who look alike score at most 0.5.
+pub const DEFAULT_THRESHOLD: f64 = 0.85;
+pub const DEFAULT_NAME_SIMILARITY: f64 = 0.9;
+
+impl Default for DupesSettings {
+    fn default() -> Self {
+        DupesSettings {
+            threshold: DEFAULT_THRESHOLD,
+            name_similarity: DEFAULT_NAME_SIMILARITY,
+        }
+    }
+}
+
+/// Pages a sync reads at once unless `[cache] sync_jobs` says otherwise.
+pub const DEFAULT_SYNC_JOBS: usize = 8;

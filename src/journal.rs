@@ -199,9 +199,7 @@ impl WriteRecord {
 /// folder (thrown away with it).
 pub fn path(demo: bool) -> Option<PathBuf> {
     if demo {
-        crate::mirror::paths::demo_root()
-            .ok()
-            .map(|d| d.join(FILE_NAME))
+        crate::demo_dir::demo_root().ok().map(|d| d.join(FILE_NAME))
     } else {
         crate::config::data_dir().map(|d| d.join(FILE_NAME))
     }

@@ -117,13 +117,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
 /// `--demo` run's own in its folder (thrown away with it; a demo never sees nor adds to
 /// a real profile's reschedules).
 pub(crate) fn reschedule_log_path(demo: bool) -> Option<PathBuf> {
-    if demo {
-        crate::mirror::paths::demo_root()
-            .ok()
-            .map(|d| d.join(crate::reschedule::log::FILE_NAME))
-    } else {
-        crate::reschedule::log::default_path()
-    }
+    crate::reschedule::log::path(demo)
 }
 
 #[cfg(test)]

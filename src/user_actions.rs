@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::app::keymap::{KeyMap, KeySpec};
+use crate::keys::{KeyMap, KeySpec};
 use crate::resource::Resource;
 
 /// One `[actions.NAME]` table as written.

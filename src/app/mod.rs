@@ -12,7 +12,7 @@ mod input;
 mod input_select;
 pub mod jobs;
 mod jobs_update;
-pub mod keymap;
+pub use crate::keys as keymap;
 pub mod layout;
 mod loading;
 pub mod message;

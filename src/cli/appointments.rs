@@ -244,7 +244,7 @@ fn body_error(e: RescheduleError) -> CliError {
 /// The reschedule log: one JSON Lines file in crmdash's data directory, shared with the
 /// dashboard (a `--demo` run's own in its folder).
 pub fn log_path(demo: bool) -> Option<PathBuf> {
-    crate::runtime::reschedule_log_path(demo)
+    crate::reschedule::log::path(demo)
 }
 
 /// `crmdash appointments log`: the shared log in a format. Table: when it was sent, the

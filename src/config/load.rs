@@ -142,7 +142,7 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown:
     }
     if let Some(r) = s.ui.region.take() {
         let code = r.trim().to_ascii_uppercase();
-        if crate::insights::dupes::normalise::region(Some(&code)).is_some() {
+        if crate::normalise::region(Some(&code)).is_some() {
             s.ui.region = Some(code);
         } else {
             warn(format!(
@@ -188,9 +188,7 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown:
     // An action the key map does not know is an unknown key like any other (and is dropped,
     // so the dashboard does not warn about it a second time).
     s.keys.retain(|action, _| {
-        let known = crate::app::keymap::Action::ALL
-            .iter()
-            .any(|a| a.name() == action);
+        let known = crate::keys::Action::ALL.iter().any(|a| a.name() == action);
         if !known {
             unknown.push(format!("keys.{action}"));
         }

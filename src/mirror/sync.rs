@@ -38,7 +38,7 @@ use walk::{Walk, Walked};
 use writer::Writer;
 
 /// Requests a sync has in flight at most when `[cache] sync_jobs` does not say.
-pub const DEFAULT_JOBS: usize = 8;
+pub const DEFAULT_JOBS: usize = crate::config::DEFAULT_SYNC_JOBS;
 /// The most `sync_jobs` may ask for.
 pub const MAX_JOBS: usize = 32;
 

@@ -3,9 +3,9 @@
 
 mod columns;
 mod csv_out;
-pub mod dupes;
 mod json_out;
 mod log_out;
+pub mod money;
 mod stream;
 mod table;
 mod text;

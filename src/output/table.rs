@@ -272,8 +272,8 @@ impl Tabular for Deal {
             self.value
                 .as_ref()
                 .map(|m| {
-                    let currency = crate::insights::pipeline::deal_currency(self, None);
-                    crate::insights::pipeline::format_money(m, currency.as_deref())
+                    let currency = super::money::deal_currency(self, None);
+                    super::money::format_money(m, currency.as_deref())
                 })
                 .unwrap_or_default(),
             related_sep(

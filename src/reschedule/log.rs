@@ -85,6 +85,15 @@ pub fn default_path() -> Option<PathBuf> {
     crate::config::data_dir().map(|d| d.join(FILE_NAME))
 }
 
+/// The reschedule log of real profiles, or a `--demo` run's own in its folder.
+pub fn path(demo: bool) -> Option<PathBuf> {
+    if demo {
+        crate::demo_dir::demo_root().ok().map(|d| d.join(FILE_NAME))
+    } else {
+        default_path()
+    }
+}
+
 /// Appends one entry (one line, one write, under the log's lock), creating the file
 /// (owner-only on Unix) and its directory; earlier logs beside it are migrated first.
 pub fn append_log(path: &Path, entry: &RescheduleLogEntry) -> io::Result<()> {

@@ -12,7 +12,7 @@ use super::gen_contacts::{SPAN_SECS, epoch, id};
 use super::rng::SeedRng;
 use super::seed::Dataset;
 use super::timefmt::format_ts;
-use crate::insights::dupes::normalise::{email_key, strip_accents};
+use crate::normalise::{email_key, strip_accents};
 
 const KIND_PLANTED: u64 = 7;
 

@@ -4,6 +4,7 @@
 //! Pure functions of (text, zone, now), so the dashboard, the CLI and the tests agree to the
 //! second; nothing here reads the clock.
 
+mod display;
 mod grammar;
 mod zone;
 
@@ -12,6 +13,7 @@ mod tests;
 
 use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
 
+pub use display::DisplayZone;
 pub use grammar::Unit;
 pub use zone::{UnknownZone, Zone};
 

@@ -19,11 +19,11 @@ pub enum Zone {
     Named(Tz),
 }
 
-impl From<crate::app::DisplayZone> for Zone {
-    fn from(z: crate::app::DisplayZone) -> Self {
+impl From<super::DisplayZone> for Zone {
+    fn from(z: super::DisplayZone) -> Self {
         match z {
-            crate::app::DisplayZone::Local => Zone::Local,
-            crate::app::DisplayZone::Named(tz) => Zone::Named(tz),
+            super::DisplayZone::Local => Zone::Local,
+            super::DisplayZone::Named(tz) => Zone::Named(tz),
         }
     }
 }

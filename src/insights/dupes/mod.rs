@@ -10,41 +10,20 @@
 
 mod blocking;
 pub mod mirrored;
-pub mod normalise;
+pub mod output;
+pub use crate::normalise;
 mod table;
 #[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::api::Contact;
 pub use table::Table;
 
-/// `[dupes]` in the config file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct DupesSettings {
-    /// A pair scoring at least this is a near duplicate (0 to 1).
-    pub threshold: f64,
-    /// Names at least this close (Jaro–Winkler, 0 to 1) count as the same name.
-    pub name_similarity: f64,
-}
-
-/// Chosen on the sandbox's labelled set (docs/duplicates.md): every planted kind scores 0.95
-/// or more, the different people who look alike score at most 0.5.
-pub const DEFAULT_THRESHOLD: f64 = 0.85;
-pub const DEFAULT_NAME_SIMILARITY: f64 = 0.9;
-
-impl Default for DupesSettings {
-    fn default() -> Self {
-        DupesSettings {
-            threshold: DEFAULT_THRESHOLD,
-            name_similarity: DEFAULT_NAME_SIMILARITY,
-        }
-    }
-}
+pub use crate::config::{DEFAULT_NAME_SIMILARITY, DEFAULT_THRESHOLD, DupesSettings};
 
 /// A blocking key shared by more contacts than this (a switchboard number, `info@` of a big
 /// company) is not used to find candidates: its pairs would be most of the work and little of

@@ -80,7 +80,7 @@ pub enum Claim {
 impl Journal {
     /// The journal in crmdash's data directory (`None` when the platform has none).
     pub fn default_path(demo: bool) -> Option<PathBuf> {
-        crate::runtime::reschedule_log_path(demo).map(|p| p.with_file_name(FILE_NAME))
+        crate::reschedule::log::path(demo).map(|p| p.with_file_name(FILE_NAME))
     }
 
     /// Opens the journal at `path` for a run against `host`, reading what it holds.

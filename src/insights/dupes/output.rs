@@ -6,9 +6,9 @@ use std::io::Write;
 
 use serde_json::json;
 
-use super::{sanitize_cell, truncate_to_width};
-use crate::insights::dupes::mirrored::DupesReport;
-use crate::insights::dupes::{Cluster, MAX_BLOCK, Person};
+use super::mirrored::DupesReport;
+use super::{Cluster, MAX_BLOCK, Person};
+use crate::output::{sanitize_cell, truncate_to_width};
 
 /// One line saying what was found among how many.
 pub fn summary(r: &DupesReport) -> String {
@@ -150,7 +150,7 @@ pub fn member_reasons(c: &Cluster, i: usize) -> String {
 
 /// A contact a row, with its cluster's number and score and the reasons of its best pair.
 pub fn write_csv(r: &DupesReport, out: &mut impl Write) -> std::io::Result<()> {
-    let mut w = super::csv_writer(out);
+    let mut w = crate::output::csv_writer(out);
     w.write_record([
         "cluster",
         "score",
