@@ -283,7 +283,7 @@ impl App {
         }
         let mut app = App {
             tabs,
-            active: remembered.active_tab.unwrap_or(Resource::FIRST_RUN),
+            active: remembered.active_tab.unwrap_or(resources::FIRST_TAB),
             overlays: Vec::new(),
             keymap: config.keymap.clone(),
             status: StatusInfo {

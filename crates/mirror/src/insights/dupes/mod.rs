@@ -11,7 +11,7 @@
 mod blocking;
 pub mod mirrored;
 pub mod output;
-pub use crate::normalise;
+pub use crmdash_api::normalise;
 mod table;
 #[cfg(test)]
 mod tests;

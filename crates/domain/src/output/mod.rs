@@ -13,7 +13,7 @@ mod text;
 use std::fmt;
 use std::str::FromStr;
 
-pub(crate) use columns::top_level;
+pub use columns::top_level;
 pub use columns::{ColumnSet, Columns};
 pub use csv_out::{CsvSink, write_csv, writer as csv_writer};
 pub use json_out::{JsonSink, write_json, write_json_one, write_jsonl};

@@ -2,7 +2,7 @@
 //! env and flags -> `Settings`. Precedence: flag > env > profile in config > default.
 
 mod edit;
-pub(crate) use edit::write_atomically;
+pub use edit::write_atomically;
 mod keys;
 mod load;
 mod resolve;

@@ -174,7 +174,7 @@ fn cell(raw: &RawValue) -> String {
 }
 
 /// The object's entries in the order the server wrote them, values still raw.
-pub(crate) fn top_level(raw: &RawValue) -> Option<Vec<(String, &RawValue)>> {
+pub fn top_level(raw: &RawValue) -> Option<Vec<(String, &RawValue)>> {
     struct Entries;
     impl<'de> Visitor<'de> for Entries {
         type Value = Vec<(String, &'de RawValue)>;

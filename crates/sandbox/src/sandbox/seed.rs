@@ -61,12 +61,12 @@ pub const ASSET_FILES: [&str; 6] = [
 ];
 
 const ASSETS: [&str; 6] = [
-    include_str!("../../assets/sandbox/users.json"),
-    include_str!("../../assets/sandbox/accounts.json"),
-    include_str!("../../assets/sandbox/contacts.json"),
-    include_str!("../../assets/sandbox/deals.json"),
-    include_str!("../../assets/sandbox/projects.json"),
-    include_str!("../../assets/sandbox/appointments.json"),
+    include_str!("../../../../assets/sandbox/users.json"),
+    include_str!("../../../../assets/sandbox/accounts.json"),
+    include_str!("../../../../assets/sandbox/contacts.json"),
+    include_str!("../../../../assets/sandbox/deals.json"),
+    include_str!("../../../../assets/sandbox/projects.json"),
+    include_str!("../../../../assets/sandbox/appointments.json"),
 ];
 
 /// A committed asset that does not parse: only possible if someone edits the files by hand.
@@ -195,7 +195,7 @@ mod tests {
         let ds = generate(DEFAULT_SEED, &Sizes::default());
         let texts = ds.to_asset_texts();
         if std::env::var_os("CRMDASH_WRITE_SANDBOX_ASSETS").is_some() {
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sandbox");
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/sandbox");
             for (file, text) in ASSET_FILES.iter().zip(&texts) {
                 std::fs::write(dir.join(file), text).expect("write asset");
             }

@@ -328,3 +328,6 @@ pub async fn run_foreground(args: SandboxArgs) -> anyhow::Result<()> {
     handle.shutdown().await;
     Ok(())
 }
+
+#[cfg(test)]
+mod lean_tests;

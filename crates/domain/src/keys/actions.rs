@@ -23,12 +23,8 @@ macro_rules! actions {
                 match self { $(Action::$variant => $name,)+ $(Action::$dvariant => $dname,)+ }
             }
 
-            /// What the action does, for the help overlay (a tab switch says its resource's
-            /// title, from the registry).
+            /// What the action does, for the help overlay.
             pub fn description(self) -> &'static str {
-                if let Some(tab) = crate::resource::Resource::for_action(self) {
-                    return tab.switch_description();
-                }
                 match self { $(Action::$variant => $desc,)+ $(Action::$dvariant => $ddesc,)+ }
             }
 
@@ -51,9 +47,9 @@ macro_rules! actions {
 actions! {
     main {
         Quit => "quit", "quit", ["q"];
-        TabContacts => "tab_contacts", "", ["1"];
-        TabDeals => "tab_deals", "", ["2"];
-        TabProjects => "tab_projects", "", ["3"];
+        TabContacts => "tab_contacts", "Contacts tab", ["1"];
+        TabDeals => "tab_deals", "Deals tab", ["2"];
+        TabProjects => "tab_projects", "Projects tab", ["3"];
         NextTab => "next_tab", "next tab", ["tab"];
         PrevTab => "prev_tab", "previous tab", ["shift-tab"];
         Down => "down", "move down", ["j", "down"];
@@ -132,5 +128,18 @@ actions! {
         DetailPrev => "detail_prev", "detail pane: the previous record", ["k", "["];
         StopJob => "stop_job", "jobs: stop the job under the cursor", ["x"];
         MarkSeen => "mark_seen", "Today: mark the selected group seen", ["x"];
+    }
+}
+
+impl Action {
+    /// The tab this action switches to (`1`, `2`, `3` by default), if it is a tab switch.
+    pub fn tab(self) -> Option<crate::resource::Resource> {
+        use crate::resource::Resource;
+        match self {
+            Action::TabContacts => Some(Resource::Contacts),
+            Action::TabDeals => Some(Resource::Deals),
+            Action::TabProjects => Some(Resource::Projects),
+            _ => None,
+        }
     }
 }

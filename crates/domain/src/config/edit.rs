@@ -75,7 +75,7 @@ pub(super) fn top_table<'a>(
 }
 
 /// Writes beside the target and renames over it, so a crash never leaves half a file.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
