@@ -8,10 +8,10 @@
 //! <- `crmdash-mirror` (store, sync, search, insights) <- this crate (dashboard and commands).
 //! The modules of the crates below are re-exported under their old names.
 
-pub use crmdash_api::{api, child, normalise, resource, validate};
+pub use crmdash_api::{api, child, gate, normalise, resource, validate};
 pub use crmdash_domain::{
     config, credentials, demo_dir, idempotency_journal, journal, jsonl_store, keys, logging,
-    output, reschedule, safety, timeparse, user_actions, view_query,
+    output, reschedule, safety, timeparse, user_actions, view_query, writes,
 };
 pub use crmdash_mirror::{insights, mirror};
 pub use crmdash_sandbox::sandbox;

@@ -159,7 +159,7 @@ pub fn safety_config(opts: &DashboardOptions) -> crate::app::SafetyConfig {
     } else {
         s.profiles
             .keys()
-            .map(|name| (name.clone(), crate::safety::ProfileSafety::of(s, name)))
+            .map(|name| (name.clone(), crate::safety::flags_of(s, name)))
             .collect()
     };
     crate::app::SafetyConfig {

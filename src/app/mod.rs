@@ -518,6 +518,10 @@ impl App {
             Message::Job { id, event } => self.on_job(id, event),
             Message::PlanRead { result, .. } => self.plan_read(result),
             Message::JournalRead { result } => self.journal_read(result),
+            Message::WriteAdmitted { id, ticket } => {
+                self.write_admitted(id, ticket);
+                Vec::new()
+            }
             Message::WriteRecorded { error } => {
                 if let Some(e) = error {
                     self.show_error(e);

@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod child;
+pub mod gate;
 pub mod normalise;
 pub mod resource;
 pub mod validate;

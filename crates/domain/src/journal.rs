@@ -26,56 +26,14 @@ use serde_json::Value;
 
 use crate::api::ApiError;
 use crate::jsonl_store::{self, FileLock};
+use crmdash_api::gate::{IntentJournal, WriteIntent};
 
 pub use query::{Filter, read};
 
 /// The journal's file name in the data directory.
 pub const FILE_NAME: &str = "write-journal.jsonl";
 
-/// What kind of write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum WriteKind {
-    /// A contact created (CLI `contacts create`, the dashboard's form).
-    Create,
-    /// An appointment rescheduled.
-    Reschedule,
-    /// One row of `contacts import` sent.
-    Import,
-    /// One write of a bulk run (a reschedule plan, a run over selected rows).
-    Bulk,
-}
-
-impl WriteKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            WriteKind::Create => "create",
-            WriteKind::Reschedule => "reschedule",
-            WriteKind::Import => "import",
-            WriteKind::Bulk => "bulk",
-        }
-    }
-}
-
-/// Who sent it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Who {
-    Cli,
-    Dashboard,
-    /// Merged in from an earlier log that did not say.
-    Unknown,
-}
-
-impl Who {
-    pub fn name(self) -> &'static str {
-        match self {
-            Who::Cli => "cli",
-            Who::Dashboard => "dashboard",
-            Who::Unknown => "unknown",
-        }
-    }
-}
+pub use crmdash_api::gate::{Who, WriteKind};
 
 /// What the service answered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +55,10 @@ pub struct Answer {
     /// `updated_at` of the record written, as the server wrote it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
+    /// Only the intent is recorded: the write was about to be sent and no answer was recorded
+    /// after it (the process ended first, or the answer is still on its way). In doubt.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
 }
 
 impl Answer {
@@ -128,7 +90,9 @@ impl Answer {
             .as_deref()
             .map(|m| format!(": {m}"))
             .unwrap_or_default();
-        if self.ok && self.replayed {
+        if self.pending {
+            "in doubt: sent, no answer recorded".to_string()
+        } else if self.ok && self.replayed {
             format!("replayed{status}")
         } else if self.ok {
             format!("ok{status}")
@@ -143,6 +107,10 @@ impl Answer {
 /// One write sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WriteRecord {
+    /// The gate's ticket id (`crmdash_api::gate`): the intent, written before the request
+    /// left, and the answer, written after, share it; [`read`] shows them as one write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// When it was sent.
     pub at: DateTime<Utc>,
     pub kind: WriteKind,
@@ -180,6 +148,7 @@ impl WriteRecord {
         answer: Answer,
     ) -> WriteRecord {
         WriteRecord {
+            id: None,
             at: Utc::now(),
             kind,
             who,
@@ -192,6 +161,58 @@ impl WriteRecord {
             run: None,
             merged_from: None,
         }
+    }
+}
+
+impl WriteRecord {
+    /// The intent of a write the gate let through, recorded under `id` before it is sent.
+    pub fn intent(id: &str, intent: &WriteIntent) -> WriteRecord {
+        let mut r = WriteRecord::new(
+            intent.kind,
+            intent.who,
+            &intent.profile,
+            &intent.base_url,
+            intent.sent.clone(),
+            Answer {
+                pending: true,
+                ..Answer::default()
+            },
+        );
+        r.id = Some(id.to_string());
+        r.target = intent.target.clone();
+        r.key = intent.key.clone();
+        r.run = intent.run.clone();
+        r
+    }
+
+    /// This entry as the answer to the write whose ticket is `ticket`.
+    pub fn answering(mut self, ticket: &str) -> WriteRecord {
+        self.id = Some(ticket.to_string());
+        self
+    }
+}
+
+/// The write journal as the gate's [`IntentJournal`]: each intent is one line, synced to the
+/// disk before the request leaves. No journal (no data directory) refuses every write.
+#[derive(Debug, Clone)]
+pub struct JournalFile {
+    pub path: Option<PathBuf>,
+}
+
+impl IntentJournal for JournalFile {
+    fn intend(&self, id: &str, intent: &WriteIntent) -> io::Result<()> {
+        let Some(path) = &self.path else {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "no data directory for the write journal",
+            ));
+        };
+        record_durably(path, &WriteRecord::intent(id, intent)).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot write the write journal {}: {e}", path.display()),
+            )
+        })
     }
 }
 
@@ -212,6 +233,17 @@ pub fn record(path: &Path, entry: &WriteRecord) -> io::Result<()> {
     let _lock = FileLock::acquire(path, true)?;
     merge::merge_once_locked(path)?;
     jsonl_store::append_locked(path, entry)
+}
+
+/// [`record`], synced to the disk before it returns (an intent must outlive a kill -9).
+pub fn record_durably(path: &Path, entry: &WriteRecord) -> io::Result<()> {
+    let _lock = FileLock::acquire(path, true)?;
+    merge::merge_once_locked(path)?;
+    jsonl_store::append_locked(path, entry)?;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)?
+        .sync_data()
 }
 
 /// [`record`] for a command's own journal, with a warning on stderr when it cannot be

@@ -22,3 +22,4 @@ pub mod safety;
 pub mod timeparse;
 pub mod user_actions;
 pub mod view_query;
+pub mod writes;

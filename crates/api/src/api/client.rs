@@ -11,6 +11,8 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Map, Value};
 use url::Url;
 
+use crate::gate::WriteTicket;
+
 use super::error::{ApiError, ErrorKind};
 use super::models::{
     AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, NewContact, Page, Project,
@@ -383,10 +385,12 @@ impl Client {
         self.list(query).await
     }
 
-    /// `POST /public/v1/contacts` with `Idempotency-Key`. Retries resend the same body with the
+    /// `POST /public/v1/contacts` with `Idempotency-Key`, with the write gate's leave
+    /// (`crate::gate`). Retries resend the same body with the
     /// same key. An error with `outcome_unknown` means: keep the key and retry with it.
     pub async fn create_contact(
         &self,
+        _ticket: &WriteTicket,
         contact: &NewContact,
         key: &IdempotencyKey,
     ) -> Result<Created<Contact>, ApiError> {
@@ -423,6 +427,7 @@ impl Client {
     /// Not retried once the request may have reached the server.
     pub async fn reschedule_appointment(
         &self,
+        _ticket: &WriteTicket,
         id: &str,
         body: &Map<String, Value>,
     ) -> Result<AppointmentRef, ApiError> {

@@ -10,6 +10,7 @@ use super::client::Client;
 use super::error::ApiError;
 use super::retry::RetryPolicy;
 use super::transport::Outgoing;
+use crate::gate::WriteTicket;
 
 /// A response as received.
 #[derive(Clone)]
@@ -86,15 +87,39 @@ impl Client {
         Ok(url)
     }
 
-    /// Sends `req` with the retries its method allows (reads as every read; other methods only
-    /// when the request surely did not reach the server). A non-2xx answer is an error whose
-    /// `answer` holds the response.
+    /// Whether `method` only reads (GET, HEAD, OPTIONS): any other may change the service
+    /// and is sent only through the write gate ([`Client::send_raw_write`]).
+    pub fn reads_only(method: &Method) -> bool {
+        matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+    }
+
+    /// Sends a reading `req` (GET, HEAD, OPTIONS) with a read's retries; any other method is
+    /// refused here, unsent: it needs the gate's ticket ([`Client::send_raw_write`]). A non-2xx
+    /// answer is an error whose `answer` holds the response.
     pub async fn send_raw(&self, req: RawRequest) -> Result<Answer, ApiError> {
-        let policy = if matches!(req.method, Method::GET | Method::HEAD) {
-            RetryPolicy::Read
-        } else {
-            RetryPolicy::Unsafe
-        };
+        if !Self::reads_only(&req.method) {
+            return Err(ApiError::invalid_request(
+                "method",
+                format!(
+                    "{} can change the service: it goes through the write gate",
+                    req.method
+                ),
+            ));
+        }
+        self.send_any(req, RetryPolicy::Read).await
+    }
+
+    /// Sends a request that may change the service, with the gate's leave: retried only when
+    /// it surely did not reach the server.
+    pub async fn send_raw_write(
+        &self,
+        _ticket: &WriteTicket,
+        req: RawRequest,
+    ) -> Result<Answer, ApiError> {
+        self.send_any(req, RetryPolicy::Unsafe).await
+    }
+
+    async fn send_any(&self, req: RawRequest, policy: RetryPolicy) -> Result<Answer, ApiError> {
         let resp = self
             .execute(Outgoing {
                 method: req.method,

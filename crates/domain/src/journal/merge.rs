@@ -41,6 +41,7 @@ pub(super) fn merge_once_locked(path: &Path) -> io::Result<()> {
 
 fn from_reschedule(e: RescheduleLogEntry) -> WriteRecord {
     WriteRecord {
+        id: None,
         at: e.at,
         kind: WriteKind::Reschedule,
         who: Who::Unknown,
@@ -75,6 +76,7 @@ fn created_keys(path: &Path) -> io::Result<Vec<WriteRecord>> {
         .map(|e| {
             let created = e.state == KeyState::Created;
             WriteRecord {
+                id: None,
                 at: e.at,
                 kind: WriteKind::Create,
                 who: Who::Cli,

@@ -136,6 +136,8 @@ pub struct Runner {
     pub resend_in_doubt: bool,
     /// Who runs it, for the write journal (the CLI, or the dashboard's `:plan`).
     pub who: crate::journal::Who,
+    /// The gate each row's write passes (its intent journaled before it is sent).
+    pub gate: crate::writes::Gatekeeper,
 }
 
 impl Runner {
@@ -189,6 +191,8 @@ impl Runner {
     async fn send(&self, client: &Client, gov: &Governor, host: &str, row: PlanRow) -> RowResult {
         let max_wait = client.options().max_retry_after;
         let claimed = AtomicBool::new(false);
+        let ticket: std::sync::OnceLock<crmdash_api::gate::WriteTicket> =
+            std::sync::OnceLock::new();
         // Why the row was not sent after all: another run has it, or the journal failed.
         let unsent = std::sync::Mutex::new(None::<RowResult>);
         let answer = gov
@@ -206,12 +210,25 @@ impl Runner {
                         )),
                         Err(e) => Some(RowResult::failed(&row, e)),
                     };
+                    let why = why.or_else(|| match self.gate.admit(&self.intent(&row)) {
+                        Ok(t) => {
+                            let _ = ticket.set(t);
+                            None
+                        }
+                        Err(e) => Some(RowResult::failed(
+                            &row,
+                            ApiError::new(ErrorKind::Other, e.to_string()),
+                        )),
+                    });
                     if let Some(why) = why {
                         *unsent.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
                         return Err(ApiError::new(ErrorKind::Other, "not sent"));
                     }
                 }
-                client.reschedule_appointment(&row.id, &row.body).await
+                let Some(t) = ticket.get() else {
+                    return Err(ApiError::new(ErrorKind::Other, "not sent"));
+                };
+                client.reschedule_appointment(t, &row.id, &row.body).await
             })
             .await;
         if let Some(r) = unsent.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -223,7 +240,8 @@ impl Runner {
                 // retry: nothing was applied, so a re-run may send it.
                 if claimed.load(Ordering::Relaxed) {
                     let result = RowResult::new(&row, Outcome::NotSent, "");
-                    let _ = self.record(&row, "", RowState::Failed, &result).await;
+                    let id = ticket.get().map(|t| t.id().to_string());
+                    let _ = self.record(&row, "", RowState::Failed, &result, id).await;
                 }
                 return RowResult::new(&row, Outcome::NotSent, "not sent: the run stopped");
             }
@@ -260,7 +278,15 @@ impl Runner {
         };
         result.updated_at = updated_at;
         if state != RowState::Sending
-            && let Err(e) = self.record(&row, host, state, &result).await
+            && let Err(e) = self
+                .record(
+                    &row,
+                    host,
+                    state,
+                    &result,
+                    ticket.get().map(|t| t.id().to_string()),
+                )
+                .await
         {
             // The change stands; only the record of it is missing.
             result.detail = format!("{} (warning: {e})", result.detail)
@@ -285,13 +311,29 @@ impl Runner {
             })
     }
 
-    /// The answer in the journal and, for a success, the reschedule log.
+    /// What the write journal records before `row` is sent.
+    fn intent(&self, row: &PlanRow) -> crmdash_api::gate::WriteIntent {
+        crmdash_api::gate::WriteIntent {
+            kind: crate::journal::WriteKind::Bulk,
+            who: self.who,
+            profile: self.profile.clone(),
+            base_url: self.client.base_url().to_string(),
+            target: Some(row.id.clone()),
+            sent: Value::Object(row.body.clone()),
+            key: None,
+            run: Some(self.run_id.clone()),
+        }
+    }
+
+    /// The answer in the journals and, for a success, the reschedule log; `ticket`: the gate's
+    /// id the write journal's intent has.
     async fn record(
         &self,
         row: &PlanRow,
         host: &str,
         state: RowState,
         result: &RowResult,
+        ticket: Option<String>,
     ) -> Result<(), String> {
         let journal = self.journal.clone();
         let log = (state == RowState::Done).then(|| {
@@ -308,26 +350,34 @@ impl Runner {
             )
         });
         // Every row that reached the service goes to the write journal, as a bulk write.
-        let written = (state == RowState::Done || result.error.is_some()).then(|| {
-            let answer = match &result.error {
-                Some(e) => crate::journal::Answer::failed(e),
-                None => crate::journal::Answer {
-                    updated_at: result.updated_at.clone(),
-                    ..crate::journal::Answer::accepted(200)
-                },
-            };
-            let mut entry = crate::journal::WriteRecord::new(
-                crate::journal::WriteKind::Bulk,
-                self.who,
-                &self.profile,
-                self.client.base_url().as_str(),
-                Value::Object(row.body.clone()),
-                answer,
-            );
-            entry.target = Some(row.id.clone());
-            entry.run = Some(self.run_id.clone());
-            entry
-        });
+        // A row the gate let through but not sent is answered too, or its intent would stay
+        // in doubt.
+        let written =
+            (state == RowState::Done || result.error.is_some() || ticket.is_some()).then(|| {
+                let answer = match &result.error {
+                    Some(e) => crate::journal::Answer::failed(e),
+                    None if state == RowState::Done => crate::journal::Answer {
+                        updated_at: result.updated_at.clone(),
+                        ..crate::journal::Answer::accepted(200)
+                    },
+                    None => crate::journal::Answer {
+                        message: Some("not sent: the run stopped".into()),
+                        ..crate::journal::Answer::default()
+                    },
+                };
+                let mut entry = crate::journal::WriteRecord::new(
+                    crate::journal::WriteKind::Bulk,
+                    self.who,
+                    &self.profile,
+                    self.client.base_url().as_str(),
+                    Value::Object(row.body.clone()),
+                    answer,
+                );
+                entry.target = Some(row.id.clone());
+                entry.run = Some(self.run_id.clone());
+                entry.id = ticket;
+                entry
+            });
         let write_journal = self.write_journal.clone();
         let (key, id) = (row.key.clone(), row.id.clone());
         tokio::task::spawn_blocking(move || {
