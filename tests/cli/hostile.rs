@@ -53,3 +53,39 @@ fn a_negative_amount_stays_a_number_in_csv() {
         "-12.5,'-12.5 EUR,'=1+1\r\n"
     );
 }
+
+fn deep() -> FaultKind {
+    FaultKind::Hostile {
+        shape: HostileShape::Deep,
+        depth: crmdash::sandbox::HOSTILE_DEFAULT_DEPTH,
+    }
+}
+
+#[test]
+fn json_nested_past_the_limit_is_refused_before_jq_a_template_or_a_list() {
+    let env = Env::new();
+    for (flag, program) in [("--jq", ".data[0].id"), ("--template", "{{ data[0].id }}")] {
+        env.fault(fault(deep()).on("GET", "/contacts"));
+        let out = run(env.cmd(&["api", "GET", "contacts", flag, program])).code(1);
+        assert_eq!(
+            out.error_line(),
+            format!(
+                "error: {flag}: the JSON is nested more than 100 levels deep (crmdash's limit for server data); refused"
+            )
+        );
+        assert_eq!(out.stdout, "");
+    }
+    env.fault(fault(deep()).on("GET", "/contacts"));
+    let out = run(env.cmd(&["api", "GET", "contacts", "--paginate", "--jq", ".[0].id"]));
+    assert_ne!(out.code, 0);
+    assert!(out.error_line().contains("levels deep"), "{}", out.stderr);
+    env.fault(fault(deep()).on("GET", "/contacts"));
+    let out = run(env.cmd(&["contacts", "list", "--format", "json"]));
+    assert_ne!(out.code, 0);
+    assert!(
+        out.error_line()
+            .contains("nested more than 100 levels deep"),
+        "{}",
+        out.stderr
+    );
+}
