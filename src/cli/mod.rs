@@ -87,6 +87,10 @@ pub struct GlobalArgs {
     /// shown as ****.
     #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
     pub verbose: u8,
+    /// Write CSV cells that start like a spreadsheet formula (=, +, -, @, tab, CR) as they are,
+    /// without the leading ' that otherwise makes them text (lists, exports, reports).
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub csv_raw: bool,
 }
 
 /// The dashboard's command line (no subcommand, no help or version asked), parsed against the
@@ -192,6 +196,8 @@ pub struct Globals {
     pub env: EnvOverrides,
     pub demo: bool,
     pub verbose: u8,
+    /// `--csv-raw`: CSV formula cells written as they are.
+    pub csv_raw: bool,
 }
 
 impl Globals {
@@ -213,6 +219,7 @@ impl Globals {
             },
             demo: cli.demo,
             verbose: cli.verbose,
+            csv_raw: cli.csv_raw,
         }
     }
 }
@@ -246,6 +253,11 @@ pub fn main() -> ExitCode {
             (Globals::from_matches(&cli.globals, &matches), cli.command)
         }
     };
+    crate::output::set_csv_formulas(if globals.csv_raw {
+        crate::output::CsvFormulas::Raw
+    } else {
+        crate::output::CsvFormulas::Neutralise
+    });
     let Some(command) = command else {
         limit_malloc_arenas();
         let log_path = crate::logging::init("info");

@@ -48,6 +48,11 @@ pub struct ApiArgs {
     /// With --paginate: json (one array) or jsonl (one record a line).
     #[arg(long, value_enum, value_name = "FORMAT", requires = "paginate")]
     pub format: Option<PageFormat>,
+    /// With --paginate: the most pages to ask for; a list that goes on is cut there
+    /// (what came is printed, then an error, exit 1).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_PAGES, requires = "paginate",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pages: u64,
     /// Print the status line and the response headers before the body.
     #[arg(short = 'i', long)]
     pub include: bool,
@@ -58,6 +63,9 @@ pub struct ApiArgs {
     #[command(flatten)]
     pub shape: ShapeArgs,
 }
+
+/// `--max-pages` when not given: a million records at 100 a page.
+pub const DEFAULT_MAX_PAGES: u64 = 10_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PageFormat {
@@ -233,7 +241,10 @@ struct RawPage {
 }
 
 /// GETs page after page (from the path's `page`, or 1) until `meta` says the last one came
-/// (or a page is empty, or has no `meta`), then prints every record.
+/// (or a page is empty, or has no `meta`), then prints every record. The pages are counted
+/// here, not by the server's `current_page` (a service that always says "page 1 of 2" would
+/// be asked for page 2 forever); a page whose records are the previous page's ends the list
+/// (said on stderr), and `--max-pages` caps the walk (an error after what came is printed).
 async fn paginate(
     ctx: &Ctx,
     first: RawRequest,
@@ -249,7 +260,15 @@ async fn paginate(
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(1);
     let mut records: Vec<Box<RawValue>> = Vec::new();
+    let mut asked: u64 = 0;
+    let mut previous: Option<Vec<u8>> = None;
+    let mut cut = false;
     loop {
+        if asked == args.max_pages {
+            cut = true;
+            break;
+        }
+        asked += 1;
         let mut req = first.clone();
         set_page(&mut req.url, page);
         let answer = match client.send_raw(req).await {
@@ -282,27 +301,50 @@ async fn paginate(
             },
         };
         let empty = data.is_empty();
+        // The page's records as sent: the same as the page before means the service repeats
+        // itself, and the list is what came before.
+        let sent: Vec<u8> = data
+            .iter()
+            .flat_map(|r| r.get().bytes().chain([b'\n']))
+            .collect();
+        if !empty && previous.as_ref() == Some(&sent) {
+            eprintln!(
+                "crmdash api --paginate: page {page} repeats page {} record for record; stopped there",
+                page - 1
+            );
+            break;
+        }
+        previous = Some(sent);
         records.extend(data);
         let current = meta.as_ref().and_then(|m| m.current_page).unwrap_or(page);
         let last = meta.as_ref().and_then(|m| m.last_page);
         match last {
-            Some(last) if !empty && current < last => page = current + 1,
+            Some(last) if !empty && page < last && current <= last => page += 1,
             _ => break,
         }
     }
     let texts = records.iter().map(|r| r.get());
-    if let Some(shaper) = shaper {
-        return shaper.emit_records(texts, out);
-    }
-    let written = match args.format.unwrap_or(PageFormat::Json) {
-        PageFormat::Json => writeln!(out, "{}", json_array(texts)),
-        PageFormat::Jsonl => texts.into_iter().try_for_each(|t| writeln!(out, "{t}")),
+    let printed = if let Some(shaper) = shaper {
+        shaper.emit_records(texts, out)
+    } else {
+        let written = match args.format.unwrap_or(PageFormat::Json) {
+            PageFormat::Json => writeln!(out, "{}", json_array(texts)),
+            PageFormat::Jsonl => texts.into_iter().try_for_each(|t| writeln!(out, "{t}")),
+        };
+        crate::cli::format::finish(
+            written
+                .and_then(|()| out.flush())
+                .map_err(crate::output::OutputError::from),
+        )
     };
-    crate::cli::format::finish(
-        written
-            .and_then(|()| out.flush())
-            .map_err(crate::output::OutputError::from),
-    )
+    printed?;
+    if cut {
+        return Err(CliError::other(format!(
+            "--paginate: stopped after {} pages (--max-pages); the list goes on",
+            args.max_pages
+        )));
+    }
+    Ok(())
 }
 
 fn set_page(url: &mut url::Url, page: u64) {

@@ -286,7 +286,7 @@ fn write_jsonl(results: &SearchResults, out: &mut impl Write) -> std::io::Result
 }
 
 fn write_csv(results: &SearchResults, out: &mut impl Write) -> std::io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
+    let mut w = crate::output::csv_writer_lf(out);
     w.write_record(["type", "id", "label", "detail", "near", "why"])?;
     for g in &results.groups {
         for h in &g.hits {

@@ -62,6 +62,13 @@ impl ShapeArgs {
 impl Shaper {
     /// Prints `json` (one JSON text) through the filter or template to `out`.
     pub fn emit(&self, json: &str, out: &mut dyn Write) -> Result<(), CliError> {
+        crate::api::check_depth(json.as_bytes()).map_err(|e| {
+            let what = match self {
+                Shaper::Jq(_) => "--jq",
+                Shaper::Template(_) => "--template",
+            };
+            CliError::other(format!("{what}: {e}"))
+        })?;
         let written = match self {
             Shaper::Jq(filter) => run_jq(filter, json, out)?,
             Shaper::Template(src) => render(src, json, out)?,

@@ -247,7 +247,7 @@ pub fn write(
             writeln!(w)?;
         }
         Format::Csv => {
-            let mut c = csv::Writer::from_writer(&mut *w);
+            let mut c = crate::output::csv_writer_lf(&mut *w);
             c.write_record(&header)?;
             for r in &rows {
                 c.write_record(r.iter().map(|x| x.plain()))?;

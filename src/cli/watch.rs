@@ -43,6 +43,10 @@ pub struct WatchArgs {
     /// Only this kind of change (repeatable).
     #[arg(long, value_enum, value_name = "KIND")]
     pub kind: Vec<ChangeKind>,
+    /// How long an --exec program may take over one change: one still running then is
+    /// killed, said on stderr and given the same change again next round.
+    #[arg(long, value_name = "PERIOD", default_value = "60s", value_parser = parse_exec_timeout)]
+    pub exec_timeout: Duration,
     /// Run PROGRAM with ARGS once per change (everything after --exec is its command line).
     #[arg(
         long,
@@ -66,13 +70,24 @@ Each change is a JSON object {\"seq\", \"at\", \"resource\", \"id\", \"kind\", \
 CRMDASH_CHANGE_ID, CRMDASH_CHANGE_RESOURCE, CRMDASH_CHANGE_KIND and CRMDASH_CHANGE_FIELDS
 (the changed fields' paths, comma separated); its stdout and stderr are watch's. A program
 that fails is said on stderr and given the same change again next round; later changes wait
-for it, so they arrive in order. The token is never in the program's environment.";
+for it, so they arrive in order. A program still running after --exec-timeout (default 60s) is
+killed and counts as failed, so a hung program cannot stall the feed. The token is never in the
+program's environment.";
 
 /// Reads `--every` with the time grammar's lengths (`30s`, `1m`, `1h30m`), at least 5s.
 pub fn parse_every(text: &str) -> Result<Duration, String> {
     let period = crate::timeparse::parse_period(text)?;
     if period < chrono::TimeDelta::seconds(5) {
         return Err("the period is at least 5s".to_string());
+    }
+    period.to_std().map_err(|e| e.to_string())
+}
+
+/// Reads `--exec-timeout` with the same grammar (`30s`, `2m`), at least 1s.
+pub fn parse_exec_timeout(text: &str) -> Result<Duration, String> {
+    let period = crate::timeparse::parse_period(text)?;
+    if period < chrono::TimeDelta::seconds(1) {
+        return Err("the timeout is at least 1s".to_string());
     }
     period.to_std().map_err(|e| e.to_string())
 }
@@ -184,7 +199,7 @@ async fn deliver(
     for c in &changes {
         let line = json_line(c);
         let delivered = match args.exec.split_first() {
-            Some((program, rest)) => run_program(program, rest, c, &line).await,
+            Some((program, rest)) => run_program(program, rest, c, &line, args.exec_timeout).await,
             None => {
                 let mut out = std::io::stdout().lock();
                 writeln!(out, "{line}")
@@ -217,6 +232,7 @@ async fn run_program(
     args: &[String],
     c: &RecordChange,
     json: &str,
+    timeout: Duration,
 ) -> Result<(), String> {
     let fields: Vec<&str> = c.fields.iter().map(|f| f.field.as_str()).collect();
     let mut cmd = crate::child::command(program);
@@ -228,14 +244,32 @@ async fn run_program(
         .env("CRMDASH_CHANGE_FIELDS", fields.join(","))
         .stdin(std::process::Stdio::piped());
     let mut child = tokio::process::Command::from(cmd)
+        .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot run {program}: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // A program that does not read its input has not failed by that alone.
-        let _ = stdin.write_all(json.as_bytes()).await;
-        let _ = stdin.write_all(b"\n").await;
-    }
-    let status = child.wait().await.map_err(|e| format!("{program}: {e}"))?;
+    let stdin = child.stdin.take();
+    // Writing its input is inside the time too: a program that neither reads nor ends
+    // would hold a large change's write forever.
+    let ran = tokio::time::timeout(timeout, async {
+        if let Some(mut stdin) = stdin {
+            // A program that does not read its input has not failed by that alone.
+            let _ = stdin.write_all(json.as_bytes()).await;
+            let _ = stdin.write_all(b"\n").await;
+        }
+        child.wait().await
+    })
+    .await;
+    let status = match ran {
+        Ok(status) => status.map_err(|e| format!("{program}: {e}"))?,
+        Err(_) => {
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            return Err(format!(
+                "{program} did not finish within {} (--exec-timeout) and was stopped",
+                humantime(timeout)
+            ));
+        }
+    };
     if status.success() {
         Ok(())
     } else {

@@ -6,6 +6,7 @@ mod cli_support;
 mod contacts;
 mod credentials;
 mod docs_examples;
+mod hostile;
 mod import;
 mod input;
 mod kit;

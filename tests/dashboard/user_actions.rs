@@ -362,3 +362,107 @@ fn the_key_runs_the_action_on_the_selected_record_and_confirm_asks_first() {
         "listed in help: {entries:?}"
     );
 }
+
+/// A contact whose custom field would be an option to ssh (issue 43, point 6).
+fn option_contact() -> Target {
+    Target {
+        kind: Resource::Contacts,
+        id: "c9".into(),
+        record: json!({"id": "c9", "email": "-oProxyCommand=touch pwned2",
+                       "custom_fields": {"server": crmdash::sandbox::HOSTILE_OPTION_VALUE}}),
+        web_url: None,
+    }
+}
+
+#[test]
+fn a_value_that_would_be_an_option_is_refused_unless_after_dashes_or_allowed() {
+    let target = option_contact();
+    let ssh = one(run(&["ssh", "{custom_fields.server}", "uptime"]));
+    let e = user_actions::plan(&ssh, std::slice::from_ref(&target), "work").unwrap_err();
+    assert!(
+        e.starts_with("actions.mail: refused: contact c9's {custom_fields.server} is \"-oProxyCommand=touch pwned\""),
+        "{e}"
+    );
+    assert!(e.contains("allow_option_values"), "{e}");
+    // The list placeholders and the shell line are held to the same rule.
+    let list = one(run(&["mutt", "{emails}"]));
+    assert!(user_actions::plan(&list, std::slice::from_ref(&target), "w").is_err());
+    let shell = one(ActionConfig {
+        shell: true,
+        ..run(&["ssh {custom_fields.server} uptime"])
+    });
+    assert!(user_actions::plan(&shell, std::slice::from_ref(&target), "w").is_err());
+
+    // After `--` the program reads it as an operand; inside an argument it is no option.
+    for template in [
+        &["ssh", "--", "{custom_fields.server}", "uptime"][..],
+        &["mutt", "--to={email}"][..],
+        &["mutt", "mailto:{email}"][..],
+    ] {
+        let a = one(run(template));
+        assert!(
+            user_actions::plan(&a, std::slice::from_ref(&target), "w").is_ok(),
+            "{template:?}"
+        );
+    }
+    let shell = one(ActionConfig {
+        shell: true,
+        ..run(&["ssh -- {custom_fields.server} uptime"])
+    });
+    assert!(user_actions::plan(&shell, std::slice::from_ref(&target), "w").is_ok());
+    // A value "--" never counts as the template's `--`.
+    let dashes = Target {
+        record: json!({"id": "c9", "a": "--", "b": "-x"}),
+        ..option_contact()
+    };
+    let shell = one(ActionConfig {
+        shell: true,
+        ..run(&["prog {a} {b}"])
+    });
+    assert!(user_actions::plan(&shell, std::slice::from_ref(&dashes), "w").is_err());
+    let plain = one(run(&["prog", "{a}", "{b}"]));
+    assert!(user_actions::plan(&plain, std::slice::from_ref(&dashes), "w").is_err());
+
+    // The action opts in by name.
+    let (a, w) = action(
+        "ssh",
+        ActionConfig {
+            allow_option_values: true,
+            ..run(&["ssh", "{custom_fields.server}", "uptime"])
+        },
+    );
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(
+        user_actions::plan(&a[0], &[target], "w").unwrap(),
+        [["ssh", crmdash::sandbox::HOSTILE_OPTION_VALUE, "uptime"]]
+    );
+}
+
+#[test]
+fn the_dashboard_does_not_run_an_action_on_an_option_like_value_and_says_why() {
+    let mut data = crate::dashboard_support::FakeData::new(5);
+    for c in &mut data.contacts {
+        c["custom_fields"] = json!({"server": crmdash::sandbox::HOSTILE_OPTION_VALUE});
+    }
+    let mut h = Harness::with((120, 30), data, crate::dashboard_support::test_config());
+    h.answer_all();
+    let (a, w) = action(
+        "ssh",
+        ActionConfig {
+            key: Some("M".into()),
+            ..run(&["ssh", "{custom_fields.server}", "uptime"])
+        },
+    );
+    assert!(w.is_empty(), "{w:?}");
+    h.app.set_user_actions(a);
+    h.key(KeyCode::Char('1'));
+    h.answer_all();
+    h.key(KeyCode::Char('g'));
+    let fx = h.key(KeyCode::Char('M'));
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::RunUserAction { .. })),
+        "{fx:?}"
+    );
+    let screen = h.render();
+    assert!(screen.contains("actions.ssh: refused"), "{screen}");
+}

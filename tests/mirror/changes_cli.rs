@@ -297,3 +297,69 @@ cat >> "$HOOK_DIR/stdin"
         all.last().unwrap().seq
     );
 }
+
+#[test]
+fn watch_exec_stops_a_program_that_hangs_and_the_feed_goes_on() {
+    let env = Env::new();
+    run(env.cmd(&["sync"])).code(0);
+    let dir = env.dir.path();
+    // Hangs the first time it is run (never reading its input), then logs each change's seq.
+    let script = dir.join("hang.sh");
+    std::fs::write(
+        &script,
+        r#"#!/bin/sh
+if [ ! -e "$HOOK_DIR/hung-once" ]; then : > "$HOOK_DIR/hung-once"; exec sleep 600; fi
+echo "$CRMDASH_CHANGE_SEQ" >> "$HOOK_DIR/seqs"
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut cmd = env.bare_std();
+    cmd.env("CRMDASH_TOKEN", env.sb.token())
+        .env("HOOK_DIR", dir)
+        .args(["--base-url", &env.sb.base_url()])
+        .args(["watch", "--every", "5s", "--exec-timeout", "2s", "--exec"])
+        .arg(&script)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("watch starts");
+    env.sb.churn(10);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    loop {
+        let want = all_seqs(&env).len();
+        if want > 0 && read("seqs").lines().count() >= want {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "watch delivered {}",
+            read("seqs")
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "not stalled by the hang"
+    );
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        stderr.push_str(&line.unwrap());
+        stderr.push('\n');
+    }
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("did not finish within 2 s (--exec-timeout) and was stopped; it is tried again next round"),
+        "{stderr}"
+    );
+    let all: Vec<String> = mirror(&env)
+        .changes(&ChangeQuery::default())
+        .unwrap()
+        .iter()
+        .map(|c| c.seq.to_string())
+        .collect();
+    assert_eq!(read("seqs").lines().collect::<Vec<_>>(), all);
+}

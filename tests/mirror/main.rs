@@ -15,6 +15,7 @@ mod dupes;
 mod dupes_read;
 mod faults;
 mod first_sync;
+mod hostile;
 mod lists;
 mod migrate;
 mod mirror_support;

@@ -33,6 +33,10 @@ pub struct ActionConfig {
     pub shell: bool,
     /// What it does, for `?` and the palette.
     pub description: Option<String>,
+    /// Lets a record's value that starts with `-` begin an argument (see
+    /// [`option_like`]); otherwise such a value is refused unless a `--` argument comes
+    /// before it in `run`.
+    pub allow_option_values: bool,
 }
 
 /// How the program runs.
@@ -56,6 +60,8 @@ pub struct UserAction {
     pub each: bool,
     pub shell: bool,
     pub description: String,
+    /// `allow_option_values = true`: values starting with `-` may begin an argument.
+    pub allow_option_values: bool,
 }
 
 /// A record an action applies to.
@@ -151,6 +157,7 @@ pub fn from_settings(
                 .description
                 .clone()
                 .unwrap_or_else(|| format!("runs {}", c.run.join(" "))),
+            allow_option_values: c.allow_option_values,
         });
     }
     (out, warnings)
@@ -302,21 +309,69 @@ pub fn plan(a: &UserAction, targets: &[Target], profile: &str) -> Result<Vec<Vec
     Ok(out)
 }
 
+/// Whether a value placed at the start of an argument would read as an option to the
+/// program (`-oProxyCommand=...` to ssh): it starts with `-`.
+pub fn option_like(value: &str) -> bool {
+    value.starts_with('-')
+}
+
+/// The refusal of a value that would become an option.
+fn refuse_option(f: &str, v: &str, t: &Target) -> String {
+    format!(
+        "refused: {} {}'s {{{f}}} is {v:?}, which the program would read as an option; put \"--\" before it in run, or set allow_option_values = true",
+        t.kind.singular(),
+        t.id
+    )
+}
+
 fn argv(a: &UserAction, group: &[Target], profile: &str) -> Result<Vec<String>, String> {
     let quote = |s: &str| shell_words::quote(s).into_owned();
     let mut args: Vec<String> = Vec::new();
+    // Without `shell`: whether a `--` argument came before (values may then start with `-`).
+    let mut after_dashes = false;
+    // With `shell`: the line's template so far, each value as `X` (so a value never counts
+    // as the template's `--`).
+    let mut template = String::new();
     for arg in &a.run {
         let mut built = String::new();
         let mut many: Option<Vec<String>> = None;
+        if a.shell && !template.is_empty() {
+            template.push(' ');
+        }
         for piece in pieces(arg)? {
+            // Whether a value put here begins an argument of the program, and may be an option.
+            let (begins, options_end) = if a.shell {
+                (
+                    template.is_empty() || template.ends_with(char::is_whitespace),
+                    template.split_whitespace().any(|w| w == "--"),
+                )
+            } else {
+                (built.is_empty(), after_dashes)
+            };
+            let guarded = begins && !options_end && !a.allow_option_values;
+            let check = |f: &str, v: &str, t: &Target| {
+                if guarded && option_like(v) {
+                    Err(refuse_option(f, v, t))
+                } else {
+                    Ok(())
+                }
+            };
             match piece {
-                Piece::Text(t) => built.push_str(&t),
+                Piece::Text(t) => {
+                    template.push_str(&t);
+                    built.push_str(&t);
+                }
                 Piece::Field(f) => {
+                    template.push('X');
                     if let Some((_, field)) = LISTS.iter().find(|(l, _)| *l == f) {
                         let values = group
                             .iter()
-                            .map(|t| value(field, t, profile))
-                            .collect::<Result<Vec<_>, _>>()?;
+                            .map(|t| {
+                                let v = value(field, t, profile)?;
+                                check(&f, &v, t)?;
+                                Ok(v)
+                            })
+                            .collect::<Result<Vec<_>, String>>()?;
                         if a.shell {
                             let q: Vec<String> = values.iter().map(|v| quote(v)).collect();
                             built.push_str(&q.join(" "));
@@ -332,6 +387,7 @@ fn argv(a: &UserAction, group: &[Target], profile: &str) -> Result<Vec<String>, 
                         ));
                     }
                     let v = value(&f, &group[0], profile)?;
+                    check(&f, &v, &group[0])?;
                     if a.shell {
                         built.push_str(&quote(&v));
                     } else {
@@ -340,6 +396,7 @@ fn argv(a: &UserAction, group: &[Target], profile: &str) -> Result<Vec<String>, 
                 }
             }
         }
+        after_dashes |= arg == "--";
         match many {
             Some(values) => args.extend(values),
             None => args.push(built),

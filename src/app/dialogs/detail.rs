@@ -90,15 +90,23 @@ enum Node {
 }
 
 impl Node {
+    /// The tree of `raw`, `None` when it is not JSON or nests deeper than
+    /// [`crate::api::MAX_JSON_DEPTH`] (each level is one call).
     fn parse(raw: &str) -> Option<Node> {
+        crate::api::check_depth(raw.as_bytes()).ok()?;
+        Node::parse_within(raw, crate::api::MAX_JSON_DEPTH)
+    }
+
+    fn parse_within(raw: &str, levels: usize) -> Option<Node> {
         let raw = raw.trim();
+        let levels = levels.checked_sub(1)?;
         Some(match raw.as_bytes().first()? {
             b'{' => {
                 let map: std::collections::BTreeMap<String, Box<RawValue>> =
                     serde_json::from_str(raw).ok()?;
                 let mut out = Vec::with_capacity(map.len());
                 for (k, v) in map {
-                    out.push((k, Node::parse(v.get())?));
+                    out.push((k, Node::parse_within(v.get(), levels)?));
                 }
                 Node::Map(out)
             }
@@ -106,7 +114,7 @@ impl Node {
                 let items: Vec<Box<RawValue>> = serde_json::from_str(raw).ok()?;
                 let mut out = Vec::with_capacity(items.len());
                 for v in items {
-                    out.push(Node::parse(v.get())?);
+                    out.push(Node::parse_within(v.get(), levels)?);
                 }
                 Node::List(out)
             }
@@ -161,7 +169,10 @@ pub fn entries(raw: &str, kind: Resource, format: &CellFormat) -> Vec<Entry> {
         None => out.push(Entry {
             indent: 0,
             key: None,
-            value: raw.to_string(),
+            value: match crate::api::check_depth(raw.as_bytes()) {
+                Ok(()) => raw.to_string(),
+                Err(e) => format!("This record is not shown: {e}"),
+            },
             tone: Tone::Value,
             hang: None,
         }),
@@ -345,6 +356,21 @@ mod tests {
             .iter()
             .map(|e| (e.indent, e.key.clone().unwrap_or_default(), e.value.clone()))
             .collect()
+    }
+
+    #[test]
+    fn a_record_nested_past_the_limit_is_one_line_saying_so() {
+        let deep = format!(
+            "{{\"id\":\"1\",\"x\":{}{}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let e = flat(&deep, Resource::Contacts);
+        assert_eq!(e.len(), 1);
+        assert!(e[0].2.contains("more than 100 levels deep"), "{}", e[0].2);
+        // Just inside the limit, the tree is shown.
+        let ok = format!("{{\"x\":{}{}}}", "[".repeat(99), "]".repeat(99));
+        assert!(flat(&ok, Resource::Contacts).len() > 50);
     }
 
     #[test]

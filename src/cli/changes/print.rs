@@ -231,7 +231,7 @@ fn csv_cell<'v>(t: &'v str, scratch: &'v mut String) -> &'v str {
 
 /// `--format csv`: `seq,at,resource,id,kind,field,old,new`, one row per changed field.
 pub fn write_csv(mirror: &mut Mirror, q: &ChangeQuery, out: &mut impl Write) -> Result<(), Stop> {
-    let mut w = csv::Writer::from_writer(out);
+    let mut w = crate::output::csv_writer_lf(out);
     w.write_record(["seq", "at", "resource", "id", "kind", "field", "old", "new"])
         .map_err(csv_error)?;
     let mut at = String::new();

@@ -107,6 +107,9 @@ struct Inner {
     base: Url,
     http: reqwest::Client,
     opts: ClientOptions,
+    /// Kept to mask it wherever the service echoes it back (`mask`); sent only in the
+    /// `Authorization` header `http` carries.
+    token: SecretString,
 }
 
 /// The API v1 client. Cheap to clone; clones share the connection pool.
@@ -244,7 +247,12 @@ impl Client {
             .build()
             .map_err(|e| ApiError::new(ErrorKind::Other, format!("cannot set up HTTP: {e}")))?;
         Ok(Client {
-            inner: Arc::new(Inner { base, http, opts }),
+            inner: Arc::new(Inner {
+                base,
+                http,
+                opts,
+                token,
+            }),
             observer: None,
             lane: None,
         })
@@ -261,6 +269,7 @@ impl Client {
                     max_retries: 0,
                     ..self.inner.opts.clone()
                 },
+                token: self.inner.token.clone(),
             }),
             observer: self.observer.clone(),
             lane: self.lane.clone(),
@@ -471,6 +480,11 @@ impl Client {
 
     pub(super) fn http(&self) -> &reqwest::Client {
         &self.inner.http
+    }
+
+    /// The token, for masking it where the service echoes it back.
+    pub(super) fn token(&self) -> &SecretString {
+        &self.inner.token
     }
 
     /// Whether anyone hears this client's events (the request log is built only then).

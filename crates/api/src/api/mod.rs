@@ -5,6 +5,8 @@ pub mod client;
 pub mod error;
 pub mod exchange;
 pub mod governor;
+pub mod json_depth;
+mod mask;
 pub mod models;
 pub mod priority;
 pub mod query;
@@ -17,6 +19,8 @@ pub use client::{
 };
 pub use error::{ApiError, ErrorKind, parse_error_body, parse_retry_after};
 pub use governor::{Governor, Permit};
+pub use json_depth::{MAX_JSON_DEPTH, TooDeep, check_depth};
+pub use mask::MASK as TOKEN_MASK;
 pub use models::{
     ApiRecord, AppointmentRef, Contact, Deal, DecodeError, IdempotencyKey, Meta, Money, NewContact,
     Page, Project, Related, Timestamp, When, decode_page, decode_page_lean, decode_single,

@@ -41,12 +41,16 @@ pub struct RawRequest {
 
 impl Client {
     /// `path` (`contacts`, `/contacts?page=2`, `/public/v1/deals`) as a URL on this client's
-    /// host under `/public/v1`. A full URL, a `//host` path or a `..` segment is refused: the
+    /// host under `/public/v1`. The path is first read as a server would read it
+    /// ([`server_segments`]: percent-decoded until nothing changes, backslashes as slashes);
+    /// a full URL, a `//host` path, a control character, or a `.`/`..` segment in that
+    /// reading is refused, and the URL is built from the segments read, each encoded again.
+    /// Last, the URL itself must be under `{base}/public/v1/` on the base URL's origin: the
     /// token goes only to the profile's base URL, and only to the API's paths.
     pub fn api_url(&self, path: &str) -> Result<Url, ApiError> {
         let path = path.trim();
         let refuse = |why: &str| ApiError::invalid_request("path", why.to_string());
-        if path.contains("://") || path.starts_with("//") {
+        if path.contains("://") || path.starts_with("//") || path.starts_with("\\\\") {
             return Err(refuse(
                 "give a path such as contacts or /public/v1/deals: the host is the profile's base URL",
             ));
@@ -62,27 +66,30 @@ impl Client {
         if fragment || query.is_some_and(|q| q.contains('#')) {
             return Err(refuse("a path cannot carry a #fragment"));
         }
-        let rest = path_part.trim_start_matches('/');
-        let rest = rest
-            .strip_prefix("public/v1/")
-            .or_else(|| (rest == "public/v1").then_some(""))
-            .unwrap_or(rest);
-        if rest
-            .split('/')
-            .any(|s| s == ".." || s == "." || s.eq_ignore_ascii_case("%2e%2e"))
-        {
-            return Err(refuse("a path cannot contain . or .. segments"));
+        if query.is_some_and(|q| q.chars().any(char::is_control)) {
+            return Err(refuse("a path cannot contain control characters"));
+        }
+        let mut segments = server_segments(path_part).map_err(refuse)?;
+        if segments.len() >= 2 && segments[0] == "public" && segments[1] == "v1" {
+            segments.drain(..2);
         }
         let mut url = self.endpoint(&[]);
         let base_path = url.path().trim_end_matches('/').to_string();
-        if rest.is_empty() {
-            url.set_path(&base_path);
-        } else {
-            url.set_path(&format!("{base_path}/{rest}"));
+        if let Ok(mut p) = url.path_segments_mut() {
+            p.pop_if_empty();
+            p.extend(&segments);
         }
         url.set_query(query.filter(|q| !q.is_empty()));
         if url.origin() != self.base_url().origin() {
             return Err(refuse("the path leads to another host"));
+        }
+        let inside = url.path() == base_path
+            || url
+                .path()
+                .strip_prefix(base_path.as_str())
+                .is_some_and(|rest| rest.starts_with('/'));
+        if !inside || !base_path.ends_with("/public/v1") {
+            return Err(refuse("the path leads outside /public/v1"));
         }
         Ok(url)
     }
@@ -138,6 +145,47 @@ impl Client {
     }
 }
 
+/// Rounds of percent-decoding a path gets: `%252e` is `%2e` after one, `.` after two.
+const DECODE_ROUNDS: usize = 4;
+
+/// `path`'s segments as a server reading it would find them: percent-decoded (again and again
+/// until nothing changes: a server or proxy that decodes twice must not find a `..` either),
+/// a backslash read as a slash (IIS, some proxies), empty segments dropped. A control
+/// character, a segment of dots only (`.`, `..`, `...`) or a path still encoded after
+/// [`DECODE_ROUNDS`] rounds is refused.
+pub fn server_segments(path: &str) -> Result<Vec<String>, &'static str> {
+    let mut text = path.to_string();
+    let mut stable = false;
+    for _ in 0..DECODE_ROUNDS {
+        let decoded = percent_encoding::percent_decode_str(&text)
+            .decode_utf8()
+            .map_err(|_| "the path is not UTF-8 once percent-decoded")?
+            .into_owned();
+        if decoded == text {
+            stable = true;
+            break;
+        }
+        text = decoded;
+    }
+    if !stable {
+        return Err("the path is percent-encoded too many times over");
+    }
+    if text.chars().any(|c| c.is_control()) {
+        return Err("a path cannot contain control characters");
+    }
+    let mut out = Vec::new();
+    for seg in text.split(['/', '\\']) {
+        if seg.is_empty() {
+            continue;
+        }
+        if seg.trim().chars().all(|c| c == '.') {
+            return Err("a path cannot contain . or .. segments");
+        }
+        out.push(seg.to_string());
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +224,54 @@ mod tests {
         ] {
             assert!(c.api_url(p).is_err(), "{p} was accepted");
         }
+    }
+
+    #[test]
+    fn paths_are_read_as_a_server_reads_them_before_the_confinement_check() {
+        let c = client("http://127.0.0.1:9");
+        for p in [
+            "contacts/.%2e/.%2e/.%2e/admin/users",
+            "contacts/%2e%2e/%2E%2E/admin",
+            "contacts/%2e./admin",
+            "contacts%2f..%2f..%2fadmin",
+            "contacts%2F%2E%2E%2F%2E%2E%2Fadmin",
+            "contacts/%252e%252e/%252e%252e/admin",
+            "contacts\\..\\..\\admin",
+            "contacts/.\t./admin",
+            "contacts/%00/x",
+            "contacts/%0d%0aHost:%20evil",
+            "contacts/ .. /admin",
+            "contacts/.../admin",
+            "\\\\evil.example\\x",
+            "public/v1/../../admin",
+            "contacts?x=1\r\nHost: evil",
+            "contacts/%25252525252e",
+        ] {
+            assert!(
+                c.api_url(p).is_err(),
+                "{p:?} was accepted: {:?}",
+                c.api_url(p)
+            );
+        }
+        let url = |p: &str| c.api_url(p).unwrap().to_string();
+        // Encoded text that is no separator stays a segment of its own, encoded again.
+        assert_eq!(
+            url("contacts/a%20b"),
+            "http://127.0.0.1:9/public/v1/contacts/a%20b"
+        );
+        assert_eq!(
+            url("%70ublic/v1/deals"),
+            "http://127.0.0.1:9/public/v1/deals"
+        );
+        assert_eq!(
+            url("contacts//7/"),
+            "http://127.0.0.1:9/public/v1/contacts/7"
+        );
+        assert_eq!(url(""), "http://127.0.0.1:9/public/v1");
+        // An encoded `//host` is a path under /public/v1, never a host.
+        assert_eq!(
+            url("%2f%2fevil.example/x"),
+            "http://127.0.0.1:9/public/v1/evil.example/x"
+        );
     }
 }

@@ -159,8 +159,8 @@ impl Client {
             }
         };
         let status = resp.status();
-        let headers = resp.headers().clone();
-        let body = match read_body(resp, opts.max_body_bytes).await {
+        let mut headers = resp.headers().clone();
+        let mut body = match read_body(resp, opts.max_body_bytes).await {
             Ok(b) => b,
             Err(mut err) => {
                 err.status = Some(status.as_u16());
@@ -178,6 +178,11 @@ impl Client {
                 return Err(err);
             }
         };
+        // Before anything reads the answer: a token the service echoes back is masked.
+        {
+            use secrecy::ExposeSecret;
+            super::mask::mask_answer(self.token().expose_secret(), &mut headers, &mut body);
+        }
         self.emit(RequestEvent::Received {
             method: method.clone(),
             url: shown.clone(),

@@ -6,6 +6,7 @@ use std::io::Write;
 
 use super::OutputError;
 use super::columns::{ColumnSet, Columns};
+pub use super::csv_cell::CsvWriter;
 
 /// The header and one row per record: strings as their text, numbers as the literal digits
 /// sent, booleans as `true`/`false`, null or a missing key as an empty cell, objects and
@@ -16,11 +17,16 @@ pub fn write_csv<T: Columns>(records: &[T], w: &mut impl Write) -> Result<(), Ou
     sink.finish(w)
 }
 
-/// The one CSV writer setup: RFC 4180, CRLF after every line.
-pub fn writer<W: Write>(w: W) -> csv::Writer<W> {
-    csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(w)
+/// The one CSV writer setup: RFC 4180, CRLF after every line, formula cells neutralised
+/// (see [`super::csv_cell`]).
+pub fn writer<W: Write>(w: W) -> CsvWriter<W> {
+    CsvWriter::new(w, csv::Terminator::CRLF)
+}
+
+/// The same writer with a bare LF after every line (`changes`, `search`, `deals summary`
+/// have always ended their lines so).
+pub fn writer_lf<W: Write>(w: W) -> CsvWriter<W> {
+    CsvWriter::new(w, csv::Terminator::Any(b'\n'))
 }
 
 /// A CSV written in parts (pages): the header once, then each part's rows.

@@ -2,6 +2,7 @@
 //! dashboard's export, so both produce the same bytes.
 
 mod columns;
+mod csv_cell;
 mod csv_out;
 mod json_out;
 mod log_out;
@@ -15,7 +16,12 @@ use std::str::FromStr;
 
 pub use columns::top_level;
 pub use columns::{ColumnSet, Columns};
-pub use csv_out::{CsvSink, write_csv, writer as csv_writer};
+pub use csv_cell::{
+    CsvFormulas, csv_formulas, is_formula, neutralise as neutralise_csv_cell, set_csv_formulas,
+};
+pub use csv_out::{
+    CsvSink, CsvWriter, write_csv, writer as csv_writer, writer_lf as csv_writer_lf,
+};
 pub use json_out::{JsonSink, write_json, write_json_one, write_jsonl};
 pub use log_out::{LogColumns, write_log_entries};
 pub use stream::ListWriter;

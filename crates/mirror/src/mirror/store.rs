@@ -352,7 +352,13 @@ impl Mirror {
                 })
                 .transpose()
                 .map_err(err)?;
+            // One id listed twice in a page is written once (the first copy), as the sync's
+            // walk keeps it (`sync::walk::distinct`).
+            let mut ids = std::collections::HashSet::with_capacity(records.len());
             for rec in records {
+                if !ids.insert(rec.id()) {
+                    continue;
+                }
                 let packed = packer.pack(rec.raw().get(), r).map_err(err)?;
                 if let Some(insert) = insert_new.as_mut() {
                     let d = rec.columns();

@@ -57,6 +57,18 @@ pub enum FaultKind {
     },
     /// 401 as if the token had been revoked.
     Unauthorized,
+    /// The handler's answer with hostile records (`shape`: escapes, formulas, option_values,
+    /// deep (`depth` levels, 100,000 by default), repeated_ids); see `hostile`.
+    Hostile {
+        shape: super::hostile::HostileShape,
+        #[serde(default = "default_depth")]
+        depth: usize,
+    },
+    /// 401 whose message repeats the bearer token the request carried.
+    EchoToken,
+    /// List pages that never end: page 1's records on every page, which claims to be page 1
+    /// and says one more page follows the one asked for.
+    EndlessPages,
 }
 
 fn default_5xx() -> u16 {
@@ -73,6 +85,9 @@ fn default_location() -> String {
 }
 fn default_redirect_status() -> u16 {
     302
+}
+fn default_depth() -> usize {
+    super::hostile::DEFAULT_DEPTH
 }
 fn one() -> u32 {
     1
@@ -159,6 +174,9 @@ impl FaultRule {
                 if axum::http::HeaderValue::from_str(location).is_err() =>
             {
                 Err("redirect location is not a valid header value".into())
+            }
+            FaultKind::Hostile { depth, .. } if *depth > 10_000_000 => {
+                Err("hostile depth is limited to 10,000,000".into())
             }
             FaultKind::HugeBody { bytes } if *bytes > 512 * 1024 * 1024 => {
                 Err("huge_body is limited to 512 MB".into())

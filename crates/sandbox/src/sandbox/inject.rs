@@ -82,6 +82,11 @@ pub async fn inject(kind: FaultKind, req: Request, next: Next) -> Response {
             }
             resp
         }
+        FaultKind::Hostile { shape, depth } => {
+            super::hostile::hostile(shape, depth, req, next).await
+        }
+        FaultKind::EchoToken => super::hostile::echo_token(&req),
+        FaultKind::EndlessPages => super::hostile::endless_pages(req, next).await,
         FaultKind::NonJson => html(StatusCode::OK, "Welcome - please sign in to continue"),
         FaultKind::Hang => std::future::pending().await,
         // Made by the fault layer, which holds the sandbox's state (see `middleware::faults`).

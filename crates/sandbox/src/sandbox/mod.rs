@@ -13,6 +13,7 @@ mod error;
 mod faults;
 mod gen_contacts;
 mod gen_records;
+mod hostile;
 mod idempotency;
 mod inject;
 mod listing;
@@ -44,6 +45,10 @@ pub use config::{SandboxArgs, SandboxConfig};
 pub use error::SandboxError;
 pub use faults::{DEFAULT_REDIRECT, FaultKind, FaultRule, Faults, HUGE_BODY_BYTES};
 pub use gen_contacts::SynthContact;
+pub use hostile::{
+    DEFAULT_DEPTH as HOSTILE_DEFAULT_DEPTH, ESCAPES as HOSTILE_ESCAPES, FORMULA as HOSTILE_FORMULA,
+    HostileShape, OPTION_VALUE as HOSTILE_OPTION_VALUE,
+};
 pub use idempotency::KEY_TTL;
 pub use listing::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 pub use openapi::{PATH as OPENAPI_PATH, document as openapi_document};

@@ -107,8 +107,10 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue
     Box::<RawValue>::deserialize(d).map(Some)
 }
 
-/// The body as text, without a UTF-8 byte-order mark.
+/// The body as text, without a UTF-8 byte-order mark; a body nested deeper than
+/// [`crate::api::MAX_JSON_DEPTH`] is refused before any parser sees it.
 fn body_text(body: &[u8]) -> Result<&str, DecodeError> {
+    crate::api::check_depth(body).map_err(|e| DecodeError::new(e.to_string(), body))?;
     let text = std::str::from_utf8(body)
         .map_err(|_| DecodeError::new("the body is not UTF-8 text", body))?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text).trim())

@@ -217,6 +217,17 @@ pub async fn fetch<Q: ListQuery>(
     }
 }
 
+/// A page's records with each id once, the first copy kept: a service that lists one id twice
+/// in a page (a stale copy beside the current one) would otherwise have both written, one
+/// over the other, and every sync would record them as changes.
+pub fn distinct<T: ApiRecord>(records: &mut Vec<T>) {
+    if records.len() < 2 {
+        return;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(records.len());
+    records.retain(|r| seen.insert(r.id().to_string()));
+}
+
 /// Whether a page was not the last one: by `meta`, else by being full.
 pub fn more_after<T>(page: &Page<T>, per_page: u32) -> bool {
     match page.meta {
@@ -297,7 +308,8 @@ where
                 }
             };
             taken += 1;
-            let page = result?;
+            let mut page = result?;
+            distinct(&mut page.data);
             walked.requests += 1;
             walked.fetched += page.data.len() as u64;
             if let Some(t) = page.meta.and_then(|m| m.total) {
@@ -364,7 +376,8 @@ where
             answered.insert(seq, (iv, read_epoch, result));
         }
         for (_, (_, _, result)) in answered {
-            let page = result?;
+            let mut page = result?;
+            distinct(&mut page.data);
             walked.requests += 1;
             walked.fetched += page.data.len() as u64;
             writer.records(page.data, self.generation).await?;
