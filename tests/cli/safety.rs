@@ -369,3 +369,24 @@ fn the_first_create_in_a_fresh_data_dir_is_one_entry() {
             .unwrap();
     assert_eq!(lines.lines().count(), 2, "intent and answer: {lines}");
 }
+
+/// Plain HTTP (loopback only) never goes through a proxy, whatever the environment says: a
+/// proxy would read the request whole, the token with it.
+#[test]
+fn plain_http_to_loopback_never_goes_through_a_proxy() {
+    let env = Env::new();
+    let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    proxy.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", proxy.local_addr().unwrap());
+    for var in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
+        run(env
+            .cmd(&["deals", "list", "--format", "json"])
+            .env(var, &url))
+        .code(0);
+    }
+    assert!(
+        matches!(proxy.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the proxy was connected to"
+    );
+    assert_eq!(env.requests_to("GET", "deals").len(), 4);
+}

@@ -15,16 +15,39 @@ pub const TOKEN_VAR: &str = "CRMDASH_TOKEN";
 /// Tokens this process holds (every API client registers its own), scrubbed from children.
 static SECRETS: Mutex<Vec<SecretString>> = Mutex::new(Vec::new());
 
-/// Remembers `token` so no child gets a variable holding it.
+/// Remembers `token` so no child gets a variable holding it, and makes the process not
+/// dumpable while it holds one: no core file, no ptrace by another process of the user, and
+/// `/proc/PID/mem` and `environ` readable by root only.
 pub fn register_secret(token: &SecretString) {
     let t = token.expose_secret().trim();
     if t.is_empty() {
         return;
     }
+    not_dumpable();
     let mut known = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
     if !known.iter().any(|k| k.expose_secret() == t) {
         known.push(SecretString::from(t.to_string()));
     }
+}
+
+/// `prctl(PR_SET_DUMPABLE, 0)` on Linux (elsewhere nothing).
+fn not_dumpable() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_DUMPABLE takes one integer argument and touches no memory of ours.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}
+
+/// Whether the process may be dumped (Linux; elsewhere `true`).
+pub fn dumpable() -> bool {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_GET_DUMPABLE takes no pointer and returns the flag.
+    unsafe {
+        libc::prctl(libc::PR_GET_DUMPABLE, 0, 0, 0, 0) != 0
+    }
+    #[cfg(not(target_os = "linux"))]
+    true
 }
 
 /// A command for `program` whose environment is this process's, scrubbed (see [`scrub`]).
@@ -68,6 +91,12 @@ pub fn scrub(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_holding_a_token_is_not_dumpable() {
+        register_secret(&SecretString::from("t0ken-for-dumpable".to_string()));
+        assert!(!dumpable(), "a core file or ptrace could read the token");
+    }
 
     fn vars(list: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
         list.iter()

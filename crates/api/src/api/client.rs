@@ -243,6 +243,12 @@ impl Client {
             // I/O and parsing at every start against a local sandbox).
             builder = builder.tls_certs_only([]);
         }
+        if base.scheme() == "http" {
+            // A proxy would read a plain request whole, the token with it: loopback is never
+            // proxied. (An https request goes through an http proxy only as a CONNECT tunnel,
+            // its headers inside TLS.)
+            builder = builder.no_proxy();
+        }
         let http = builder
             .build()
             .map_err(|e| ApiError::new(ErrorKind::Other, format!("cannot set up HTTP: {e}")))?;
