@@ -154,13 +154,24 @@ mod demo_tests {
 /// is no one's live service), the undo window, and the write journal.
 pub fn safety_config(opts: &DashboardOptions) -> crate::app::SafetyConfig {
     let s = &opts.settings;
+    // The flags follow the service: each profile gets the strictest of every profile at its
+    // base URL (the active one at the base URL it runs with: `--base-url`, CRMDASH_BASE_URL).
     let flags = if opts.demo {
         Default::default()
     } else {
-        s.profiles
-            .keys()
-            .map(|name| (name.clone(), crate::safety::flags_of(s, name)))
-            .collect()
+        let mut flags: std::collections::BTreeMap<_, _> = s
+            .profiles
+            .iter()
+            .map(|(name, p)| {
+                let url = p.base_url.as_deref().unwrap_or_default();
+                (name.clone(), crate::safety::flags_for_service(s, name, url))
+            })
+            .collect();
+        flags.insert(
+            opts.profile.clone(),
+            crate::safety::flags_for_service(s, &opts.profile, &opts.base_url),
+        );
+        flags
     };
     crate::app::SafetyConfig {
         flags,

@@ -323,6 +323,7 @@ impl App {
         };
         let gate = Gatekeeper {
             flags: self.profile_safety_of(&profile),
+            guard: profile.clone(),
             requester: Requester::Dashboard,
             journal: JournalFile {
                 path: self.safety.config.journal.clone(),

@@ -86,13 +86,30 @@ impl Ctx {
             return Ok(());
         }
         let flag = self.globals.flag_profile.as_deref();
-        let (profile, _) = crate::config::resolve_profile(&self.settings, flag, &self.globals.env)?;
-        let flags = crate::safety::flags_of(&self.settings, &profile);
+        let resolved = crate::config::resolve(
+            &self.settings,
+            flag,
+            self.globals.flag_base_url.as_deref(),
+            &self.globals.env,
+        );
+        // The service's flags when the base URL is known now; else the profile's (a missing
+        // base URL fails later, when the client is built).
+        let service = match resolved {
+            Ok(r) => crate::safety::service_flags(&self.settings, &r.profile, &r.base_url),
+            Err(_) => {
+                let (profile, _) =
+                    crate::config::resolve_profile(&self.settings, flag, &self.globals.env)?;
+                crate::safety::ServiceFlags {
+                    flags: crate::safety::flags_of(&self.settings, &profile),
+                    guard: profile,
+                }
+            }
+        };
         let asker = crate::safety::Asker::Cli {
             flag_profile: flag,
             yes,
         };
-        crate::safety::check_write(&profile, flags, asker)?;
+        crate::safety::check_write(&service.guard, service.flags, asker)?;
         Ok(())
     }
 
@@ -124,17 +141,21 @@ impl Ctx {
     /// `--yes`, and the run's write journal.
     pub async fn gatekeeper(&self, yes: bool) -> Result<crate::writes::Gatekeeper, CliError> {
         let conn = self.connection().await?;
-        let flags = if self.globals.demo {
-            crate::safety::ProfileSafety::default()
+        let service = if self.globals.demo {
+            crate::safety::ServiceFlags {
+                flags: crate::safety::ProfileSafety::default(),
+                guard: conn.profile.clone(),
+            }
         } else {
-            crate::safety::flags_for_service(
+            crate::safety::service_flags(
                 &self.settings,
                 &conn.profile,
                 conn.client.base_url().as_str(),
             )
         };
         Ok(crate::writes::Gatekeeper {
-            flags,
+            flags: service.flags,
+            guard: service.guard,
             requester: crate::writes::Requester::Cli {
                 flag_profile: self.globals.flag_profile.clone(),
                 yes,

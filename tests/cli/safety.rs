@@ -294,8 +294,35 @@ fn the_flags_follow_the_service_reached() {
     run(env.cmd(&["api", "POST", "contacts", "-f", "email=x@example.com"])).code(REFUSED);
     let id = first_appointment(&env);
     run(env.cmd(&["appointments", "reschedule", &id, "--start", "+1d", "--yes"])).code(REFUSED);
-    assert_eq!(writes(&env), 0, "{:?}", env.sb.requests());
+    assert!(
+        env.sb.requests().is_empty(),
+        "refused before anything was read or sent: {:?}",
+        env.sb.requests()
+    );
+    // Any loopback name reaches the same service.
+    let localhost = env.sb.base_url().replace("127.0.0.1", "localhost");
+    for args in [
+        vec!["contacts", "create", "--email", "x@example.com", "--yes"],
+        vec!["api", "POST", "contacts", "-f", "email=x@example.com"],
+    ] {
+        let out = run(cmd(&env, &args).args(["--profile", "other", "--base-url", &localhost]))
+            .code(REFUSED);
+        assert!(out.error_line().contains("'live'"), "{}", out.error_line());
+    }
+    assert!(env.sb.requests().is_empty(), "{:?}", env.sb.requests());
     assert!(journal(&env, &[]).is_empty());
+    // A protected service reached under another name needs --profile with its own name.
+    config(&env, "protected = true");
+    let create = ["contacts", "create", "--email", "p@example.com", "--yes"];
+    let out = run(cmd(&env, &create).args(["--profile", "other", "--base-url", &localhost]))
+        .code(REFUSED);
+    assert!(
+        out.error_line().contains("--profile live"),
+        "{}",
+        out.error_line()
+    );
+    run(cmd(&env, &create).args(["--profile", "live", "--base-url", &localhost])).code(0);
+    assert_eq!(writes(&env), 1);
 }
 
 /// A write whose intent the journal cannot record is not sent (exit 11), on every path.

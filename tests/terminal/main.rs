@@ -26,6 +26,7 @@ pub(crate) fn ticket() -> crmdash::gate::WriteTicket {
     };
     crmdash::gate::admit(
         crmdash::gate::ProfileSafety::default(),
+        "test",
         crmdash::gate::Asker::Cli {
             flag_profile: None,
             yes: false,

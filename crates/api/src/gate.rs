@@ -199,18 +199,20 @@ impl WriteTicket {
 }
 
 /// Lets one write through, or says why not: `flags` are those of the service the write reaches
-/// (the strictest of every profile pointing at it), `asker` who asks.
+/// (the strictest of every profile pointing at it), `guard` the profile they come from (the
+/// name a protected write must be given), `asker` who asks.
 pub fn admit(
     flags: ProfileSafety,
+    guard: &str,
     asker: Asker<'_>,
     journal: &dyn IntentJournal,
     intent: &WriteIntent,
 ) -> Result<WriteTicket, GateError> {
-    match check_write(&intent.profile, flags, asker)? {
+    match check_write(guard, flags, asker)? {
         Clearance::Send => {}
         Clearance::TypeProfileName => {
             return Err(Refusal::ProtectedNeedsName {
-                profile: intent.profile.clone(),
+                profile: guard.to_string(),
             }
             .into());
         }
@@ -291,17 +293,25 @@ mod tests {
     #[test]
     fn the_gate_journals_an_admitted_write_first_and_refuses_the_rest() {
         let j = MemoryJournal::default();
-        let t = admit(ProfileSafety::default(), cli(None, false), &j, &intent("p")).unwrap();
+        let t = admit(
+            ProfileSafety::default(),
+            "p",
+            cli(None, false),
+            &j,
+            &intent("p"),
+        )
+        .unwrap();
         assert_eq!(j.intents().len(), 1);
         assert_eq!(j.intents()[0].0, t.id());
         // Refused by the flags: nothing recorded.
         assert!(matches!(
-            admit(RO, cli(Some("p"), true), &j, &intent("p")),
+            admit(RO, "p", cli(Some("p"), true), &j, &intent("p")),
             Err(GateError::Refused(Refusal::ReadOnly { .. }))
         ));
         assert!(matches!(
             admit(
                 LIVE,
+                "live",
                 Asker::Dashboard { name_typed: false },
                 &j,
                 &intent("live")
@@ -310,16 +320,23 @@ mod tests {
         ));
         admit(
             LIVE,
+            "live",
             Asker::Dashboard { name_typed: true },
             &j,
             &intent("live"),
         )
         .unwrap();
         assert_eq!(j.intents().len(), 2);
+        // The guard's name, not the write's profile, is what a protected write must name.
+        assert!(matches!(
+            admit(LIVE, "live", cli(Some("p"), true), &j, &intent("p")),
+            Err(GateError::Refused(Refusal::ProtectedNeedsExplicit { profile })) if profile == "live"
+        ));
         // An intent that cannot be recorded: no ticket.
         assert!(matches!(
             admit(
                 ProfileSafety::default(),
+                "p",
                 cli(None, false),
                 &Failing,
                 &intent("p")

@@ -17,29 +17,71 @@ pub fn flags_of(settings: &Settings, profile: &str) -> ProfileSafety {
         .unwrap_or_default()
 }
 
+/// The flags a write reaches a service with, and the profile they come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceFlags {
+    pub flags: ProfileSafety,
+    /// The profile whose flags these are: the write's own unless another profile at the same
+    /// service is stricter. A protected write needs `--profile` with this name.
+    pub guard: String,
+}
+
 /// The flags a write to `base_url` as `profile` gets: the strictest of the profile's own and
-/// those of every profile pointing at the same service (scheme, host and port), so a
-/// `--base-url`, `CRMDASH_BASE_URL` or another profile name cannot reach a read-only or
-/// protected service without its flags.
-pub fn flags_for_service(settings: &Settings, profile: &str, base_url: &str) -> ProfileSafety {
-    let origin = |u: &str| {
-        url::Url::parse(u.trim()).ok().map(|u| {
-            (
-                u.scheme().to_string(),
-                u.host_str().map(str::to_ascii_lowercase),
-                u.port_or_known_default(),
-            )
-        })
-    };
+/// those of every profile pointing at the same service (scheme, host and port; every loopback
+/// name and address counts as one host), so a `--base-url`, `CRMDASH_BASE_URL` or another
+/// profile name cannot reach a read-only or protected service without its flags. Host names
+/// are compared as written (lower case, no trailing dot), not resolved.
+pub fn service_flags(settings: &Settings, profile: &str, base_url: &str) -> ServiceFlags {
     let target = origin(base_url);
-    let mut flags = flags_of(settings, profile);
-    for p in settings.profiles.values() {
-        if target.is_some() && p.base_url.as_deref().and_then(origin) == target {
-            flags.read_only |= p.read_only;
-            flags.protected |= p.protected;
-        }
+    let own = flags_of(settings, profile);
+    let mut out = ServiceFlags {
+        flags: own,
+        guard: profile.to_string(),
+    };
+    if target.is_none() {
+        return out;
     }
-    flags
+    // Stricter first: read-only, then protected; the write's own profile wins a tie.
+    let rank = |f: ProfileSafety| u8::from(f.read_only) * 2 + u8::from(f.protected);
+    for (name, p) in &settings.profiles {
+        if p.base_url.as_deref().and_then(origin) != target {
+            continue;
+        }
+        let f = ProfileSafety {
+            read_only: p.read_only,
+            protected: p.protected,
+        };
+        if rank(f) > rank(out.flags) || (rank(f) == rank(out.flags) && name == profile) {
+            out.guard = name.clone();
+        }
+        out.flags.read_only |= f.read_only;
+        out.flags.protected |= f.protected;
+    }
+    out
+}
+
+/// [`service_flags`]' flags alone.
+pub fn flags_for_service(settings: &Settings, profile: &str, base_url: &str) -> ProfileSafety {
+    service_flags(settings, profile, base_url).flags
+}
+
+/// Scheme, host and port of a base URL, every loopback host as one.
+fn origin(url: &str) -> Option<(String, String, Option<u16>)> {
+    let u = url::Url::parse(url.trim()).ok()?;
+    let host = match u.host()? {
+        url::Host::Ipv4(ip) if ip.is_loopback() => "loopback".to_string(),
+        url::Host::Ipv6(ip) if ip.is_loopback() => "loopback".to_string(),
+        url::Host::Domain(d) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            if d == "localhost" || d.ends_with(".localhost") {
+                "loopback".to_string()
+            } else {
+                d
+            }
+        }
+        h => h.to_string(),
+    };
+    Some((u.scheme().to_string(), host, u.port_or_known_default()))
 }
 
 #[cfg(test)]
@@ -71,6 +113,16 @@ mod tests {
         assert!(f.protected && !f.read_only);
         // The read-only service through a --base-url: read-only.
         assert!(flags_for_service(&settings, "x", "http://127.0.0.1:8080/").read_only);
+        // Every loopback name is the same host.
+        let f = service_flags(&settings, "x", "http://localhost:8080");
+        assert!(f.flags.read_only);
+        assert_eq!(f.guard, "ro");
+        assert!(flags_for_service(&settings, "x", "http://[::1]:8080").read_only);
+        // The protected profile's name is the guard, not the name used.
+        assert_eq!(
+            service_flags(&settings, "default", "https://crm.example.com.").guard,
+            "live"
+        );
         // Another port is another service.
         assert_eq!(
             flags_for_service(&settings, "x", "http://127.0.0.1:8081"),

@@ -23,6 +23,8 @@ pub enum Requester {
 #[derive(Debug, Clone)]
 pub struct Gatekeeper {
     pub flags: ProfileSafety,
+    /// The profile the flags come from (`crate::safety::ServiceFlags::guard`).
+    pub guard: String,
     pub requester: Requester,
     pub journal: JournalFile,
 }
@@ -37,6 +39,6 @@ impl Gatekeeper {
             },
             Requester::Dashboard => Asker::Dashboard { name_typed: true },
         };
-        gate::admit(self.flags, asker, &self.journal, intent)
+        gate::admit(self.flags, &self.guard, asker, &self.journal, intent)
     }
 }

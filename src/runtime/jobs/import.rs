@@ -123,6 +123,7 @@ async fn ready(
         (Some(path), false) => Some(RowJournal {
             gate: crate::writes::Gatekeeper {
                 flags: job.flags,
+                guard: job.profile.clone(),
                 requester: crate::writes::Requester::Dashboard,
                 journal: crate::journal::JournalFile {
                     path: Some(path.clone()),

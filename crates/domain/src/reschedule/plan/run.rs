@@ -215,10 +215,18 @@ impl Runner {
                             let _ = ticket.set(t);
                             None
                         }
-                        Err(e) => Some(RowResult::failed(
-                            &row,
-                            ApiError::new(ErrorKind::Other, e.to_string()),
-                        )),
+                        Err(e) => {
+                            // Claimed but never sent: the run journal says so, or a re-run
+                            // would take the row for one in doubt.
+                            let _ = self.journal.answered(&row.key, &row.id, RowState::Failed);
+                            let refused = matches!(e, crmdash_api::gate::GateError::Refused(_));
+                            let kind = if refused {
+                                ErrorKind::InvalidRequest
+                            } else {
+                                ErrorKind::Other
+                            };
+                            Some(RowResult::failed(&row, ApiError::new(kind, e.to_string())))
+                        }
                     });
                     if let Some(why) = why {
                         *unsent.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
