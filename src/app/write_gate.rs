@@ -8,6 +8,8 @@
 //! answered; a bulk run (a plan) is waited for at most [`QUIT_WAIT`], then stopped (the
 //! rows under way finish and are recorded) and waited for at most [`QUIT_STOP_GRACE`] more.
 
+mod admission;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -23,10 +25,8 @@ use crate::app::effects::{Effect, RequestId};
 use crate::app::jobs::{JobEvent, JobSpec};
 use crate::app::message::Message;
 use crate::app::{App, keymap::Action};
-use crate::gate::WriteIntent;
-use crate::journal::{Answer, JournalFile, Who, WriteKind, WriteRecord};
+use crate::journal::{Answer, Who, WriteKind, WriteRecord};
 use crate::safety::{self, Asker, Clearance, ProfileSafety};
-use crate::writes::{Gatekeeper, Requester};
 
 /// How long quitting waits for a bulk run released by "send now" before stopping it.
 pub const QUIT_WAIT: Duration = Duration::from_secs(30);
@@ -290,63 +290,6 @@ impl App {
             },
         );
         effect
-    }
-
-    /// The gate a write effect passes in the runtime (`crate::writes`), and its intent: the
-    /// active profile's flags, the dashboard (which sends a protected profile's write only
-    /// after its name was typed), and the write journal.
-    pub fn admission(&self, e: &Effect) -> Option<(Gatekeeper, WriteIntent)> {
-        let (id, kind, sent, key, target) = match e {
-            Effect::CreateContact { id, contact, key } => (
-                *id,
-                WriteKind::Create,
-                serde_json::to_value(contact).unwrap_or_default(),
-                Some(key.to_string()),
-                None,
-            ),
-            Effect::Reschedule {
-                id,
-                appointment_id,
-                body,
-            } => (
-                *id,
-                WriteKind::Reschedule,
-                Value::Object(body.clone()),
-                None,
-                Some(appointment_id.clone()),
-            ),
-            _ => return None,
-        };
-        let (profile, host) = match self.safety.sent.get(&id) {
-            Some(s) => (s.profile.clone(), s.host.clone()),
-            None => (self.workspace.profile.clone(), self.config.host.clone()),
-        };
-        let gate = Gatekeeper {
-            flags: self.profile_safety_of(&profile),
-            guard: profile.clone(),
-            requester: Requester::Dashboard,
-            journal: JournalFile {
-                path: self.safety.config.journal.clone(),
-            },
-        };
-        let intent = WriteIntent {
-            kind,
-            who: Who::Dashboard,
-            profile,
-            base_url: host,
-            target,
-            sent,
-            key,
-            run: None,
-        };
-        Some((gate, intent))
-    }
-
-    /// The runtime admitted write `id` (its intent is journaled under `ticket`).
-    pub(super) fn write_admitted(&mut self, id: RequestId, ticket: String) {
-        if let Some(s) = self.safety.sent.get_mut(&id) {
-            s.ticket = Some(ticket);
-        }
     }
 
     /// Writes whose window has passed go out (and a quit waiting for a bulk run stops it when
