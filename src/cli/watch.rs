@@ -201,7 +201,7 @@ async fn deliver(
         let delivered = match args.exec.split_first() {
             Some((program, rest)) => run_program(program, rest, c, &line, args.exec_timeout).await,
             None => {
-                let mut out = std::io::stdout().lock();
+                let mut out = crate::output::stdout();
                 writeln!(out, "{line}")
                     .and_then(|()| out.flush())
                     .map_err(|e| format!("cannot write the output: {e}"))
