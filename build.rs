@@ -5,15 +5,6 @@
 //! time); packed, they take a few KB. ASLR is kept. Elsewhere (cross builds, musl, older glibc)
 //! nothing changes. `CRMDASH_NO_RELR=1` opts out.
 //!
-//! In a release build linked by LLD (rustc's default linker on x86_64 Linux since 1.90), the
-//! functions named in `layout/hot.order` (the ones the dashboard runs to start, browse and
-//! idle, recorded by `layout/record.sh`) are laid out first and together. The kernel maps a
-//! binary's code in 64 KiB windows (fault-around): scattered through 20 MB of code, the few
-//! hundred KB that run made 14-16 MB resident; together they fit in a few windows. A name the
-//! list has and the build does not (code changed since it was recorded) is skipped; the rest
-//! keeps the linker's order. A linker that does not take the list (checked by linking a small
-//! program with it first) links as before. `CRMDASH_NO_LAYOUT=1` opts out.
-//!
 //! It also says which build this is (`crmdash --version`): the git commit and its date, or,
 //! outside a git checkout (a source tarball), `CRMDASH_BUILD_COMMIT` if set and the date of
 //! `SOURCE_DATE_EPOCH` or of the build.
@@ -27,7 +18,6 @@ fn main() {
     build_info();
     let target = env::var("TARGET").unwrap_or_default();
     let host = env::var("HOST").unwrap_or_default();
-    hot_code_first(&target, &host);
     if env::var_os("CRMDASH_NO_RELR").is_some()
         || target != host
         || !target.ends_with("-linux-gnu")
@@ -36,95 +26,6 @@ fn main() {
         return;
     }
     println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
-}
-
-/// Passes `layout/hot.order` to the linker as its symbol ordering file (see the top), when the
-/// linker takes one: a small program is linked first with the same linker, flags and option
-/// (LLD takes it; GNU ld, a distribution's rustc without LLD or a configured `linker` may not).
-/// A missing file or a linker without the option builds as before; a stale list (names the
-/// build no longer has) is skipped name by name. Never fails the build.
-fn hot_code_first(target: &str, host: &str) {
-    // The folder (cargo looks at every file in it): a missing file would rerun the script at
-    // every build.
-    println!("cargo:rerun-if-changed=layout");
-    println!("cargo:rerun-if-env-changed=CRMDASH_NO_LAYOUT");
-    println!("cargo:rerun-if-env-changed=CRMDASH_LINK_MAP");
-    let order = std::path::Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
-        .join("layout")
-        .join("hot.order");
-    if env::var_os("CRMDASH_NO_LAYOUT").is_some()
-        || env::var("PROFILE").as_deref() != Ok("release")
-        || target != "x86_64-unknown-linux-gnu"
-        || target != host
-    {
-        return;
-    }
-    if !order.is_file() {
-        println!(
-            "cargo:warning=layout/hot.order is missing: the release binary keeps the linker's \
-             order (more of it resident; layout/record.sh writes the file)"
-        );
-        return;
-    }
-    let args = [
-        format!("-Wl,--symbol-ordering-file={}", order.display()),
-        "-Wl,--no-warn-symbol-ordering".to_string(),
-    ];
-    if !links_with(&args) {
-        return;
-    }
-    for arg in &args {
-        println!("cargo:rustc-link-arg-bins={arg}");
-    }
-    // `CRMDASH_LINK_MAP=path`: the linker also writes its map (each function's address), to
-    // check where the ordered code went.
-    if let Some(map) = env::var_os("CRMDASH_LINK_MAP") {
-        println!(
-            "cargo:rustc-link-arg-bins=-Wl,-Map={}",
-            map.to_string_lossy()
-        );
-    }
-}
-
-/// Whether a small program links with `args` added, with the linker and flags the crate's
-/// binaries will be linked with (`RUSTC_LINKER` and `CARGO_ENCODED_RUSTFLAGS`, as cargo sets
-/// them for this script).
-fn links_with(args: &[String]) -> bool {
-    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
-    let Some(out_dir) = env::var_os("OUT_DIR").map(std::path::PathBuf::from) else {
-        return false;
-    };
-    let source = out_dir.join("link_probe.rs");
-    if std::fs::write(&source, "fn main() {}\n").is_err() {
-        return false;
-    }
-    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
-    let mut cmd = Command::new(rustc);
-    cmd.arg("--edition=2021")
-        .arg("--crate-type=bin")
-        .arg("--crate-name=link_probe")
-        .arg("-o")
-        .arg(out_dir.join("link_probe"))
-        .arg(&source);
-    if let Ok(target) = env::var("TARGET") {
-        cmd.arg("--target").arg(target);
-    }
-    if let Some(linker) = env::var_os("RUSTC_LINKER") {
-        cmd.arg("-C")
-            .arg(format!("linker={}", linker.to_string_lossy()));
-    }
-    let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    cmd.args(flags.split('\x1f').filter(|f| !f.is_empty()));
-    for arg in args {
-        cmd.arg("-C").arg(format!("link-arg={arg}"));
-    }
-    let ok = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    let _ = std::fs::remove_file(out_dir.join("link_probe"));
-    ok
 }
 
 /// The running (build machine's) glibc version, compared with `major.minor`.

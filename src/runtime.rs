@@ -117,13 +117,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
 /// `--demo` run's own in its folder (thrown away with it; a demo never sees nor adds to
 /// a real profile's reschedules).
 pub(crate) fn reschedule_log_path(demo: bool) -> Option<PathBuf> {
-    if demo {
-        crate::mirror::paths::demo_root()
-            .ok()
-            .map(|d| d.join(crate::reschedule::log::FILE_NAME))
-    } else {
-        crate::reschedule::log::default_path()
-    }
+    crate::reschedule::log::path(demo)
 }
 
 #[cfg(test)]
@@ -160,13 +154,24 @@ mod demo_tests {
 /// is no one's live service), the undo window, and the write journal.
 pub fn safety_config(opts: &DashboardOptions) -> crate::app::SafetyConfig {
     let s = &opts.settings;
+    // The flags follow the service: each profile gets the strictest of every profile at its
+    // base URL (the active one at the base URL it runs with: `--base-url`, CRMDASH_BASE_URL).
     let flags = if opts.demo {
         Default::default()
     } else {
-        s.profiles
-            .keys()
-            .map(|name| (name.clone(), crate::safety::ProfileSafety::of(s, name)))
-            .collect()
+        let mut flags: std::collections::BTreeMap<_, _> = s
+            .profiles
+            .iter()
+            .map(|(name, p)| {
+                let url = p.base_url.as_deref().unwrap_or_default();
+                (name.clone(), crate::safety::flags_for_service(s, name, url))
+            })
+            .collect();
+        flags.insert(
+            opts.profile.clone(),
+            crate::safety::flags_for_service(s, &opts.profile, &opts.base_url),
+        );
+        flags
     };
     crate::app::SafetyConfig {
         flags,

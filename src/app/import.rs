@@ -124,6 +124,8 @@ pub struct ImportJob {
     /// The write journal (`:log`): one entry per row sent.
     pub write_journal: Option<PathBuf>,
     pub profile: String,
+    /// The profile's safety flags: the gate each row passes in the runtime.
+    pub flags: crate::safety::ProfileSafety,
 }
 
 /// One row of a preview: what the CLI's dry run says of it, and what it sends.
@@ -255,6 +257,7 @@ impl App {
             finder: self.forms.config.dupes.clone(),
             write_journal: self.safety.config.journal.clone(),
             profile: self.workspace.profile.clone(),
+            flags: self.profile_safety(),
         };
         vec![Effect::StartJob {
             id,

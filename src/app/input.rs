@@ -109,7 +109,7 @@ impl App {
         match action {
             Action::Quit => return self.request_quit(),
             Action::TabContacts | Action::TabDeals | Action::TabProjects => {
-                return match Resource::for_action(action) {
+                return match action.tab() {
                     Some(kind) => self.switch_to(kind),
                     None => Vec::new(),
                 };

@@ -114,6 +114,12 @@ pub enum Message {
     JournalRead {
         result: Result<Vec<crate::journal::WriteRecord>, String>,
     },
+    /// The write gate let write `id` through: its intent is journaled under `ticket`, and its
+    /// answer will be too.
+    WriteAdmitted {
+        id: RequestId,
+        ticket: String,
+    },
     /// A write's journal entry was appended (`Effect::RecordWrite`), or why not.
     WriteRecorded {
         error: Option<String>,

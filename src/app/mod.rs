@@ -12,7 +12,7 @@ mod input;
 mod input_select;
 pub mod jobs;
 mod jobs_update;
-pub mod keymap;
+pub use crate::keys as keymap;
 pub mod layout;
 mod loading;
 pub mod message;
@@ -283,7 +283,7 @@ impl App {
         }
         let mut app = App {
             tabs,
-            active: remembered.active_tab.unwrap_or(Resource::FIRST_RUN),
+            active: remembered.active_tab.unwrap_or(resources::FIRST_TAB),
             overlays: Vec::new(),
             keymap: config.keymap.clone(),
             status: StatusInfo {
@@ -518,6 +518,10 @@ impl App {
             Message::Job { id, event } => self.on_job(id, event),
             Message::PlanRead { result, .. } => self.plan_read(result),
             Message::JournalRead { result } => self.journal_read(result),
+            Message::WriteAdmitted { id, ticket } => {
+                self.write_admitted(id, ticket);
+                Vec::new()
+            }
             Message::WriteRecorded { error } => {
                 if let Some(e) = error {
                     self.show_error(e);

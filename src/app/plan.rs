@@ -87,6 +87,8 @@ pub struct PlanJob {
     /// The write journal (`:log`).
     pub write_journal: Option<PathBuf>,
     pub profile: String,
+    /// The profile's safety flags: the gate each row passes in the runtime.
+    pub flags: crate::safety::ProfileSafety,
 }
 
 /// One row of a plan run's report.
@@ -162,6 +164,7 @@ impl App {
                     log: self.forms.config.log_path.clone(),
                     write_journal: self.safety.config.journal.clone(),
                     profile: self.workspace.profile.clone(),
+                    flags: self.profile_safety(),
                 };
                 let view = PlanView::preview(*loaded, base);
                 self.overlays.push(Overlay::Plan(Box::new(view)));

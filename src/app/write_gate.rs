@@ -23,8 +23,10 @@ use crate::app::effects::{Effect, RequestId};
 use crate::app::jobs::{JobEvent, JobSpec};
 use crate::app::message::Message;
 use crate::app::{App, keymap::Action};
-use crate::journal::{Answer, Who, WriteKind, WriteRecord};
+use crate::gate::WriteIntent;
+use crate::journal::{Answer, JournalFile, Who, WriteKind, WriteRecord};
 use crate::safety::{self, Asker, Clearance, ProfileSafety};
+use crate::writes::{Gatekeeper, Requester};
 
 /// How long quitting waits for a bulk run released by "send now" before stopping it.
 pub const QUIT_WAIT: Duration = Duration::from_secs(30);
@@ -59,6 +61,8 @@ struct Sent {
     sent: Value,
     key: Option<String>,
     target: Option<String>,
+    /// The gate's ticket id (its intent is in the journal), once the runtime admitted it.
+    ticket: Option<String>,
 }
 
 /// The gate's state.
@@ -187,7 +191,11 @@ impl App {
 
     fn gate_one(&mut self, effect: Effect) -> Vec<Effect> {
         let profile = self.workspace.profile.clone();
-        match safety::check_write(&profile, self.profile_safety(), Asker::Dashboard) {
+        match safety::check_write(
+            &profile,
+            self.profile_safety(),
+            Asker::Dashboard { name_typed: false },
+        ) {
             Err(refusal) => self.drop_write(&effect, &refusal.to_string()),
             Ok(Clearance::TypeProfileName) => {
                 self.safety.awaiting_name = Some(effect);
@@ -278,9 +286,67 @@ impl App {
                 sent,
                 key,
                 target,
+                ticket: None,
             },
         );
         effect
+    }
+
+    /// The gate a write effect passes in the runtime (`crate::writes`), and its intent: the
+    /// active profile's flags, the dashboard (which sends a protected profile's write only
+    /// after its name was typed), and the write journal.
+    pub fn admission(&self, e: &Effect) -> Option<(Gatekeeper, WriteIntent)> {
+        let (id, kind, sent, key, target) = match e {
+            Effect::CreateContact { id, contact, key } => (
+                *id,
+                WriteKind::Create,
+                serde_json::to_value(contact).unwrap_or_default(),
+                Some(key.to_string()),
+                None,
+            ),
+            Effect::Reschedule {
+                id,
+                appointment_id,
+                body,
+            } => (
+                *id,
+                WriteKind::Reschedule,
+                Value::Object(body.clone()),
+                None,
+                Some(appointment_id.clone()),
+            ),
+            _ => return None,
+        };
+        let (profile, host) = match self.safety.sent.get(&id) {
+            Some(s) => (s.profile.clone(), s.host.clone()),
+            None => (self.workspace.profile.clone(), self.config.host.clone()),
+        };
+        let gate = Gatekeeper {
+            flags: self.profile_safety_of(&profile),
+            guard: profile.clone(),
+            requester: Requester::Dashboard,
+            journal: JournalFile {
+                path: self.safety.config.journal.clone(),
+            },
+        };
+        let intent = WriteIntent {
+            kind,
+            who: Who::Dashboard,
+            profile,
+            base_url: host,
+            target,
+            sent,
+            key,
+            run: None,
+        };
+        Some((gate, intent))
+    }
+
+    /// The runtime admitted write `id` (its intent is journaled under `ticket`).
+    pub(super) fn write_admitted(&mut self, id: RequestId, ticket: String) {
+        if let Some(s) = self.safety.sent.get_mut(&id) {
+            s.ticket = Some(ticket);
+        }
     }
 
     /// Writes whose window has passed go out (and a quit waiting for a bulk run stops it when
@@ -377,11 +443,16 @@ impl App {
             return Vec::new();
         };
         let mut fx = Vec::new();
-        // Journalled when the request reached the service (or may have).
+        // Journalled when the request reached the service (or may have), and always when the
+        // gate journaled its intent (answered, it is no longer in doubt).
         let reached = answer.ok || answer.status.is_some() || answer.outcome_unknown;
-        if let (Some(path), true) = (self.safety.config.journal.clone(), reached) {
+        if let (Some(path), true) = (
+            self.safety.config.journal.clone(),
+            reached || s.ticket.is_some(),
+        ) {
             let mut entry =
                 WriteRecord::new(s.kind, Who::Dashboard, &s.profile, "", s.sent, answer);
+            entry.id = s.ticket;
             entry.host = s.host;
             entry.target = s.target.or(created_id);
             entry.key = s.key;

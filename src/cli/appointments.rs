@@ -138,20 +138,26 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
     if !args.yes {
         confirm(ctx, &id, &body)?;
     }
-    let sent = client.reschedule_appointment(&id, &body).await;
+    let mut intent = ctx
+        .intent(WriteKind::Reschedule, Value::Object(body.clone()))
+        .await?;
+    intent.target = Some(id.clone());
+    let ticket = ctx.admit(args.yes, &intent).await?;
+    let sent = client.reschedule_appointment(&ticket, &id, &body).await;
+    // Every admitted write is answered in the journal (a request that surely did not leave as
+    // failed), so only a process that ended in between leaves it in doubt.
     let answer = match &sent {
         Ok(a) => Some(Answer {
             updated_at: a.updated_at.as_ref().map(|t| t.raw().to_string()),
             ..Answer::accepted(200)
         }),
-        // Journalled when the request reached the service (or may have).
-        Err(e) if e.status.is_some() || e.outcome_unknown => Some(Answer::failed(e)),
-        Err(_) => None,
+        Err(e) => Some(Answer::failed(e)),
     };
     if let Some(answer) = answer {
         let mut entry = ctx
             .write_record(WriteKind::Reschedule, Value::Object(body.clone()), answer)
-            .await?;
+            .await?
+            .answering(ticket.id());
         entry.target = Some(id.clone());
         journal::record_or_warn(ctx.journal_path().as_deref(), &entry);
     }
@@ -244,7 +250,7 @@ fn body_error(e: RescheduleError) -> CliError {
 /// The reschedule log: one JSON Lines file in crmdash's data directory, shared with the
 /// dashboard (a `--demo` run's own in its folder).
 pub fn log_path(demo: bool) -> Option<PathBuf> {
-    crate::runtime::reschedule_log_path(demo)
+    crate::reschedule::log::path(demo)
 }
 
 /// `crmdash appointments log`: the shared log in a format. Table: when it was sent, the

@@ -229,7 +229,7 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
     let (profile, profile_src) =
         config::resolve_profile(&settings, g.flag_profile.as_deref(), &g.env)?;
     println!("profile:   {profile} ({})", source_name(profile_src));
-    let safety = crate::safety::ProfileSafety::of(&settings, &profile);
+    let safety = crate::safety::flags_of(&settings, &profile);
     println!(
         "safety:    read_only = {}, protected = {}",
         safety.read_only, safety.protected

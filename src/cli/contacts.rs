@@ -221,24 +221,32 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
             "a contact with email {email} already exists: id {id} (--allow-duplicate creates another)"
         )));
     }
+    // The gate (flags of the service, the intent in the write journal) before anything else
+    // records this write, so a first write in a fresh data dir is journaled once.
+    let body = serde_json::to_value(&contact).unwrap_or_default();
+    let mut intent = ctx.intent(WriteKind::Create, body.clone()).await?;
+    intent.key = Some(key.to_string());
+    let ticket = ctx.admit(args.yes, &intent).await?;
     if let Some(j) = &journal
         && let Err(e) = j.sent(&scope, &key)
     {
         warn_journal(j, &e);
     }
-    let sent = client.create_contact(&contact, &key).await;
+    let sent = client.create_contact(&ticket, &contact, &key).await;
+    // Every admitted write is answered in the journal (a request that surely did not leave as
+    // failed), so only a process that ended in between leaves it in doubt.
     let answer = match &sent {
         Ok(c) => Some(Answer {
             replayed: c.replayed,
             ..Answer::accepted(c.status)
         }),
-        // Journalled when the request reached the service (or may have).
-        Err(e) if e.status.is_some() || e.outcome_unknown => Some(Answer::failed(e)),
-        Err(_) => None,
+        Err(e) => Some(Answer::failed(e)),
     };
     if let Some(answer) = answer {
-        let body = serde_json::to_value(&contact).unwrap_or_default();
-        let mut entry = ctx.write_record(WriteKind::Create, body, answer).await?;
+        let mut entry = ctx
+            .write_record(WriteKind::Create, body, answer)
+            .await?
+            .answering(ticket.id());
         entry.key = Some(key.to_string());
         entry.target = sent
             .as_ref()

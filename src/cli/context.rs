@@ -86,13 +86,30 @@ impl Ctx {
             return Ok(());
         }
         let flag = self.globals.flag_profile.as_deref();
-        let (profile, _) = crate::config::resolve_profile(&self.settings, flag, &self.globals.env)?;
-        let flags = crate::safety::ProfileSafety::of(&self.settings, &profile);
+        let resolved = crate::config::resolve(
+            &self.settings,
+            flag,
+            self.globals.flag_base_url.as_deref(),
+            &self.globals.env,
+        );
+        // The service's flags when the base URL is known now; else the profile's (a missing
+        // base URL fails later, when the client is built).
+        let service = match resolved {
+            Ok(r) => crate::safety::service_flags(&self.settings, &r.profile, &r.base_url),
+            Err(_) => {
+                let (profile, _) =
+                    crate::config::resolve_profile(&self.settings, flag, &self.globals.env)?;
+                crate::safety::ServiceFlags {
+                    flags: crate::safety::flags_of(&self.settings, &profile),
+                    guard: profile,
+                }
+            }
+        };
         let asker = crate::safety::Asker::Cli {
             flag_profile: flag,
             yes,
         };
-        crate::safety::check_write(&profile, flags, asker)?;
+        crate::safety::check_write(&service.guard, service.flags, asker)?;
         Ok(())
     }
 
@@ -117,6 +134,64 @@ impl Ctx {
             sent,
             answer,
         ))
+    }
+
+    /// The gate this run's writes pass (`crate::writes`): the flags of the service the client
+    /// reaches (the strictest of every profile pointing at it), this command's `--profile` and
+    /// `--yes`, and the run's write journal.
+    pub async fn gatekeeper(&self, yes: bool) -> Result<crate::writes::Gatekeeper, CliError> {
+        let conn = self.connection().await?;
+        let service = if self.globals.demo {
+            crate::safety::ServiceFlags {
+                flags: crate::safety::ProfileSafety::default(),
+                guard: conn.profile.clone(),
+            }
+        } else {
+            crate::safety::service_flags(
+                &self.settings,
+                &conn.profile,
+                conn.client.base_url().as_str(),
+            )
+        };
+        Ok(crate::writes::Gatekeeper {
+            flags: service.flags,
+            guard: service.guard,
+            requester: crate::writes::Requester::Cli {
+                flag_profile: self.globals.flag_profile.clone(),
+                yes,
+            },
+            journal: crate::journal::JournalFile {
+                path: self.journal_path(),
+            },
+        })
+    }
+
+    /// A write of `kind` by this run, as the journal records it before it is sent.
+    pub async fn intent(
+        &self,
+        kind: crate::journal::WriteKind,
+        sent: serde_json::Value,
+    ) -> Result<crate::gate::WriteIntent, CliError> {
+        let conn = self.connection().await?;
+        Ok(crate::gate::WriteIntent {
+            kind,
+            who: crate::journal::Who::Cli,
+            profile: conn.profile.clone(),
+            base_url: conn.client.base_url().to_string(),
+            target: None,
+            sent,
+            key: None,
+            run: None,
+        })
+    }
+
+    /// Lets one write of this run through the gate (see [`Ctx::gatekeeper`]).
+    pub async fn admit(
+        &self,
+        yes: bool,
+        intent: &crate::gate::WriteIntent,
+    ) -> Result<crate::gate::WriteTicket, CliError> {
+        Ok(self.gatekeeper(yes).await?.admit(intent)?)
     }
 
     /// The profile the client belongs to (`demo` for `--demo`).

@@ -13,8 +13,9 @@ use crate::cli::format::{resolve, table_width};
 use crate::cli::times;
 use crate::config::Settings;
 use crate::insights::dupes::mirrored::{self, Finder, ScanOptions};
+use crate::insights::dupes::output as dupes;
 use crate::mirror::{Mirror, MirrorError};
-use crate::output::{Format, OutputError, dupes};
+use crate::output::{Format, OutputError};
 
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = EXAMPLES)]

@@ -21,6 +21,7 @@ pub const MIRROR_DAMAGED: u8 = 7;
 pub const REFUSED_BY_PROFILE: u8 = 8;
 pub const IN_DOUBT: u8 = 9;
 pub const MIRROR_INCOMPLETE: u8 = 10;
+pub const NOT_JOURNALED: u8 = 11;
 
 /// Shown at the end of the top-level `--help` (and in docs/command-line.md).
 pub const EXIT_CODES_HELP: &str = "\
@@ -43,6 +44,8 @@ Exit codes:
      not sent again (check them, then --resend-in-doubt)
   10 --source mirror without a complete copy of the resource in the local mirror
      (none yet, or a sync under way or stopped half way): run `crmdash sync`
+  11 the write journal could not record a write before it left (no data
+     directory, a full disk, no permission): nothing was sent
   128+N  ended by signal N (the dashboard restores the terminal first)";
 
 /// The documented exit codes.
@@ -62,6 +65,8 @@ pub enum Exit {
     InDoubt = 9,
     /// `--source mirror` without a complete copy of the resource in the mirror.
     MirrorIncomplete = 10,
+    /// The write journal could not record a write's intent: it was not sent.
+    NotJournaled = 11,
     /// Ended by SIGINT (128 + 2).
     Interrupted = 130,
     /// Ended by SIGTERM (128 + 15).
@@ -101,6 +106,18 @@ pub enum CliError {
     /// A write the profile's safety flags refused before anything was read or sent (exit 8).
     #[error(transparent)]
     Refused(#[from] crate::safety::Refusal),
+    /// A write whose intent the write journal could not record: not sent (exit 11).
+    #[error("{0}")]
+    NotJournaled(String),
+}
+
+impl From<crate::gate::GateError> for CliError {
+    fn from(e: crate::gate::GateError) -> Self {
+        match e {
+            crate::gate::GateError::Refused(r) => CliError::Refused(r),
+            e @ crate::gate::GateError::NotJournaled(_) => CliError::NotJournaled(e.to_string()),
+        }
+    }
 }
 
 /// A failed command: the one line to print and the exit code.
@@ -202,6 +219,7 @@ impl CliError {
             CliError::Api(e) => exit_for_api(e),
             CliError::Other(_) => Exit::Other,
             CliError::Refused(_) => Exit::RefusedByProfile,
+            CliError::NotJournaled(_) => Exit::NotJournaled,
             CliError::Coded(f) => match f.code {
                 0 => Exit::Ok,
                 2 => Exit::Usage,
@@ -213,6 +231,7 @@ impl CliError {
                 8 => Exit::RefusedByProfile,
                 9 => Exit::InDoubt,
                 10 => Exit::MirrorIncomplete,
+                11 => Exit::NotJournaled,
                 130 => Exit::Interrupted,
                 143 => Exit::Terminated,
                 _ => Exit::Other,

@@ -176,9 +176,11 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
                     crate::journal::Answer::default(),
                 )
                 .await?;
+            let gate = ctx.gatekeeper(args.yes).await?;
             ctx.journal_path().map(|path| send::RowJournal {
                 path,
                 template,
+                gate,
                 file: args
                     .file
                     .file_name()

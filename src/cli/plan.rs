@@ -120,6 +120,7 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
         stop,
         resend_in_doubt: args.resend_in_doubt,
         who: crate::journal::Who::Cli,
+        gate: ctx.gatekeeper(args.yes).await?,
     };
     let fmt = format::resolve(args.format, ctx.tty);
     let mut reporter = Reporter::new(fmt, plan.rows.len() as u64, ctx.tty, &zone);

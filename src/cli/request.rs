@@ -56,6 +56,10 @@ pub struct ApiArgs {
     /// Print the status line and the response headers before the body.
     #[arg(short = 'i', long)]
     pub include: bool,
+    /// A write (any method but GET, HEAD, OPTIONS) to a protected profile: send it (with
+    /// --profile NAME on the command line). Writes are journaled and obey read_only.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
     #[command(flatten)]
     pub shape: ShapeArgs,
 }
@@ -89,10 +93,14 @@ pub async fn run(ctx: &Ctx, args: &ApiArgs) -> Result<(), CliError> {
             "--paginate follows the pages of a GET".into(),
         ));
     }
+    let reads = crate::api::Client::reads_only(&method);
+    if !reads {
+        // A write: the profile's flags before anything is read or sent.
+        ctx.check_write(args.yes)?;
+    }
     let shaper = args.shape.compile(&[("--format", args.format.is_some())])?;
     let headers = parse_headers(&args.headers)?;
     let fields = collect_fields(args)?;
-    let reads = matches!(method, Method::GET | Method::HEAD);
     let body = match &args.input {
         Some(file) => Some(read_input(file)?),
         None if reads || fields.is_empty() => None,
@@ -116,7 +124,11 @@ pub async fn run(ctx: &Ctx, args: &ApiArgs) -> Result<(), CliError> {
     if args.paginate {
         return paginate(ctx, request, args, shaper.as_ref(), out).await;
     }
-    let answer = client.send_raw(request).await;
+    let answer = if reads {
+        client.send_raw(request).await
+    } else {
+        send_write(ctx, client, args, request).await?
+    };
     let answer = match answer {
         Ok(a) => a,
         Err(e) => {
@@ -127,6 +139,41 @@ pub async fn run(ctx: &Ctx, args: &ApiArgs) -> Result<(), CliError> {
         }
     };
     print_answer(&answer, args.include, ctx.tty.stdout, shaper.as_ref(), out)
+}
+
+/// A write through the gate: the flags of the service, the intent journaled before it leaves,
+/// the answer after.
+async fn send_write(
+    ctx: &Ctx,
+    client: &crate::api::Client,
+    args: &ApiArgs,
+    request: RawRequest,
+) -> Result<Result<Answer, crate::api::ApiError>, CliError> {
+    let body = request.body.as_deref().map(|b| {
+        serde_json::from_slice::<Value>(b)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(b).into_owned()))
+    });
+    let sent = serde_json::json!({
+        "method": request.method.as_str(),
+        "path": request.url.path(),
+        "query": request.url.query(),
+        "body": body,
+    });
+    let intent = ctx
+        .intent(crate::journal::WriteKind::Api, sent.clone())
+        .await?;
+    let ticket = ctx.admit(args.yes, &intent).await?;
+    let answer = client.send_raw_write(&ticket, request).await;
+    let journaled = match &answer {
+        Ok(a) => crate::journal::Answer::accepted(a.status),
+        Err(e) => crate::journal::Answer::failed(e),
+    };
+    let entry = ctx
+        .write_record(crate::journal::WriteKind::Api, sent, journaled)
+        .await?
+        .answering(ticket.id());
+    crate::journal::record_or_warn(ctx.journal_path().as_deref(), &entry);
+    Ok(answer)
 }
 
 /// Prints one answer: headers with --include, then the body (shaped, pretty on a terminal,

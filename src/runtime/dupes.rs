@@ -66,8 +66,10 @@ pub fn export(
         let written = File::create(&staged).and_then(|f| {
             let mut out = BufWriter::new(f);
             match format {
-                ExportFormat::Csv => crate::output::dupes::write_csv(&report, &mut out)?,
-                ExportFormat::Json => crate::output::dupes::write_json(&report, &mut out)?,
+                ExportFormat::Csv => crate::insights::dupes::output::write_csv(&report, &mut out)?,
+                ExportFormat::Json => {
+                    crate::insights::dupes::output::write_json(&report, &mut out)?
+                }
             }
             out.flush()?;
             out.get_ref().sync_all()
@@ -143,7 +145,7 @@ mod tests {
         assert_eq!(written, dir.path().join("clusters-2.csv"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "kept");
         let mut want = Vec::new();
-        crate::output::dupes::write_csv(&r, &mut want).unwrap();
+        crate::insights::dupes::output::write_csv(&r, &mut want).unwrap();
         assert_eq!(std::fs::read(&written).unwrap(), want);
         assert!(String::from_utf8(want).unwrap().starts_with(
             "cluster,score,id,name,email,phone,account_ids,reasons\r\n1,1.00,con_1,Jon Smith"

@@ -292,6 +292,7 @@ impl Engine {
                         tx: &self.tx,
                         mirror: self.profiles.reader(),
                         offline: self.app.offline_refusal(),
+                        admission: None,
                     };
                     self.requests.run(Effect::Cancel(id), cx);
                 }
@@ -305,6 +306,7 @@ impl Engine {
                         tx: &self.tx,
                         mirror: self.profiles.reader(),
                         offline: self.app.offline_refusal(),
+                        admission: self.app.admission(&e),
                     };
                     self.requests.run(e, cx);
                 }

@@ -24,6 +24,8 @@ pub(super) struct RequestCx<'a> {
     pub mirror: Option<MirrorReader>,
     /// The service is unreachable: pages come from the mirror, writes are refused with this.
     pub offline: Option<String>,
+    /// For a write: the gate it passes and its intent (`App::admission`).
+    pub admission: Option<(crate::writes::Gatekeeper, crate::gate::WriteIntent)>,
 }
 
 pub(super) struct Requests {
@@ -106,11 +108,21 @@ impl Requests {
             Effect::Fetch { id, spec } => self.fetch(id, spec, cx),
             Effect::Cancel(id) => self.cancel(id),
             Effect::CreateContact { id, contact, key } => {
+                let ticket = match admit(id, &cx) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let _ = cx.tx.send(Message::ContactCreated {
+                            id,
+                            result: Box::new(Err(e)),
+                        });
+                        return;
+                    }
+                };
                 // The created contact goes into the mirror before the form hears of it,
                 // so Ctrl-F finds it at once (not only after the next sync).
                 let reader = cx.mirror.clone();
                 self.write(id, cx, move |s| {
-                    let fut = s.create_contact(contact, key);
+                    let fut = s.create_contact(ticket, contact, key);
                     async move {
                         let result = fut.await;
                         if let (Ok(created), Some(reader)) = (&result, reader)
@@ -129,15 +141,27 @@ impl Requests {
                 id,
                 appointment_id,
                 body,
-            } => self.write(id, cx, move |s| {
-                let fut = s.reschedule(appointment_id, body);
-                async move {
-                    Message::Rescheduled {
-                        id,
-                        result: Box::new(fut.await),
+            } => {
+                let ticket = match admit(id, &cx) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let _ = cx.tx.send(Message::Rescheduled {
+                            id,
+                            result: Box::new(Err(e)),
+                        });
+                        return;
                     }
-                }
-            }),
+                };
+                self.write(id, cx, move |s| {
+                    let fut = s.reschedule(ticket, appointment_id, body);
+                    async move {
+                        Message::Rescheduled {
+                            id,
+                            result: Box::new(fut.await),
+                        }
+                    }
+                })
+            }
             Effect::RescheduleLog { path, append, last } => {
                 self.log_reads += 1;
                 let tx = cx.tx.clone();
@@ -323,6 +347,35 @@ impl Requests {
     }
 }
 
+/// Passes write `id` through the gate (its intent journaled first) and tells the app the
+/// ticket; a write the gate refuses is answered with why, nothing sent. An offline service
+/// refuses it before the gate (nothing to journal).
+fn admit(
+    id: RequestId,
+    cx: &RequestCx<'_>,
+) -> Result<crate::gate::WriteTicket, crate::api::ApiError> {
+    if let Some(why) = &cx.offline {
+        return Err(crate::api::ApiError::new(
+            crate::api::ErrorKind::Network,
+            why.clone(),
+        ));
+    }
+    let Some((gate, intent)) = &cx.admission else {
+        return Err(crate::api::ApiError::new(
+            crate::api::ErrorKind::InvalidRequest,
+            "not sent: the write gate did not see this write",
+        ));
+    };
+    let ticket = gate.admit(intent).map_err(|e| {
+        crate::api::ApiError::new(crate::api::ErrorKind::InvalidRequest, e.to_string())
+    })?;
+    let _ = cx.tx.send(Message::WriteAdmitted {
+        id,
+        ticket: ticket.id().to_string(),
+    });
+    Ok(ticket)
+}
+
 /// Effects that talk to the service (they wait while the token is being looked up).
 pub(super) fn needs_source(e: &Effect) -> bool {
     matches!(
@@ -365,6 +418,7 @@ impl DataSource for NoSource {
 
     fn create_contact(
         &self,
+        _ticket: crate::gate::WriteTicket,
         _contact: crate::api::NewContact,
         _key: crate::api::IdempotencyKey,
     ) -> futures::future::BoxFuture<
@@ -377,6 +431,7 @@ impl DataSource for NoSource {
 
     fn reschedule(
         &self,
+        _ticket: crate::gate::WriteTicket,
         _appointment_id: String,
         _body: serde_json::Map<String, serde_json::Value>,
     ) -> futures::future::BoxFuture<'static, Result<crate::api::AppointmentRef, crate::api::ApiError>>

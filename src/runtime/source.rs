@@ -18,6 +18,7 @@ use crate::app::resources::{ColumnId, Descriptor, WithQuery};
 use crate::app::table::record::CellFormat;
 use crate::app::table::record::{TableRecord, build_page};
 use crate::app::{ExportEvent, ExportFormat, FetchedPage, QuerySpec, Resource};
+use crate::gate::WriteTicket;
 
 tokio::task_local! {
     /// Which view a request is for (`Contacts`, `export`...), for the request log.
@@ -40,16 +41,18 @@ pub trait DataSource: Send + Sync + 'static {
         cancel: CancellationToken,
     ) -> BoxFuture<'static, ExportEvent>;
 
-    /// Creates a contact; the same key on a retry never duplicates it.
+    /// Creates a contact with the gate's leave; the same key on a retry never duplicates it.
     fn create_contact(
         &self,
+        ticket: WriteTicket,
         contact: NewContact,
         key: IdempotencyKey,
     ) -> BoxFuture<'static, Result<Created<Contact>, ApiError>>;
 
-    /// Reschedules an appointment with the given body.
+    /// Reschedules an appointment with the given body, with the gate's leave.
     fn reschedule(
         &self,
+        ticket: WriteTicket,
         appointment_id: String,
         body: Map<String, Value>,
     ) -> BoxFuture<'static, Result<AppointmentRef, ApiError>>;
@@ -197,12 +200,13 @@ impl DataSource for ClientSource {
 
     fn create_contact(
         &self,
+        ticket: WriteTicket,
         contact: NewContact,
         key: IdempotencyKey,
     ) -> BoxFuture<'static, Result<Created<Contact>, ApiError>> {
         let client = self.client.clone();
         Box::pin(ORIGIN.scope("new contact", async move {
-            client.create_contact(&contact, &key).await
+            client.create_contact(&ticket, &contact, &key).await
         }))
     }
 
@@ -212,12 +216,15 @@ impl DataSource for ClientSource {
 
     fn reschedule(
         &self,
+        ticket: WriteTicket,
         appointment_id: String,
         body: Map<String, Value>,
     ) -> BoxFuture<'static, Result<AppointmentRef, ApiError>> {
         let client = self.client.clone();
         Box::pin(ORIGIN.scope("reschedule", async move {
-            client.reschedule_appointment(&appointment_id, &body).await
+            client
+                .reschedule_appointment(&ticket, &appointment_id, &body)
+                .await
         }))
     }
 }

@@ -30,7 +30,7 @@ async fn reschedule_sends_the_body_as_given_to_the_encoded_path() {
     let server = serve(|_| json_ok(APPOINTMENT)).await;
     let appt = server
         .client()
-        .reschedule_appointment("a/b c", &reschedule_body())
+        .reschedule_appointment(&crate::ticket(), "a/b c", &reschedule_body())
         .await
         .unwrap();
     assert_eq!(appt.id, "a/b c");
@@ -53,7 +53,7 @@ async fn reschedule_retries_only_when_told_to_come_back() {
     .await;
     let client = server.client();
     client
-        .reschedule_appointment("a1", &reschedule_body())
+        .reschedule_appointment(&crate::ticket(), "a1", &reschedule_body())
         .await
         .unwrap();
     assert_eq!(server.attempts(), 3);
@@ -68,7 +68,7 @@ async fn reschedule_retries_only_when_told_to_come_back() {
         let server = serve(move |_| reply.clone()).await;
         let err = server
             .client()
-            .reschedule_appointment("a1", &reschedule_body())
+            .reschedule_appointment(&crate::ticket(), "a1", &reschedule_body())
             .await
             .unwrap_err();
         assert_eq!(server.attempts(), 1, "{shown}");
@@ -82,7 +82,7 @@ async fn reschedule_is_not_repeated_once_it_may_have_arrived() {
         let server = serve(move |_| reply.clone()).await;
         let err = server
             .client()
-            .reschedule_appointment("a1", &reschedule_body())
+            .reschedule_appointment(&crate::ticket(), "a1", &reschedule_body())
             .await
             .unwrap_err();
         assert_eq!(server.attempts(), 1);
@@ -97,7 +97,7 @@ async fn refused_connections_are_retried_and_their_outcome_is_known() {
     let base = refused_base().await;
     let client = client_with(&base, fast_options());
     let err = client
-        .reschedule_appointment("a1", &reschedule_body())
+        .reschedule_appointment(&crate::ticket(), "a1", &reschedule_body())
         .await
         .unwrap_err();
     assert_eq!((err.kind, err.attempts), (ErrorKind::Network, 4));
@@ -183,7 +183,11 @@ async fn redirects_are_not_followed_and_name_their_location() {
         "{err}"
     );
     let err = client
-        .create_contact(&NewContact::default(), &IdempotencyKey::random())
+        .create_contact(
+            &crate::ticket(),
+            &NewContact::default(),
+            &IdempotencyKey::random(),
+        )
         .await
         .unwrap_err();
     assert_eq!(err.kind, ErrorKind::Redirect);

@@ -218,7 +218,7 @@ async fn creates_retry_with_the_same_key_and_the_same_body() {
     contact.extra.insert("tags".into(), json!(["import"]));
     let created = server
         .client()
-        .create_contact(&contact, &key)
+        .create_contact(&crate::ticket(), &contact, &key)
         .await
         .unwrap();
     assert_eq!(created.status, 201);
@@ -259,7 +259,7 @@ async fn creates_never_retry_a_client_error() {
         .await;
         let err = server
             .client()
-            .create_contact(&new_contact(), &IdempotencyKey::random())
+            .create_contact(&crate::ticket(), &new_contact(), &IdempotencyKey::random())
             .await
             .unwrap_err();
         assert_eq!((server.attempts(), err.kind), (1, kind), "{status}");
@@ -280,7 +280,7 @@ async fn a_create_whose_answer_is_lost_reports_an_unknown_outcome() {
     let server = serve(|_| Reply::Drop).await;
     let err = server
         .client()
-        .create_contact(&new_contact(), &IdempotencyKey::random())
+        .create_contact(&crate::ticket(), &new_contact(), &IdempotencyKey::random())
         .await
         .unwrap_err();
     assert_eq!((server.attempts(), err.kind), (4, ErrorKind::Network));
@@ -294,7 +294,7 @@ async fn a_create_that_times_out_is_retried_once_and_stays_unknown() {
     let server = serve(|_| Reply::Hang).await;
     let err = server
         .client()
-        .create_contact(&new_contact(), &IdempotencyKey::random())
+        .create_contact(&crate::ticket(), &new_contact(), &IdempotencyKey::random())
         .await
         .unwrap_err();
     assert_eq!((server.attempts(), err.kind), (2, ErrorKind::Timeout));
@@ -316,7 +316,10 @@ async fn a_created_contact_whose_body_is_odd_is_still_created() {
     .await;
     let client = server.client();
     let key = IdempotencyKey::from_stable("import-row-17").unwrap();
-    let empty = client.create_contact(&new_contact(), &key).await.unwrap();
+    let empty = client
+        .create_contact(&crate::ticket(), &new_contact(), &key)
+        .await
+        .unwrap();
     assert_eq!(
         (
             empty.status,
@@ -325,10 +328,16 @@ async fn a_created_contact_whose_body_is_odd_is_still_created() {
         ),
         (201, true, true)
     );
-    let odd = client.create_contact(&new_contact(), &key).await.unwrap();
+    let odd = client
+        .create_contact(&crate::ticket(), &new_contact(), &key)
+        .await
+        .unwrap();
     assert!(odd.record.is_none());
     assert!(odd.undecoded.unwrap().message.contains("no id"));
-    let null = client.create_contact(&new_contact(), &key).await.unwrap();
+    let null = client
+        .create_contact(&crate::ticket(), &new_contact(), &key)
+        .await
+        .unwrap();
     assert_eq!((null.status, null.record.is_none()), (202, true));
     assert!(
         server

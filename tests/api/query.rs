@@ -236,7 +236,7 @@ async fn dot_segment_ids_are_refused() {
     let c = client("http://127.0.0.1:9");
     for id in ["", "  ", ".", ".."] {
         let e = c
-            .reschedule_appointment(id, &serde_json::Map::new())
+            .reschedule_appointment(&crate::ticket(), id, &serde_json::Map::new())
             .await
             .unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidRequest, "{id:?}");

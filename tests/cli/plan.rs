@@ -268,3 +268,27 @@ fn a_plan_from_stdin_as_json_lines_with_a_default_end() {
     );
     assert!(out.stderr.contains("2 rows: 2 moved"), "{}", out.stderr);
 }
+
+/// A plan row the write gate refuses after the run journal claimed it (here: the write journal
+/// cannot be written) was never sent: a re-run sends it, not "in doubt" (exit 9).
+#[test]
+fn a_row_the_gate_refused_is_sent_by_a_re_run_not_held_in_doubt() {
+    let env = Env::new();
+    let ids = appointments(&env, 2);
+    let file = write_plan(&env, "gate.csv", &plan_of(&ids));
+    let journal = env
+        .dir
+        .path()
+        .join("xdg-data")
+        .join("crmdash")
+        .join("write-journal.jsonl");
+    std::fs::create_dir_all(&journal).unwrap();
+    let first = plan_cmd(&env, &file, &["--yes", "--format", "jsonl"]);
+    assert_ne!(first.code, 0, "{}", first.stderr);
+    assert!(posts_per_id(&env).is_empty(), "nothing sent");
+    std::fs::remove_dir(&journal).unwrap();
+    plan_cmd(&env, &file, &["--yes", "--format", "jsonl"]).code(0);
+    let posts = posts_per_id(&env);
+    assert_eq!(posts.len(), 2, "{posts:?}");
+    assert!(posts.values().all(|n| *n == 1), "{posts:?}");
+}

@@ -240,3 +240,180 @@ fn the_earlier_reschedule_log_is_merged_into_the_journal_once() {
         "merged once, not again on the next write"
     );
 }
+
+/// `crmdash api` writes pass the same gate as every other write: a read-only profile refuses
+/// them (exit 8, nothing sent), a protected one needs `--yes` and `--profile NAME`, and each
+/// write sent is journalled once, as `api`. Reads are not journalled.
+#[test]
+fn api_writes_obey_the_profile_and_are_journalled_once() {
+    let env = Env::new();
+    config(&env, "read_only = true");
+    let post = ["api", "POST", "contacts", "-f", "email=api@example.com"];
+    let out = run(cmd(&env, &post).args(["--profile", "live"])).code(REFUSED);
+    assert!(
+        out.error_line().contains("read-only"),
+        "{}",
+        out.error_line()
+    );
+    run(cmd(&env, &post).args(["--profile", "live", "--yes"])).code(REFUSED);
+    assert!(env.sb.requests().is_empty(), "{:?}", env.sb.requests());
+
+    config(&env, "protected = true");
+    run(cmd(&env, &post).args(["--profile", "live"])).code(REFUSED);
+    run(cmd(&env, &post).env("CRMDASH_PROFILE", "live").arg("--yes")).code(REFUSED);
+    assert_eq!(writes(&env), 0);
+    run(cmd(&env, &["api", "GET", "contacts"]).env("CRMDASH_PROFILE", "live")).code(0);
+    run(cmd(&env, &post).args(["--profile", "live", "--yes"])).code(0);
+    assert_eq!(env.requests_to("POST", "contacts").len(), 1);
+    let all = journal(&env, &[]);
+    assert_eq!(all.len(), 1, "one write, one entry: {all:?}");
+    assert_eq!(all[0]["kind"], "api");
+    assert_eq!(all[0]["profile"], "live");
+    assert_eq!(all[0]["sent"]["method"], "POST");
+    assert_eq!(all[0]["sent"]["path"], "/public/v1/contacts");
+    assert_eq!(all[0]["sent"]["body"]["email"], "api@example.com");
+    assert_eq!(all[0]["answer"]["ok"], true);
+    assert!(all[0]["answer"].get("pending").is_none(), "{}", all[0]);
+    assert_eq!(journal(&env, &["--type", "api"]).len(), 1);
+}
+
+/// The flags follow the service, not only the profile's name: another profile name, or none,
+/// with `--base-url` at a read-only profile's service is refused before anything is written.
+#[test]
+fn the_flags_follow_the_service_reached() {
+    let env = Env::new();
+    config(&env, "read_only = true");
+    // env.cmd: the default profile, with --base-url at the live profile's service.
+    let out =
+        run(env.cmd(&["contacts", "create", "--email", "x@example.com", "--yes"])).code(REFUSED);
+    assert!(
+        out.error_line().contains("read-only"),
+        "{}",
+        out.error_line()
+    );
+    run(env.cmd(&["api", "POST", "contacts", "-f", "email=x@example.com"])).code(REFUSED);
+    let id = first_appointment(&env);
+    run(env.cmd(&["appointments", "reschedule", &id, "--start", "+1d", "--yes"])).code(REFUSED);
+    assert!(
+        env.sb.requests().is_empty(),
+        "refused before anything was read or sent: {:?}",
+        env.sb.requests()
+    );
+    // Any loopback name reaches the same service.
+    let localhost = env.sb.base_url().replace("127.0.0.1", "localhost");
+    for args in [
+        vec!["contacts", "create", "--email", "x@example.com", "--yes"],
+        vec!["api", "POST", "contacts", "-f", "email=x@example.com"],
+    ] {
+        let out = run(cmd(&env, &args).args(["--profile", "other", "--base-url", &localhost]))
+            .code(REFUSED);
+        assert!(out.error_line().contains("'live'"), "{}", out.error_line());
+    }
+    assert!(env.sb.requests().is_empty(), "{:?}", env.sb.requests());
+    assert!(journal(&env, &[]).is_empty());
+    // A protected service reached under another name needs --profile with its own name.
+    config(&env, "protected = true");
+    let create = ["contacts", "create", "--email", "p@example.com", "--yes"];
+    let out = run(cmd(&env, &create).args(["--profile", "other", "--base-url", &localhost]))
+        .code(REFUSED);
+    assert!(
+        out.error_line().contains("--profile live"),
+        "{}",
+        out.error_line()
+    );
+    run(cmd(&env, &create).args(["--profile", "live", "--base-url", &localhost])).code(0);
+    assert_eq!(writes(&env), 1);
+}
+
+/// A write whose intent the journal cannot record is not sent (exit 11), on every path.
+#[test]
+fn a_write_the_journal_cannot_record_is_not_sent() {
+    let env = Env::new();
+    // The journal's file is a directory: it cannot be appended to.
+    let data = env.dir.path().join("xdg-data").join("crmdash");
+    std::fs::create_dir_all(data.join("write-journal.jsonl")).unwrap();
+    let id = first_appointment(&env);
+    for args in [
+        vec!["contacts", "create", "--email", "nj@example.com"],
+        vec!["appointments", "reschedule", &id, "--start", "+1d", "--yes"],
+        vec!["api", "POST", "contacts", "-f", "email=nj@example.com"],
+    ] {
+        let out = run(env.cmd(&args)).code(11);
+        let line = out.error_line();
+        assert!(
+            line.contains("write journal") && line.contains("not sent"),
+            "{args:?}: {line}"
+        );
+    }
+    assert_eq!(writes(&env), 0, "{:?}", env.sb.requests());
+}
+
+/// The journal knows before the wire: a write killed while its request is out shows in
+/// `crmdash log` as in doubt, with its idempotency key, and the first write in a fresh data
+/// dir is one entry.
+#[test]
+fn a_write_killed_in_flight_is_in_doubt_in_the_log() {
+    let env = Env::new();
+    env.fault(cli_support::fault(crmdash::sandbox::FaultKind::Hang).always());
+    let mut child = env.bare_std();
+    child
+        .env("CRMDASH_TOKEN", env.sb.token())
+        .args(["--base-url", &env.sb.base_url()])
+        .args(["contacts", "create", "--email", "doubt@example.com"])
+        .args(["--allow-duplicate", "--idempotency-key", "doubt-1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = child.spawn().unwrap();
+    let t0 = std::time::Instant::now();
+    while env.requests_to("POST", "contacts").is_empty() {
+        assert!(t0.elapsed() < std::time::Duration::from_secs(30), "no POST");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to write anything more
+    child.wait().unwrap();
+    env.sb.faults().clear();
+    let all = journal(&env, &[]);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["answer"]["pending"], true, "{}", all[0]);
+    assert_eq!(all[0]["key"], "doubt-1");
+    let table = run(cmd(&env, &["log", "--format", "table"])).code(0);
+    assert!(table.stdout.contains("in doubt"), "{}", table.stdout);
+}
+
+/// The first write in a fresh data directory is one entry (the earlier logs are merged in by
+/// its intent, before the create's own key is remembered), answered, not in doubt.
+#[test]
+fn the_first_create_in_a_fresh_data_dir_is_one_entry() {
+    let env = Env::new();
+    run(env.cmd(&["contacts", "create", "--email", "first@example.com"])).code(0);
+    let all = journal(&env, &[]);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["kind"], "create");
+    assert_eq!(all[0]["answer"]["ok"], true);
+    assert!(all[0]["id"].is_string(), "{}", all[0]);
+    let lines =
+        std::fs::read_to_string(env.dir.path().join("xdg-data/crmdash/write-journal.jsonl"))
+            .unwrap();
+    assert_eq!(lines.lines().count(), 2, "intent and answer: {lines}");
+}
+
+/// Plain HTTP (loopback only) never goes through a proxy, whatever the environment says: a
+/// proxy would read the request whole, the token with it.
+#[test]
+fn plain_http_to_loopback_never_goes_through_a_proxy() {
+    let env = Env::new();
+    let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    proxy.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", proxy.local_addr().unwrap());
+    for var in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
+        run(env
+            .cmd(&["deals", "list", "--format", "json"])
+            .env(var, &url))
+        .code(0);
+    }
+    assert!(
+        matches!(proxy.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the proxy was connected to"
+    );
+    assert_eq!(env.requests_to("GET", "deals").len(), 4);
+}

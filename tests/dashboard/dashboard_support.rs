@@ -497,6 +497,7 @@ impl DataSource for FakeSource {
 
     fn create_contact(
         &self,
+        _ticket: crmdash::gate::WriteTicket,
         contact: crmdash::api::NewContact,
         _key: crmdash::api::IdempotencyKey,
     ) -> BoxFuture<'static, Result<crmdash::api::Created<Contact>, ApiError>> {
@@ -518,6 +519,7 @@ impl DataSource for FakeSource {
 
     fn reschedule(
         &self,
+        _ticket: crmdash::gate::WriteTicket,
         appointment_id: String,
         _body: serde_json::Map<String, Value>,
     ) -> BoxFuture<'static, Result<crmdash::api::AppointmentRef, ApiError>> {
@@ -572,4 +574,21 @@ pub fn sandbox_options(
         log_path: None,
         demo: true,
     }
+}
+
+/// The write gate's settings for a test: no flags, no undo window, and a write journal in a
+/// folder of the test's own (every write's intent is journaled before it is sent; a test never
+/// writes the real data directory's).
+pub fn test_safety() -> crmdash::app::SafetyConfig {
+    let dir = tempfile::tempdir().unwrap().keep();
+    crmdash::app::SafetyConfig {
+        journal: Some(dir.join("write-journal.jsonl")),
+        ..crmdash::app::SafetyConfig::default()
+    }
+}
+
+/// The write journal at `path` as `crmdash log` reads it: one entry per write (its intent and
+/// answer lines as one).
+pub fn journal_entries(path: &std::path::Path) -> Vec<crmdash::journal::WriteRecord> {
+    crmdash::journal::read(path, &crmdash::journal::Filter::default()).unwrap()
 }

@@ -53,7 +53,9 @@ async fn start_retrying(
     let dir = tempfile::tempdir().unwrap();
     let mut engine = build_engine(&opts, (160, 48));
     // The write gate has its own tests (safe_writes): here writes go out at once.
-    engine.app.set_safety(crmdash::app::SafetyConfig::default());
+    engine
+        .app
+        .set_safety(crate::dashboard_support::test_safety());
     engine.app.set_forms_config(FormsConfig {
         zone: s.timezone.parse().unwrap(),
         reschedule: s,

@@ -250,7 +250,9 @@ async fn a_good_file_creates_each_contact_once_and_a_rerun_creates_nobody() {
     press(&mut e, KeyCode::Esc);
     // Each create went to the write journal, from the dashboard.
     let journal = std::fs::read_to_string(dir.path().join("writes.jsonl")).unwrap();
-    assert_eq!(journal.lines().count(), 5, "{journal}");
+    let entries = crate::dashboard_support::journal_entries(&dir.path().join("writes.jsonl"));
+    assert_eq!(entries.len(), 5, "{journal}");
+    assert!(entries.iter().all(|e| e.answer.ok), "{journal}");
     assert!(journal.contains("\"dashboard\""), "{journal}");
     assert!(journal.contains("people.csv:2"), "{journal}");
 
@@ -343,7 +345,7 @@ async fn the_profile_s_safety_holds_for_an_import() {
             },
         )]
         .into(),
-        ..SafetyConfig::default()
+        ..crate::dashboard_support::test_safety()
     };
     e.app.set_safety(flags(true, false));
     command(&mut e, &format!("import {path}"));

@@ -77,7 +77,9 @@ pub(crate) fn engine(base_url: &str, token: &str, settings: Settings) -> Engine 
     let mut engine = attach_mirror(build_engine(&opts, (120, 30)), &opts);
     // The write gate has its own tests (safe_writes): here writes go out at once, and no
     // test writes the journal in the real data directory.
-    engine.app.set_safety(crmdash::app::SafetyConfig::default());
+    engine
+        .app
+        .set_safety(crate::dashboard_support::test_safety());
     engine
 }
 

@@ -179,7 +179,9 @@ async fn a_plan_runs_as_a_job_sending_each_row_once_and_a_rerun_sends_only_new_r
     press(&mut e, KeyCode::Esc);
     // Each went to the write journal, from the dashboard.
     let journal = std::fs::read_to_string(dir.path().join("writes.jsonl")).unwrap();
-    assert_eq!(journal.lines().count(), 5, "{journal}");
+    let entries = crate::dashboard_support::journal_entries(&dir.path().join("writes.jsonl"));
+    assert_eq!(entries.len(), 5, "{journal}");
+    assert!(entries.iter().all(|e| e.answer.ok), "{journal}");
     assert!(journal.contains("\"dashboard\""), "{journal}");
 
     // The same plan with one row more: only that row goes out.
@@ -255,7 +257,7 @@ async fn the_profile_s_safety_holds_for_a_plan() {
             },
         )]
         .into(),
-        ..SafetyConfig::default()
+        ..crate::dashboard_support::test_safety()
     };
     e.app.set_safety(flags(true, false));
     command(&mut e, &format!("plan {path}"));

@@ -176,7 +176,7 @@ async fn a_create_whose_answer_is_lost_after_commit_exists_once() {
         match e.next_message().await {
             Message::Retrying { .. } => retried = true,
             // Each attempt is also logged for the request log (`W`).
-            Message::RequestLogged(_) => {}
+            Message::RequestLogged(_) | Message::WriteAdmitted { .. } => {}
             Message::ContactCreated { result, .. } => {
                 assert!(result.is_ok(), "{:?}", result.as_ref().as_ref().err());
                 break;

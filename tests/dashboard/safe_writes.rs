@@ -259,3 +259,40 @@ fn a_protected_profile_asks_for_its_name_typed() {
             .contains("not typed")
     );
 }
+
+/// The dashboard's flags follow the service too: a profile (or `--base-url`) reaching a
+/// read-only profile's service is read-only, every loopback name being one host.
+#[tokio::test]
+async fn the_dashboard_s_flags_follow_the_service() {
+    let sb = crmdash::sandbox::Sandbox::start(crmdash::sandbox::SandboxConfig::default())
+        .await
+        .unwrap();
+    let client = crmdash::api::Client::new(
+        &sb.base_url(),
+        secrecy::SecretString::from(sb.token().to_string()),
+    )
+    .unwrap();
+    let mut opts = crate::dashboard_support::sandbox_options(&sb, client, None);
+    // Not a demo (a demo's sandbox has no flags): only the flags are read here.
+    opts.demo = false;
+    let mut ro = crmdash::config::Profile {
+        base_url: Some(sb.base_url().replace("127.0.0.1", "localhost")),
+        ..Default::default()
+    };
+    ro.read_only = true;
+    opts.settings.profiles.insert("ro".into(), ro);
+    opts.settings.profiles.insert(
+        "other".into(),
+        crmdash::config::Profile {
+            base_url: Some(sb.base_url()),
+            ..Default::default()
+        },
+    );
+    let cfg = crmdash::runtime::safety_config(&opts);
+    // The running profile ("test", at --base-url) and "other" reach the read-only service.
+    assert!(cfg.flags["test"].read_only, "{:?}", cfg.flags);
+    assert!(cfg.flags["other"].read_only, "{:?}", cfg.flags);
+    opts.base_url = "http://127.0.0.1:9".into();
+    assert!(!crmdash::runtime::safety_config(&opts).flags["test"].read_only);
+    sb.shutdown().await;
+}

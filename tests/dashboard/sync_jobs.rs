@@ -403,7 +403,9 @@ async fn send_now_at_quit_waits_for_a_released_plan_run() {
     assert_eq!(plan.state, JobState::Done("24 moved".into()));
     assert_eq!(reschedules(&sb).len(), ids.len(), "each row once");
     let journal = std::fs::read_to_string(dir.path().join("writes.jsonl")).unwrap();
-    assert_eq!(journal.lines().count(), ids.len(), "{journal}");
+    let entries = crate::dashboard_support::journal_entries(&dir.path().join("writes.jsonl"));
+    assert_eq!(entries.len(), ids.len(), "{journal}");
+    assert!(entries.iter().all(|e| e.answer.ok), "{journal}");
     sb.shutdown().await;
 }
 

@@ -124,7 +124,7 @@ async fn create_committed_but_answer_dropped_is_retried_without_duplicate() {
         .inject("POST", "/contacts", FaultKind::DropAfterCommit, 1);
     let key = IdempotencyKey::random();
     let created = client
-        .create_contact(&new_contact("dropped@example.ng"), &key)
+        .create_contact(&crate::ticket(), &new_contact("dropped@example.ng"), &key)
         .await
         .unwrap();
     assert!(
@@ -165,7 +165,11 @@ async fn create_after_503_and_cut_body_leaves_one_contact() {
     sb.faults()
         .inject("POST", "/contacts", FaultKind::CutMidBody, 1);
     let created = client
-        .create_contact(&new_contact("retry@example.ng"), &IdempotencyKey::random())
+        .create_contact(
+            &crate::ticket(),
+            &new_contact("retry@example.ng"),
+            &IdempotencyKey::random(),
+        )
         .await
         .unwrap();
     assert_eq!(created.status, 201);
@@ -187,7 +191,7 @@ async fn reschedule_dropped_after_commit_is_not_retried() {
         .unwrap()
         .clone();
     let e = client
-        .reschedule_appointment("apt_000007", &body)
+        .reschedule_appointment(&crate::ticket(), "apt_000007", &body)
         .await
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Network);
@@ -312,7 +316,11 @@ async fn latency_and_hang() {
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Timeout);
     let e = impatient
-        .create_contact(&new_contact("hang@example.ng"), &IdempotencyKey::random())
+        .create_contact(
+            &crate::ticket(),
+            &new_contact("hang@example.ng"),
+            &IdempotencyKey::random(),
+        )
         .await
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Timeout);
@@ -363,6 +371,7 @@ async fn redirect_and_revoked_token() {
         .inject("POST", "/contacts", FaultKind::Unauthorized, 1);
     let e = client
         .create_contact(
+            &crate::ticket(),
             &new_contact("revoked@example.ng"),
             &IdempotencyKey::random(),
         )
@@ -439,6 +448,7 @@ async fn control_endpoint_sets_faults_and_shows_requests() {
 
     client
         .create_contact(
+            &crate::ticket(),
             &new_contact("ctl@example.ng"),
             &IdempotencyKey::from_stable("ctl-1").unwrap(),
         )

@@ -620,7 +620,10 @@ async fn cached_orderings_stay_right_after_creates() {
             ..Default::default()
         };
         let key = crmdash::api::IdempotencyKey::random();
-        client.create_contact(&new, &key).await.unwrap();
+        client
+            .create_contact(&crate::ticket(), &new, &key)
+            .await
+            .unwrap();
     }
     let after = all(&client, by_last).await;
     assert_eq!(after.len(), before + 4);

@@ -1214,7 +1214,7 @@ async fn every_request_the_client_builds_conforms_to_the_document() {
         );
         let created = cap
             .client
-            .create_contact(&contact, &keys[i % keys.len()])
+            .create_contact(&crate::ticket(), &contact, &keys[i % keys.len()])
             .await
             .unwrap();
         assert_eq!(created.status, 201);
@@ -1256,7 +1256,10 @@ async fn every_request_the_client_builds_conforms_to_the_document() {
             "200 OK",
             r#"{"data":{"id":"apt_000001","created_at":"2025-03-04T10:11:12.000000Z","updated_at":"2025-03-04T10:11:12.000000Z"}}"#,
         );
-        cap.client.reschedule_appointment(id, &body).await.unwrap();
+        cap.client
+            .reschedule_appointment(&crate::ticket(), id, &body)
+            .await
+            .unwrap();
         sent += 1;
     }
 

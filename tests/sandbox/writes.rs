@@ -43,7 +43,10 @@ async fn create_answers_201_and_the_contact_is_listed() {
     );
     new.extra.insert("tags".into(), json!(["import-2025"]));
     let key = IdempotencyKey::random();
-    let created = client.create_contact(&new, &key).await.unwrap();
+    let created = client
+        .create_contact(&crate::ticket(), &new, &key)
+        .await
+        .unwrap();
     assert_eq!(created.status, 201);
     assert!(!created.replayed);
     let c = created.record.expect("the body carries the contact");
@@ -103,7 +106,7 @@ async fn validation_errors_name_their_fields() {
     ];
     for (new, fields) in cases {
         let e = client
-            .create_contact(&new, &IdempotencyKey::random())
+            .create_contact(&crate::ticket(), &new, &IdempotencyKey::random())
             .await
             .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Validation, "{new:?}");
@@ -124,7 +127,7 @@ async fn validation_errors_name_their_fields() {
     };
     assert_eq!(
         client
-            .create_contact(&only_email, &IdempotencyKey::random())
+            .create_contact(&crate::ticket(), &only_email, &IdempotencyKey::random())
             .await
             .unwrap()
             .status,
@@ -137,7 +140,7 @@ async fn validation_errors_name_their_fields() {
     };
     assert_eq!(
         client
-            .create_contact(&only_last, &IdempotencyKey::random())
+            .create_contact(&crate::ticket(), &only_last, &IdempotencyKey::random())
             .await
             .unwrap()
             .status,
@@ -180,8 +183,14 @@ async fn idempotent_replay_and_conflicts() {
         "+81 90-1234-5678",
     );
     let key = IdempotencyKey::from_stable("import-row-42").unwrap();
-    let first = client.create_contact(&new, &key).await.unwrap();
-    let second = client.create_contact(&new, &key).await.unwrap();
+    let first = client
+        .create_contact(&crate::ticket(), &new, &key)
+        .await
+        .unwrap();
+    let second = client
+        .create_contact(&crate::ticket(), &new, &key)
+        .await
+        .unwrap();
     assert!(!first.replayed);
     assert!(second.replayed, "Idempotent-Replayed: true");
     assert_eq!(second.status, 201);
@@ -201,7 +210,10 @@ async fn idempotent_replay_and_conflicts() {
         "kenji.other@example.jp",
         "+81 90-1234-5678",
     );
-    let e = client.create_contact(&other, &key).await.unwrap_err();
+    let e = client
+        .create_contact(&crate::ticket(), &other, &key)
+        .await
+        .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Conflict);
     assert_eq!(e.status, Some(409));
     assert_eq!(sb.contacts_with_email("kenji.other@example.jp"), 0);
@@ -225,12 +237,20 @@ async fn idempotent_replay_and_conflicts() {
     let key2 = IdempotencyKey::random();
     let bad = contact("A", "B", "broken", "+49 30 1234567");
     assert_eq!(
-        client.create_contact(&bad, &key2).await.unwrap_err().kind,
+        client
+            .create_contact(&crate::ticket(), &bad, &key2)
+            .await
+            .unwrap_err()
+            .kind,
         ErrorKind::Validation
     );
     let good = contact("A", "B", "fixed@example.com", "+49 30 1234567");
     assert_eq!(
-        client.create_contact(&good, &key2).await.unwrap().status,
+        client
+            .create_contact(&crate::ticket(), &good, &key2)
+            .await
+            .unwrap()
+            .status,
         201
     );
 
@@ -303,20 +323,20 @@ async fn unique_emails_option_refuses_a_taken_email() {
         .unwrap();
     let new = contact("Same", "Person", &taken.to_uppercase(), "+49 30 1234567");
     let e = client
-        .create_contact(&new, &IdempotencyKey::random())
+        .create_contact(&crate::ticket(), &new, &IdempotencyKey::random())
         .await
         .unwrap_err();
     assert_eq!(e.status, Some(422));
     assert!(e.field_errors["email"][0].contains("taken"));
     let fresh = contact("New", "Person", "brand.new@example.com", "+49 30 1234567");
     client
-        .create_contact(&fresh, &IdempotencyKey::random())
+        .create_contact(&crate::ticket(), &fresh, &IdempotencyKey::random())
         .await
         .unwrap();
     let again = contact("New", "Again", "brand.new@example.com", "+49 30 1234567");
     assert!(
         client
-            .create_contact(&again, &IdempotencyKey::random())
+            .create_contact(&crate::ticket(), &again, &IdempotencyKey::random())
             .await
             .is_err()
     );
@@ -347,7 +367,7 @@ async fn tokens_401_and_read_only_403() {
     let new = contact("A", "B", "a@b.de", "+49 30 1234567");
     assert_eq!(
         wrong
-            .create_contact(&new, &IdempotencyKey::random())
+            .create_contact(&crate::ticket(), &new, &IdempotencyKey::random())
             .await
             .unwrap_err()
             .kind,
@@ -365,12 +385,13 @@ async fn tokens_401_and_read_only_403() {
         25
     );
     let e = viewer
-        .create_contact(&new, &IdempotencyKey::random())
+        .create_contact(&crate::ticket(), &new, &IdempotencyKey::random())
         .await
         .unwrap_err();
     assert_eq!((e.kind, e.status), (ErrorKind::Forbidden, Some(403)));
     let e = viewer
         .reschedule_appointment(
+            &crate::ticket(),
             "apt_000001",
             &body(json!({"start_time": "2026-01-05T10:00:00Z"})),
         )
@@ -393,8 +414,7 @@ async fn reschedule_moves_the_appointment() {
     let (sb, client) = start().await;
     let before = sb.appointment("apt_000003").unwrap();
     let r = client
-        .reschedule_appointment(
-            "apt_000003",
+        .reschedule_appointment(&crate::ticket(), "apt_000003",
             &body(json!({"start_time": "2026-02-10T09:30:00+01:00", "end_time": "2026-02-10T10:15:00+01:00"})),
         )
         .await
@@ -423,6 +443,7 @@ async fn reschedule_moves_the_appointment() {
     };
     client
         .reschedule_appointment(
+            &crate::ticket(),
             "apt_000004",
             &body(json!({"start_time": "2026-03-02 14:00", "timezone": "Asia/Tokyo"})),
         )
@@ -435,6 +456,7 @@ async fn reschedule_moves_the_appointment() {
 
     let e = client
         .reschedule_appointment(
+            &crate::ticket(),
             "apt_999999",
             &body(json!({"start_time": "2026-02-10T09:30:00Z"})),
         )
@@ -445,6 +467,7 @@ async fn reschedule_moves_the_appointment() {
     let unchanged = sb.appointment("apt_000005").unwrap();
     let e = client
         .reschedule_appointment(
+            &crate::ticket(),
             "apt_000005",
             &body(
                 json!({"start_time": "2026-02-10T10:00:00Z", "end_time": "2026-02-10T09:00:00Z"}),
@@ -461,7 +484,7 @@ async fn reschedule_moves_the_appointment() {
         json!({"start_time": "2026-02-10T10:00:00", "timezone": "Mars/Base"}),
     ] {
         let e = client
-            .reschedule_appointment("apt_000005", &body(bad.clone()))
+            .reschedule_appointment(&crate::ticket(), "apt_000005", &body(bad.clone()))
             .await
             .unwrap_err();
         assert_eq!(e.status, Some(422), "{bad}");

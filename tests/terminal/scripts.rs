@@ -44,7 +44,7 @@ fn create_contacts(base: &str) {
             phone: None,
             extra: Default::default(),
         };
-        rt.block_on(client.create_contact(&c, &IdempotencyKey::random()))
+        rt.block_on(client.create_contact(&crate::ticket(), &c, &IdempotencyKey::random()))
             .expect("the demo creates the contact");
     }
 }

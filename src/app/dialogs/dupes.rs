@@ -275,7 +275,7 @@ fn compare_rows(r: &DupesReport, cluster: usize, records: &[Option<Arc<str>>]) -
             "why",
             c.members
                 .iter()
-                .map(|&i| crate::output::dupes::member_reasons(c, i))
+                .map(|&i| crate::insights::dupes::output::member_reasons(c, i))
                 .collect(),
         ),
     ];

@@ -19,7 +19,7 @@ use crate::cli::import::Outcome as RowOutcome;
 #[derive(Debug)]
 pub enum ImportMode {
     /// Before a run: what Enter starts (`None`: nothing can run, `why` says why).
-    Preview { job: Option<ImportJob> },
+    Preview { job: Option<Box<ImportJob>> },
     /// A run's report (the job's id).
     Report { job: RequestId },
 }
@@ -120,7 +120,9 @@ impl ImportView {
             ..p.job.clone()
         });
         ImportView {
-            mode: ImportMode::Preview { job },
+            mode: ImportMode::Preview {
+                job: job.map(Box::new),
+            },
             title: format!("Import {}{}", p.job.path.display(), p.job.words.describe()),
             notes: p.notes.clone(),
             bad,
@@ -215,7 +217,7 @@ impl Dialog for ImportView {
         let mode = &mut self.mode;
         rows::on_key(key, cx, &mut self.scroll, len, |cx| match mode {
             ImportMode::Preview { job } => {
-                let job = job.take().map(|j| JobSpec::Import(Box::new(j)));
+                let job = job.take().map(JobSpec::Import);
                 rows::start(job, cx.request_id())
             }
             ImportMode::Report { .. } => Outcome::Close,

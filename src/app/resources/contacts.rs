@@ -3,17 +3,12 @@
 
 use super::{CREATED, Column, ColumnId, Tab, UPDATED, also_sorts, col, includes_of, sort_of};
 use crate::api::{Contact, ContactQuery};
-use crate::app::keymap::Action;
 use crate::app::table::record::{
     Cell, CellFormat, TableRecord, assignee, related_list_cell, time_cell,
 };
 use crate::app::table::spec::QuerySpec;
 
-pub(super) const TAB: Tab = Tab {
-    switch_action: Action::TabContacts,
-    switch_description: "Contacts tab",
-    columns: COLUMNS,
-};
+pub(super) const TAB: Tab = Tab { columns: COLUMNS };
 
 const COLUMNS: &[Column] = &[
     also_sorts(

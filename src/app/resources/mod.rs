@@ -1,7 +1,7 @@
 //! The resources as the dashboard shows them, one file each (`contacts`, `deals`,
 //! `projects`): the tab's key, its columns and cells, and its typed query builder; the seed's
 //! facts (nouns, filters, sort keys, includes) are `crate::resource`'s. Adding a resource is
-//! its facts there, its file here, and its arms in `Resource::tab` and
+//! its facts there, its file here, and its arms in `tab_of` and
 //! `QuerySpec::with_query`. The tabs are one generic paged table (`app::table`) driven by
 //! these descriptors, not copies of a table.
 
@@ -14,43 +14,25 @@ pub use crate::resource::{ColumnId, FilterField, FilterKind, Resource};
 pub use columns::project;
 
 use crate::api::ListQuery;
-use crate::app::keymap::Action;
 use crate::app::table::record::TableRecord;
 use crate::app::table::spec::QuerySpec;
 
-/// The dashboard's words for a resource's tab (the resource's own names are its facts).
-impl Resource {
-    /// The tab shown on a first run (nothing remembered).
-    pub const FIRST_RUN: Resource = Resource::Deals;
+/// The tab shown on a first run (nothing remembered).
+pub const FIRST_TAB: Resource = Resource::Deals;
 
-    /// The tab a key-map action switches to (`1`, `2`, `3` by default).
-    pub fn for_action(action: Action) -> Option<Resource> {
-        Resource::ALL
-            .into_iter()
-            .find(|k| k.tab().switch_action == action)
-    }
-
-    /// Its dashboard file's part.
-    fn tab(self) -> &'static Tab {
-        match self {
-            Resource::Contacts => &contacts::TAB,
-            Resource::Deals => &deals::TAB,
-            Resource::Projects => &projects::TAB,
-        }
-    }
-
-    /// What the key map's help says the switching action does: "Contacts tab".
-    pub fn switch_description(self) -> &'static str {
-        self.tab().switch_description
+/// A resource's dashboard file's part.
+fn tab_of(kind: Resource) -> &'static Tab {
+    match kind {
+        Resource::Contacts => &contacts::TAB,
+        Resource::Deals => &deals::TAB,
+        Resource::Projects => &projects::TAB,
     }
 }
 
-/// What a resource's dashboard file adds to its facts: the key-map action that switches to
-/// its tab (and how help describes it) and its table's columns. The typed query builder is
+/// What a resource's dashboard file adds to its facts: its table's columns (the key-map
+/// action that switches to its tab is the key map's, `Action::tab`). The typed query builder is
 /// the other part (`QuerySpec::with_query`): its type differs per resource.
 pub(crate) struct Tab {
-    pub switch_action: Action,
-    pub switch_description: &'static str,
     pub columns: &'static [Column],
 }
 
@@ -97,7 +79,7 @@ impl Descriptor {
     pub fn of(kind: Resource) -> Descriptor {
         Descriptor {
             kind,
-            columns: kind.tab().columns,
+            columns: tab_of(kind).columns,
             sort_keys: kind.sort_keys(),
             filters: kind.filters(),
             includes: kind.includes(),
@@ -241,6 +223,7 @@ const UPDATED: Column = col(ColumnId::Updated, 16, 16, 5, Some("updated_at"), No
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::keymap::Action;
 
     #[test]
     fn descriptors_use_the_seed_lists() {
@@ -272,7 +255,8 @@ mod tests {
         }
         assert_eq!(k, Resource::ALL[0]);
         for k in Resource::ALL {
-            assert_eq!(Resource::for_action(k.tab().switch_action), Some(k));
+            let switching: Vec<_> = Action::ALL.iter().filter(|a| a.tab() == Some(k)).collect();
+            assert_eq!(switching.len(), 1, "{k:?}");
         }
     }
 

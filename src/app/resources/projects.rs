@@ -3,17 +3,12 @@
 
 use super::{Column, ColumnId, Tab, col, includes_of, right, sort_of};
 use crate::api::{Project, ProjectQuery};
-use crate::app::keymap::Action;
 use crate::app::table::record::{
     Cell, CellFormat, TableRecord, related_cell, status_cell, time_cell,
 };
 use crate::app::table::spec::QuerySpec;
 
-pub(super) const TAB: Tab = Tab {
-    switch_action: Action::TabProjects,
-    switch_description: "Projects tab",
-    columns: COLUMNS,
-};
+pub(super) const TAB: Tab = Tab { columns: COLUMNS };
 
 const COLUMNS: &[Column] = &[
     col(ColumnId::Name, 10, 28, 0, Some("name"), None),

@@ -4,48 +4,14 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Local, Utc};
-use chrono_tz::Tz;
+use chrono::{DateTime, Utc};
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::{ApiRecord, Meta, Money, Page, Related, Timestamp, When};
+use crate::api::{ApiRecord, Meta, Money, Page, Related, Timestamp};
 use crate::app::resources::ColumnId;
 
-/// The zone dates are shown in: the machine's, or a fixed one (tests, config).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DisplayZone {
-    Local,
-    Named(Tz),
-}
-
-impl From<crate::timeparse::Zone> for DisplayZone {
-    fn from(z: crate::timeparse::Zone) -> Self {
-        match z {
-            crate::timeparse::Zone::Local => DisplayZone::Local,
-            crate::timeparse::Zone::Named(tz) => DisplayZone::Named(tz),
-        }
-    }
-}
-
-impl DisplayZone {
-    /// `2026-11-22 14:03` in this zone; a date alone as `2026-11-22`; unparsed text as sent.
-    pub fn format(&self, ts: &Timestamp) -> String {
-        match ts.when() {
-            Some(When::Instant(t)) => self.format_instant(t),
-            Some(When::Date(d)) => d.format("%Y-%m-%d").to_string(),
-            None => ts.raw().to_string(),
-        }
-    }
-
-    pub fn format_instant(&self, t: DateTime<Utc>) -> String {
-        const FMT: &str = "%Y-%m-%d %H:%M";
-        match self {
-            DisplayZone::Local => t.with_timezone(&Local).format(FMT).to_string(),
-            DisplayZone::Named(tz) => t.with_timezone(tz).format(FMT).to_string(),
-        }
-    }
-}
+pub use crate::timeparse::DisplayZone;
 
 /// How cells are formatted: the zone dates are shown in, and the currency of amounts whose
 /// record names none (`[ui] currency`).

@@ -70,11 +70,27 @@ pub struct RowJournal {
     pub template: WriteRecord,
     /// The file's name, for the entry's `run` (`people.csv:17`).
     pub file: String,
+    /// The gate each row passes before it is sent (its intent journaled first).
+    pub gate: crate::writes::Gatekeeper,
 }
 
 impl RowJournal {
-    fn record(&self, p: &Planned, answer: Answer, id: Option<String>) {
-        let mut entry = self.template.clone();
+    /// Row `p` as the gate and the journal see it before it is sent.
+    fn intent(&self, p: &Planned, base_url: &str) -> crate::gate::WriteIntent {
+        crate::gate::WriteIntent {
+            kind: self.template.kind,
+            who: self.template.who,
+            profile: self.template.profile.clone(),
+            base_url: base_url.to_string(),
+            target: None,
+            sent: serde_json::to_value(&p.contact).unwrap_or_default(),
+            key: Some(p.key.to_string()),
+            run: Some(format!("{}:{}", self.file, p.line)),
+        }
+    }
+
+    fn record(&self, ticket: &str, p: &Planned, answer: Answer, id: Option<String>) {
+        let mut entry = self.template.clone().answering(ticket);
         entry.at = chrono::Utc::now();
         entry.sent = serde_json::to_value(&p.contact).unwrap_or_default();
         entry.key = Some(p.key.to_string());
@@ -236,24 +252,32 @@ impl Sender {
             report.outcome = Outcome::WouldCreate;
             return report;
         }
+        let Some(j) = &self.journal else {
+            return report.failed(ApiError::new(
+                ErrorKind::Other,
+                "not sent: no write journal for this import",
+            ));
+        };
+        let ticket = match j.gate.admit(&j.intent(&p, self.client.base_url().as_str())) {
+            Ok(t) => t,
+            Err(e) => return report.failed(ApiError::new(ErrorKind::Other, e.to_string())),
+        };
         let sent = self
-            .call(|| self.client.create_contact(&p.contact, &p.key))
+            .call(|| self.client.create_contact(&ticket, &p.contact, &p.key))
             .await;
-        if let Some(j) = &self.journal {
-            match &sent {
-                Ok(c) => j.record(
-                    &p,
-                    Answer {
-                        replayed: c.replayed,
-                        ..Answer::accepted(c.status)
-                    },
-                    c.record.as_ref().map(|c| c.id.clone()),
-                ),
-                Err(e) if e.status.is_some() || e.outcome_unknown => {
-                    j.record(&p, Answer::failed(e), None)
-                }
-                Err(_) => {}
-            }
+        // Every admitted row is answered in the journal (one that surely did not leave as
+        // failed), so only a process that ended in between leaves it in doubt.
+        match &sent {
+            Ok(c) => j.record(
+                ticket.id(),
+                &p,
+                Answer {
+                    replayed: c.replayed,
+                    ..Answer::accepted(c.status)
+                },
+                c.record.as_ref().map(|c| c.id.clone()),
+            ),
+            Err(e) => j.record(ticket.id(), &p, Answer::failed(e), None),
         }
         match sent {
             Ok(created) => {

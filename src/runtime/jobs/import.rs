@@ -121,6 +121,14 @@ async fn ready(
     ));
     let journal = match (&job.write_journal, dry_run) {
         (Some(path), false) => Some(RowJournal {
+            gate: crate::writes::Gatekeeper {
+                flags: job.flags,
+                guard: job.profile.clone(),
+                requester: crate::writes::Requester::Dashboard,
+                journal: crate::journal::JournalFile {
+                    path: Some(path.clone()),
+                },
+            },
             path: path.clone(),
             template: WriteRecord::new(
                 WriteKind::Import,

@@ -154,12 +154,20 @@ impl Work for PlanRun {
                 jobs: PLAN_JOBS,
                 journal: Arc::new(journal),
                 log_path: job.log,
-                write_journal: job.write_journal,
+                write_journal: job.write_journal.clone(),
                 run_id: format!("plan-{}", uuid::Uuid::new_v4()),
-                profile: job.profile,
+                profile: job.profile.clone(),
                 stop,
                 resend_in_doubt: false,
                 who: crate::journal::Who::Dashboard,
+                gate: crate::writes::Gatekeeper {
+                    flags: job.flags,
+                    guard: job.profile.clone(),
+                    requester: crate::writes::Requester::Dashboard,
+                    journal: crate::journal::JournalFile {
+                        path: job.write_journal.clone(),
+                    },
+                },
             };
             let total = job.rows.len() as u64;
             let mut rows = Vec::with_capacity(job.rows.len());
