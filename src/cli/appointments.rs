@@ -272,7 +272,7 @@ pub fn show_log(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
         settings: &ctx.settings.reschedule,
         zone: times::zone_named(&ctx.settings.reschedule.timezone)?,
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::output::stdout());
     let written =
         write_log(&entries, fmt, &shown, &mut out).and_then(|()| out.flush().map_err(Into::into));
     format::finish(written)

@@ -154,7 +154,8 @@ fn client(
             elapsed,
         } = ev
         {
-            eprintln!(
+            let _ = writeln!(
+                crate::output::stderr(),
                 "{method} {url} (Authorization: Bearer ****) -> {status} in {} ms",
                 elapsed.as_millis()
             );
@@ -163,7 +164,11 @@ fn client(
             method, url, error, ..
         } = ev
         {
-            eprintln!("{method} {url} (Authorization: Bearer ****) -> {error}");
+            // The error may hold the service's words: through the terminal filter.
+            let _ = writeln!(
+                crate::output::stderr(),
+                "{method} {url} (Authorization: Bearer ****) -> {error}"
+            );
         }
     })))
 }

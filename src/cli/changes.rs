@@ -173,7 +173,7 @@ pub async fn run(ctx: &Ctx, args: &ChangesArgs) -> Result<(), CliError> {
     // The cursor moves to what existed when reading started, filtered out or not: those
     // changes were passed over on purpose, not missed.
     let last = mirror.last_change_seq().map_err(read_error)?;
-    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut out = BufWriter::with_capacity(1 << 16, crate::output::stdout());
     let written = match shaper {
         Some(shaper) => write_shaped(&mut mirror, &q, &shaper, &mut out)?.map_err(Stop::Write),
         None => match resolve(args.format.map(Format::from), Ttys::detect()) {

@@ -120,7 +120,7 @@ fn find_and_print(g: &Globals, settings: &Settings, args: &DupesArgs) -> Result<
         );
     }
     let fmt = resolve(args.format, Ttys::detect());
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = BufWriter::new(crate::output::stdout());
     let written = match fmt {
         Format::Table => {
             if let Some(t) = report.synced {

@@ -253,7 +253,7 @@ impl CliError {
 
     /// Prints `error: <message>` and the field errors to stderr.
     pub fn report(&self) {
-        let mut err = std::io::stderr().lock();
+        let mut err = crate::output::stderr();
         let _ = writeln!(err, "error: {}", one_line(&self.to_string()));
         for (field, msg) in self.field_errors() {
             let _ = writeln!(err, "  {field}: {}", one_line(&msg));

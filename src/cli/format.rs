@@ -35,8 +35,8 @@ pub fn table_width() -> u16 {
 pub fn list_writer<T: Printable>(
     fmt: Format,
     columns: Option<ColumnSet>,
-) -> ListWriter<BufWriter<std::io::Stdout>> {
-    let out = BufWriter::with_capacity(64 * 1024, std::io::stdout());
+) -> ListWriter<BufWriter<output::Screen<std::io::Stdout>>> {
+    let out = BufWriter::with_capacity(64 * 1024, output::stdout());
     ListWriter::new::<T>(fmt, columns, table_width(), out)
 }
 
@@ -45,7 +45,7 @@ pub fn list_writer<T: Printable>(
 pub fn print_one<T: Printable>(record: &T, fmt: Format) -> Result<(), CliError> {
     let result = match fmt {
         Format::Json | Format::Jsonl => {
-            let mut out = std::io::stdout().lock();
+            let mut out = output::stdout();
             output::write_json_one(record, &mut out)
                 .and_then(|()| out.flush())
                 .map_err(OutputError::from)

@@ -273,7 +273,10 @@ fn announce(layout: &Layout) {
         .map(|l| format!("note: {l}"))
         .collect();
     if !lines.is_empty() {
-        eprintln!("{}", lines.join("\n"));
+        let _ = std::io::Write::write_fmt(
+            &mut crate::output::stderr(),
+            format_args!("{}\n", lines.join("\n")),
+        );
     }
 }
 

@@ -140,7 +140,7 @@ where
         Ok::<(), ApiError>(())
     })
     .await?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     shaper.emit_records(raws.iter().map(String::as_str), &mut out)
 }
 

@@ -109,7 +109,7 @@ where
             } else {
                 keep(m.page_as_sent(&query)?.page.data);
             }
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::output::stdout();
             return shaper
                 .emit_records(raws.iter().map(String::as_str), &mut out)
                 .map_err(Stop::Cli);

@@ -93,7 +93,7 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
         args.resend_in_doubt,
     );
     if args.dry_run {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::output::stdout();
         return format::finish(
             show(&rows, &zone, &mut out)
                 .map_err(Into::into)

@@ -120,7 +120,7 @@ pub async fn run(ctx: &Ctx, args: &ApiArgs) -> Result<(), CliError> {
         body,
         headers,
     };
-    let out = &mut std::io::stdout().lock();
+    let out = &mut crate::output::stdout();
     if args.paginate {
         return paginate(ctx, request, args, shaper.as_ref(), out).await;
     }

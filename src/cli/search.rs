@@ -124,7 +124,7 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
             "(local mirror: {r} are not searchable yet, their first sync did not finish; `crmdash sync` completes it)"
         );
     }
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = BufWriter::new(crate::output::stdout());
     if let Some(shaper) = shaper {
         let records = results.groups.iter().flat_map(|g| &g.hits);
         return shaper.emit_records(records.map(|h| h.raw.as_str()), &mut out);

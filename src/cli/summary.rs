@@ -121,7 +121,7 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
         );
     }
     let fmt = format::resolve(args.format, ctx.tty);
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = BufWriter::new(crate::output::stdout());
     let result = write(&summary, &coverage, args.by, fmt, &opts, &mut out)
         .and_then(|()| out.flush().map_err(OutputError::from));
     format::finish(result)

@@ -147,7 +147,12 @@ pub async fn run(ctx: &Ctx, args: &WatchArgs) -> Result<(), CliError> {
             Err(e) => match backoff(&e, failures, args.every) {
                 Some(wait) => {
                     failures += 1;
-                    eprintln!("watch: sync failed ({e}); next try in {}", humantime(wait));
+                    // The service's own words: through the terminal filter.
+                    let _ = writeln!(
+                        crate::output::stderr(),
+                        "watch: sync failed ({e}); next try in {}",
+                        humantime(wait)
+                    );
                     wait
                 }
                 None => return Err(err(e)),
@@ -201,7 +206,7 @@ async fn deliver(
         let delivered = match args.exec.split_first() {
             Some((program, rest)) => run_program(program, rest, c, &line, args.exec_timeout).await,
             None => {
-                let mut out = std::io::stdout().lock();
+                let mut out = crate::output::stdout();
                 writeln!(out, "{line}")
                     .and_then(|()| out.flush())
                     .map_err(|e| format!("cannot write the output: {e}"))
@@ -211,7 +216,8 @@ async fn deliver(
             Ok(()) => mirror.set_cursor(cursor, c.seq, Utc::now()).map_err(err)?,
             Err(why) if args.exec.is_empty() => return Err(CliError::other(why)),
             Err(why) => {
-                eprintln!(
+                let _ = writeln!(
+                    crate::output::stderr(),
                     "watch: change {} ({} {} {}): {why}; it is tried again next round",
                     c.seq,
                     c.resource.singular(),

@@ -72,7 +72,7 @@ pub fn run(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
         ))
     })?;
     let fmt = format::resolve(args.format, ctx.tty);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::output::stdout());
     let written = write(&entries, fmt, &mut out).and_then(|()| out.flush().map_err(Into::into));
     format::finish(written)
 }

@@ -186,3 +186,81 @@ fn on_a_terminal_a_partial_list_and_a_page_past_the_end_say_so() {
     let (_, seen) = Session::start(&env, &["deals", "list", "--all"]).finish();
     assert!(!seen.contains("--all for every page"), "{seen}");
 }
+
+/// Whether `seen` holds any of the hostile text's active parts as bytes.
+fn raw_escapes(seen: &str) -> bool {
+    seen.contains("\u{1b}]52")
+        || seen.contains("\u{1b}[2J")
+        || seen.contains("\u{1b}]0;")
+        || seen.contains("\u{1b}]8;")
+        || seen.contains('\u{202e}')
+        || seen.contains('\u{200b}')
+}
+
+#[test]
+fn on_a_terminal_every_output_shows_the_services_escapes_and_a_pipe_gets_its_bytes() {
+    use crmdash::sandbox::{FaultKind, HostileShape};
+    let env = Env::new();
+    env.fault(
+        crate::cli_support::fault(FaultKind::Hostile {
+            shape: HostileShape::Escapes,
+            depth: 0,
+        })
+        .on("GET", "/contacts")
+        .always(),
+    );
+    let runs: [&[&str]; 6] = [
+        &[
+            "api",
+            "GET",
+            "contacts?per_page=1",
+            "--jq",
+            ".data[0].first_name",
+        ],
+        &[
+            "api",
+            "GET",
+            "contacts?per_page=1",
+            "--template",
+            "{{ data[0].first_name }}",
+        ],
+        &["contacts", "list", "--per-page", "2", "--format", "csv"],
+        &["contacts", "list", "--per-page", "1", "--format", "jsonl"],
+        &["api", "GET", "contacts?per_page=1", "--include"],
+        // An error message that carries the service's text.
+        &[
+            "api",
+            "GET",
+            "contacts?per_page=1",
+            "--jq",
+            ".data[0].first_name | error",
+        ],
+    ];
+    for args in runs {
+        let s = Session::start(&env, args);
+        let (_, seen) = s.finish();
+        assert!(!raw_escapes(&seen), "{args:?} wrote the escapes: {seen:?}");
+        // JSON (and jq's error, which quotes the value as JSON) writes controls as \u001b
+        // already; text shows them as symbols. Bidi and zero-width characters show as `�`.
+        let json = args.contains(&"jsonl")
+            || args.contains(&"--include")
+            || args.iter().any(|a| a.ends_with("| error"));
+        if !json {
+            assert!(seen.contains("␛]52;c;cHduZWQ=␇"), "{args:?}: {seen:?}");
+        }
+        assert!(
+            seen.contains("Eve") && seen.contains("�txt.exe�"),
+            "{args:?}: {seen:?}"
+        );
+    }
+    // Piped: the exact bytes.
+    let out = crate::cli_support::run(env.cmd(&[
+        "api",
+        "GET",
+        "contacts?per_page=1",
+        "--jq",
+        ".data[0].first_name",
+    ]))
+    .code(0);
+    assert_eq!(out.stdout.trim_end(), crmdash::sandbox::HOSTILE_ESCAPES);
+}

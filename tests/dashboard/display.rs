@@ -178,3 +178,35 @@ fn a_hostile_filter_typed_in_the_bar_stays_inside_the_terminal() {
     let t = draw(&h);
     assert_rows_fit(&t, "filter bar");
 }
+
+#[test]
+fn bidi_overrides_and_zero_width_characters_are_neutralised_on_screen() {
+    let mut data = crate::dashboard_support::FakeData::new(5);
+    for (i, c) in data.contacts.iter_mut().enumerate() {
+        c["first_name"] = if i % 2 == 0 {
+            serde_json::json!(crmdash::sandbox::HOSTILE_ESCAPES)
+        } else {
+            serde_json::json!("Mal\u{2066}lory\u{2069}\u{200e}\u{feff}\u{2060}")
+        };
+    }
+    let mut h = crate::dashboard_support::Harness::with(
+        (160, 30),
+        data,
+        crate::dashboard_support::test_config(),
+    );
+    h.answer_all();
+    h.key(crossterm::event::KeyCode::Char('1'));
+    h.answer_all();
+    let table = h.render();
+    h.key(crossterm::event::KeyCode::Enter);
+    let detail = h.render();
+    for screen in [&table, &detail] {
+        for bad in [
+            '\u{1b}', '\u{202e}', '\u{200b}', '\u{2066}', '\u{2069}', '\u{200e}', '\u{feff}',
+            '\u{2060}',
+        ] {
+            assert!(!screen.contains(bad), "{bad:?} on screen:\n{screen}");
+        }
+    }
+    assert!(table.contains("Mal�lory"), "{table}");
+}

@@ -411,7 +411,7 @@ impl Reporter {
 
 /// Where a batch's report goes: stdout, line by line on a terminal, in large writes otherwise.
 pub(crate) fn report_out(stdout_tty: bool) -> Box<dyn Write + Send + Sync> {
-    let stdout = std::io::stdout();
+    let stdout = crate::output::stdout();
     if stdout_tty {
         Box::new(std::io::LineWriter::new(stdout))
     } else {

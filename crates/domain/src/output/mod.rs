@@ -7,6 +7,7 @@ mod csv_out;
 mod json_out;
 mod log_out;
 pub mod money;
+pub mod screen;
 mod stream;
 mod table;
 mod text;
@@ -24,9 +25,12 @@ pub use csv_out::{
 };
 pub use json_out::{JsonSink, write_json, write_json_one, write_jsonl};
 pub use log_out::{LogColumns, write_log_entries};
+pub use screen::{Screen, stderr, stdout};
 pub use stream::ListWriter;
 pub use table::{TableShape, TableWriter, Tabular, write_table};
-pub use text::{display_width, pad, sanitize_cell, terminal_safe, truncate_to_width};
+pub use text::{
+    display_width, is_invisible, pad, sanitize_cell, terminal_safe, truncate_to_width, visible,
+};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]

@@ -4,9 +4,8 @@
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
-/// One line of harmless text: line breaks become `↵`, tabs a space, other control characters
-/// their visible symbol (`␛` for ESC, so no escape sequence ever reaches the terminal), bidi
-/// overrides and line separators `�`.
+/// One line of harmless text: line breaks become `↵`, tabs a space, other characters as
+/// [`visible`] shows them (`␛` for ESC, so no escape sequence ever reaches the terminal).
 pub fn sanitize_cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
@@ -15,16 +14,43 @@ pub fn sanitize_cell(s: &str) -> String {
             '\r' if chars.peek() == Some(&'\n') => {}
             '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{85}' => out.push('↵'),
             '\t' => out.push(' '),
-            // Control Pictures block: U+2400 + the C0 code.
-            '\0'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('�')),
-            '\u{7f}' => out.push('␡'),
-            '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
-                out.push('�')
-            }
-            c => out.push(c),
+            c => out.push(visible(c).unwrap_or(c)),
         }
     }
     out
+}
+
+/// Whether `c` changes text direction or takes no room at all while not joining anything:
+/// bidi embeddings, overrides, isolates and marks, the zero-width space, the word joiner, the
+/// byte-order mark and the invisible operators. (The zero-width joiner and non-joiner are
+/// left alone: they shape emoji and many scripts.)
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{061c}'
+            | '\u{200b}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{feff}'
+    )
+}
+
+/// What the terminal is shown instead of `c`, when `c` could act on it or hide: C0 controls
+/// as their Control Pictures symbol (`␛` for ESC, `␍` for CR), DEL as `␡`, C1 controls and
+/// [`is_invisible`] characters as `�`. `None`: `c` is shown as it is. Line ends and tabs are
+/// the caller's choice (the table makes them `↵` and a space; printed text keeps them).
+pub fn visible(c: char) -> Option<char> {
+    match c {
+        // Control Pictures block: U+2400 + the C0 code.
+        '\0'..='\u{1f}' => Some(char::from_u32(0x2400 + c as u32).unwrap_or('�')),
+        '\u{7f}' => Some('␡'),
+        '\u{80}'..='\u{9f}' => Some('�'),
+        c if is_invisible(c) => Some('�'),
+        _ => None,
+    }
 }
 
 /// Whether a character only changes how its neighbours join in an emoji (a joiner, an emoji
@@ -42,11 +68,20 @@ fn joins_emoji(c: char) -> bool {
 /// is kept as it is: a cluster of several spacing characters (Devanagari `र्मा`) is split
 /// into the cells the terminal gives it when the frame is drawn (`ui::common::clusters`),
 /// never by inserting characters, so what reaches the terminal is the text itself.
+///
+/// Bidi overrides and isolates, direction marks and zero-width characters ([`is_invisible`])
+/// are drawn as `�`: a name with U+202E would otherwise show its text reversed, one with
+/// U+200B two names that look the same.
 pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.is_ascii() || !s.chars().any(joins_emoji) {
+    if s.is_ascii() || !s.chars().any(|c| joins_emoji(c) || is_invisible(c)) {
         return std::borrow::Cow::Borrowed(s);
     }
-    std::borrow::Cow::Owned(s.chars().filter(|c| !joins_emoji(*c)).collect())
+    std::borrow::Cow::Owned(
+        s.chars()
+            .filter(|c| !joins_emoji(*c))
+            .map(|c| if is_invisible(c) { '�' } else { c })
+            .collect(),
+    )
 }
 
 /// Columns `s` takes in a terminal: the width of each grapheme cluster (unicode-width)
