@@ -259,6 +259,21 @@ fn base_urls_are_checked() {
         assert_eq!(e.kind, ErrorKind::InvalidRequest, "{bad}");
     }
     assert!(Client::new("https://x.example", SecretString::from("  ")).is_err());
+    // crmdash adds /public/v1 itself: a base URL with it says so and names the fix.
+    assert!(check_base_url("https://crm.example.com/tenant").is_ok());
+    for (given, fix) in [
+        (
+            "http://127.0.0.1:8080/public/v1",
+            "use http://127.0.0.1:8080",
+        ),
+        (
+            "https://crm.example.com/tenant/public/v1/",
+            "use https://crm.example.com/tenant",
+        ),
+    ] {
+        let e = check_base_url(given).unwrap_err();
+        assert!(e.message.ends_with(fix), "{given}: {}", e.message);
+    }
 }
 
 #[test]

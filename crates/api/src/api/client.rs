@@ -166,6 +166,20 @@ pub fn check_base_url(base_url: &str) -> Result<Url, ApiError> {
             "the base URL has no host",
         ));
     }
+    // crmdash adds `/public/v1` itself: a base URL ending in it would ask for
+    // `/public/v1/public/v1/...` and meet a 404 that says nothing of why.
+    let path = url.path().trim_end_matches('/');
+    if let Some(root) = path.strip_suffix("/public/v1") {
+        let mut fixed = url.clone();
+        fixed.set_path(if root.is_empty() { "/" } else { root });
+        return Err(ApiError::invalid_request(
+            "base_url",
+            format!(
+                "the base URL is the service's address without /public/v1 (crmdash adds it): use {}",
+                fixed.as_str().trim_end_matches('/')
+            ),
+        ));
+    }
     // DNS limits: a longer name can never resolve, so say so instead of a network error.
     if let Some(url::Host::Domain(d)) = url.host()
         && (d.len() > 253 || d.split('.').any(|label| label.len() > 63))
