@@ -231,6 +231,27 @@ pub struct MemoryJournal {
 }
 
 impl MemoryJournal {
+    /// A ticket for a write of `profile` with no flags, its intent recorded here: what tests
+    /// that drive the client directly against a sandbox use.
+    pub fn admit_unflagged(&self, profile: &str) -> WriteTicket {
+        let intent = WriteIntent {
+            kind: WriteKind::Create,
+            who: Who::Cli,
+            profile: profile.into(),
+            base_url: String::new(),
+            target: None,
+            sent: Value::Null,
+            key: None,
+            run: None,
+        };
+        let asker = Asker::Cli {
+            flag_profile: None,
+            yes: false,
+        };
+        admit(ProfileSafety::default(), profile, asker, self, &intent)
+            .expect("a write with no flags passes, and memory always records")
+    }
+
     /// The intents recorded, oldest first.
     pub fn intents(&self) -> Vec<(String, WriteIntent)> {
         self.intents
