@@ -1,5 +1,5 @@
 //! A first sync writes its records without their search entries and builds those once at the
-//! end of the full pass (`src/mirror/deferred.rs`): search then finds every record exactly
+//! end of the full pass (`crates/mirror/src/mirror/deferred.rs`): search then finds every record exactly
 //! once; an interrupted first sync leaves lists that answer and a search that says the
 //! resource is not indexed yet, and the next sync finishes the job.
 

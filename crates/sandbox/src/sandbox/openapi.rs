@@ -91,7 +91,7 @@ fn base() -> Value {
                 "A local, seeded fake of the CRM's Public HTTP API v1 (`crmdash sandbox`). ",
                 "Everything the seed shows is described as the seed shows it; where the seed says ",
                 "\"not shown\", the description says \"Sandbox choice\" and the schema accepts unknown fields. ",
-                "The full list of the sandbox's choices is `src/sandbox/CHOICES.md`.\n\n",
+                "The full list of the sandbox's choices is `crates/sandbox/src/sandbox/CHOICES.md` in crmdash's source.\n\n",
                 "Requests and responses are JSON. Every operation needs `Authorization: Bearer <token>` ",
                 "(the sandbox prints its local test token at start). Fault injection (`--fault`, ",
                 "`/_sandbox/faults`) can make any operation answer otherwise (5xx with an HTML body, ",
