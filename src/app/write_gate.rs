@@ -251,7 +251,21 @@ impl App {
 
     /// The write goes out now: remembered for its journal entry.
     fn release(&mut self, effect: Effect) -> Effect {
-        let (id, kind, sent, key, target) = match &effect {
+        if let Effect::StartJob { id, .. } = &effect {
+            // Each of its rows goes to the write journal as it is answered.
+            self.safety.passed.insert(*id);
+            return effect;
+        }
+        if let Some((id, sent)) = self.sent_of(&effect) {
+            self.safety.sent.insert(id, sent);
+        }
+        effect
+    }
+
+    /// What a create or reschedule effect sends, as its journal entry will say, from the active
+    /// profile; `None` for other effects.
+    fn sent_of(&self, e: &Effect) -> Option<(RequestId, Sent)> {
+        let (id, kind, sent, key, target) = match e {
             Effect::CreateContact { id, contact, key } => (
                 *id,
                 WriteKind::Create,
@@ -270,26 +284,18 @@ impl App {
                 None,
                 Some(appointment_id.clone()),
             ),
-            Effect::StartJob { id, .. } => {
-                // Each of its rows goes to the write journal as it is answered.
-                self.safety.passed.insert(*id);
-                return effect;
-            }
-            _ => return effect,
+            _ => return None,
         };
-        self.safety.sent.insert(
-            id,
-            Sent {
-                kind,
-                profile: self.workspace.profile.clone(),
-                host: self.config.host.clone(),
-                sent,
-                key,
-                target,
-                ticket: None,
-            },
-        );
-        effect
+        let sent = Sent {
+            kind,
+            profile: self.workspace.profile.clone(),
+            host: self.config.host.clone(),
+            sent,
+            key,
+            target,
+            ticket: None,
+        };
+        Some((id, sent))
     }
 
     /// Writes whose window has passed go out (and a quit waiting for a bulk run stops it when

@@ -147,20 +147,18 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
     // Every admitted write is answered in the journal (a request that surely did not leave as
     // failed), so only a process that ended in between leaves it in doubt.
     let answer = match &sent {
-        Ok(a) => Some(Answer {
+        Ok(a) => Answer {
             updated_at: a.updated_at.as_ref().map(|t| t.raw().to_string()),
             ..Answer::accepted(200)
-        }),
-        Err(e) => Some(Answer::failed(e)),
+        },
+        Err(e) => Answer::failed(e),
     };
-    if let Some(answer) = answer {
-        let mut entry = ctx
-            .write_record(WriteKind::Reschedule, Value::Object(body.clone()), answer)
-            .await?
-            .answering(ticket.id());
-        entry.target = Some(id.clone());
-        journal::record_or_warn(ctx.journal_path().as_deref(), &entry);
-    }
+    let mut entry = ctx
+        .write_record(WriteKind::Reschedule, Value::Object(body.clone()), answer)
+        .await?
+        .answering(ticket.id());
+    entry.target = Some(id.clone());
+    journal::record_or_warn(ctx.journal_path().as_deref(), &entry);
     let appointment = sent.map_err(|mut e| {
         if e.outcome_unknown {
             e.message = format!(

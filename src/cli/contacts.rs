@@ -236,25 +236,23 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
     // Every admitted write is answered in the journal (a request that surely did not leave as
     // failed), so only a process that ended in between leaves it in doubt.
     let answer = match &sent {
-        Ok(c) => Some(Answer {
+        Ok(c) => Answer {
             replayed: c.replayed,
             ..Answer::accepted(c.status)
-        }),
-        Err(e) => Some(Answer::failed(e)),
+        },
+        Err(e) => Answer::failed(e),
     };
-    if let Some(answer) = answer {
-        let mut entry = ctx
-            .write_record(WriteKind::Create, body, answer)
-            .await?
-            .answering(ticket.id());
-        entry.key = Some(key.to_string());
-        entry.target = sent
-            .as_ref()
-            .ok()
-            .and_then(|c| c.record.as_ref())
-            .map(|c| c.id.clone());
-        journal::record_or_warn(ctx.journal_path().as_deref(), &entry);
-    }
+    let mut entry = ctx
+        .write_record(WriteKind::Create, body, answer)
+        .await?
+        .answering(ticket.id());
+    entry.key = Some(key.to_string());
+    entry.target = sent
+        .as_ref()
+        .ok()
+        .and_then(|c| c.record.as_ref())
+        .map(|c| c.id.clone());
+    journal::record_or_warn(ctx.journal_path().as_deref(), &entry);
     let created = sent.map_err(|mut e| {
             if e.outcome_unknown {
                 e.message = format!(

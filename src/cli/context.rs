@@ -95,14 +95,11 @@ impl Ctx {
         // The service's flags when the base URL is known now; else the profile's (a missing
         // base URL fails later, when the client is built).
         let service = match resolved {
-            Ok(r) => crate::safety::service_flags(&self.settings, &r.profile, &r.base_url),
+            Ok(r) => self.service_flags(&r.profile, &r.base_url),
             Err(_) => {
                 let (profile, _) =
                     crate::config::resolve_profile(&self.settings, flag, &self.globals.env)?;
-                crate::safety::ServiceFlags {
-                    flags: crate::safety::flags_of(&self.settings, &profile),
-                    guard: profile,
-                }
+                self.service_flags(&profile, "")
             }
         };
         let asker = crate::safety::Asker::Cli {
@@ -141,18 +138,7 @@ impl Ctx {
     /// `--yes`, and the run's write journal.
     pub async fn gatekeeper(&self, yes: bool) -> Result<crate::writes::Gatekeeper, CliError> {
         let conn = self.connection().await?;
-        let service = if self.globals.demo {
-            crate::safety::ServiceFlags {
-                flags: crate::safety::ProfileSafety::default(),
-                guard: conn.profile.clone(),
-            }
-        } else {
-            crate::safety::service_flags(
-                &self.settings,
-                &conn.profile,
-                conn.client.base_url().as_str(),
-            )
-        };
+        let service = self.service_flags(&conn.profile, conn.client.base_url().as_str());
         Ok(crate::writes::Gatekeeper {
             flags: service.flags,
             guard: service.guard,
@@ -164,6 +150,18 @@ impl Ctx {
                 path: self.journal_path(),
             },
         })
+    }
+
+    /// The flags a write of `profile` to `base_url` gets (`crate::safety::service_flags`; an
+    /// unknown base URL: the profile's own); none for `--demo`, whose sandbox is no one's.
+    fn service_flags(&self, profile: &str, base_url: &str) -> crate::safety::ServiceFlags {
+        if self.globals.demo {
+            return crate::safety::ServiceFlags {
+                flags: crate::safety::ProfileSafety::default(),
+                guard: profile.to_string(),
+            };
+        }
+        crate::safety::service_flags(&self.settings, profile, base_url)
     }
 
     /// A write of `kind` by this run, as the journal records it before it is sent.

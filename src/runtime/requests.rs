@@ -4,18 +4,19 @@
 //! [`Requests::finished`] forgets a request once its last message is seen.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
 use super::mirror::MirrorReader;
 use super::source::DataSource;
+use crate::api::{ApiError, ErrorKind};
 use crate::app::mirror::{MirrorEffect, MirrorMessage};
-use crate::app::{Effect, ExportEvent, Message, RequestId};
+use crate::app::{Effect, Message, RequestId};
+use crate::gate::{WriteIntent, WriteTicket};
+use crate::writes::Gatekeeper;
 
 /// What a request needs from the rest of the runtime when it starts.
 pub(super) struct RequestCx<'a> {
@@ -25,7 +26,7 @@ pub(super) struct RequestCx<'a> {
     /// The service is unreachable: pages come from the mirror, writes are refused with this.
     pub offline: Option<String>,
     /// For a write: the gate it passes and its intent (`App::admission`).
-    pub admission: Option<(crate::writes::Gatekeeper, crate::gate::WriteIntent)>,
+    pub admission: Option<(Gatekeeper, WriteIntent)>,
 }
 
 pub(super) struct Requests {
@@ -108,32 +109,23 @@ impl Requests {
             Effect::Fetch { id, spec } => self.fetch(id, spec, cx),
             Effect::Cancel(id) => self.cancel(id),
             Effect::CreateContact { id, contact, key } => {
-                let ticket = match admit(id, &cx) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        let _ = cx.tx.send(Message::ContactCreated {
-                            id,
-                            result: Box::new(Err(e)),
-                        });
-                        return;
-                    }
-                };
                 // The created contact goes into the mirror before the form hears of it,
                 // so Ctrl-F finds it at once (not only after the next sync).
                 let reader = cx.mirror.clone();
-                self.write(id, cx, move |s| {
-                    let fut = s.create_contact(ticket, contact, key);
-                    async move {
-                        let result = fut.await;
-                        if let (Ok(created), Some(reader)) = (&result, reader)
-                            && let Some(c) = created.record.clone()
-                        {
-                            let _ = reader.run(move |r| r.remember(vec![c])).await;
-                        }
-                        Message::ContactCreated {
-                            id,
-                            result: Box::new(result),
-                        }
+                let failed = |id, e| Message::ContactCreated {
+                    id,
+                    result: Box::new(Err(e)),
+                };
+                self.write(id, cx, failed, move |s, ticket| async move {
+                    let result = s.create_contact(ticket, contact, key).await;
+                    if let (Ok(created), Some(reader)) = (&result, reader)
+                        && let Some(c) = created.record.clone()
+                    {
+                        let _ = reader.run(move |r| r.remember(vec![c])).await;
+                    }
+                    Message::ContactCreated {
+                        id,
+                        result: Box::new(result),
                     }
                 })
             }
@@ -142,23 +134,14 @@ impl Requests {
                 appointment_id,
                 body,
             } => {
-                let ticket = match admit(id, &cx) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        let _ = cx.tx.send(Message::Rescheduled {
-                            id,
-                            result: Box::new(Err(e)),
-                        });
-                        return;
-                    }
+                let failed = |id, e| Message::Rescheduled {
+                    id,
+                    result: Box::new(Err(e)),
                 };
-                self.write(id, cx, move |s| {
-                    let fut = s.reschedule(ticket, appointment_id, body);
-                    async move {
-                        Message::Rescheduled {
-                            id,
-                            result: Box::new(fut.await),
-                        }
+                self.write(id, cx, failed, move |s, ticket| async move {
+                    Message::Rescheduled {
+                        id,
+                        result: Box::new(s.reschedule(ticket, appointment_id, body).await),
                     }
                 })
             }
@@ -306,70 +289,66 @@ impl Requests {
         self.pages(mirror)
     }
 
-    /// Runs a write a dialog asked for; its answer comes back as the message `run` makes.
-    /// Without a source, the answer is the not-logged-in error.
-    fn write<F, Fut>(&mut self, id: RequestId, cx: RequestCx<'_>, run: F)
-    where
-        F: FnOnce(&dyn DataSource) -> Fut,
+    /// Runs a write a dialog asked for: through the gate (off the loop), then `run` with the
+    /// ticket; its answer comes back as the message `run` makes. Offline or without a source
+    /// the write is refused at once, before the gate (nothing sent, nothing to journal), and
+    /// a gate's refusal is answered the same way (`failed`): the form keeps its content and
+    /// shows why.
+    fn write<F, Fut>(
+        &mut self,
+        id: RequestId,
+        cx: RequestCx<'_>,
+        failed: fn(RequestId, ApiError) -> Message,
+        run: F,
+    ) where
+        F: FnOnce(Arc<dyn DataSource>, WriteTicket) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Message> + Send + 'static,
     {
         let tx = cx.tx.clone();
-        // Offline, a write is refused at once (never queued): the form keeps its content
-        // and shows why.
-        let refused = cx.offline.map(|why| {
-            tracing::info!("write refused: offline");
-            crate::api::ApiError::new(crate::api::ErrorKind::Network, why)
-        });
-        let source = if refused.is_some() {
-            None
-        } else {
-            self.source.clone()
+        let source = match (cx.offline, self.source.clone()) {
+            (Some(why), _) => {
+                tracing::info!("write refused: offline");
+                Err(ApiError::new(ErrorKind::Network, why))
+            }
+            (None, Some(source)) => Ok(source),
+            (None, None) => Err(ApiError::new(
+                ErrorKind::Unauthorized,
+                self.no_source_reason.clone(),
+            )),
         };
-        let Some(source) = source else {
-            let err = refused.unwrap_or_else(|| {
-                crate::api::ApiError::new(
-                    crate::api::ErrorKind::Unauthorized,
-                    self.no_source_reason.clone(),
-                )
-            });
-            let msg = run(&NoSource(err));
-            let handle = tokio::spawn(async move {
-                let _ = tx.send(msg.await);
-            });
-            self.tasks.insert(id, handle.abort_handle());
-            return;
-        };
-        let fut = run(source.as_ref());
+        let admission = cx.admission;
         let handle = tokio::spawn(async move {
-            let _ = tx.send(fut.await);
+            let msg = match source {
+                Err(e) => failed(id, e),
+                Ok(source) => match admit(id, admission, &tx).await {
+                    Ok(ticket) => run(source, ticket).await,
+                    Err(e) => failed(id, e),
+                },
+            };
+            let _ = tx.send(msg);
         });
         self.tasks.insert(id, handle.abort_handle());
     }
 }
 
-/// Passes write `id` through the gate (its intent journaled first) and tells the app the
-/// ticket; a write the gate refuses is answered with why, nothing sent. An offline service
-/// refuses it before the gate (nothing to journal).
-fn admit(
+/// Passes write `id` through the gate (its intent journaled first, on the blocking pool) and
+/// tells the app the ticket; a write the gate refuses is answered with why, nothing sent.
+async fn admit(
     id: RequestId,
-    cx: &RequestCx<'_>,
-) -> Result<crate::gate::WriteTicket, crate::api::ApiError> {
-    if let Some(why) = &cx.offline {
-        return Err(crate::api::ApiError::new(
-            crate::api::ErrorKind::Network,
-            why.clone(),
-        ));
-    }
-    let Some((gate, intent)) = &cx.admission else {
-        return Err(crate::api::ApiError::new(
-            crate::api::ErrorKind::InvalidRequest,
+    admission: Option<(Gatekeeper, WriteIntent)>,
+    tx: &UnboundedSender<Message>,
+) -> Result<WriteTicket, ApiError> {
+    let Some((gate, intent)) = admission else {
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
             "not sent: the write gate did not see this write",
         ));
     };
-    let ticket = gate.admit(intent).map_err(|e| {
-        crate::api::ApiError::new(crate::api::ErrorKind::InvalidRequest, e.to_string())
-    })?;
-    let _ = cx.tx.send(Message::WriteAdmitted {
+    let ticket = gate
+        .admit_off_loop(intent)
+        .await
+        .map_err(|e| ApiError::new(ErrorKind::InvalidRequest, e.to_string()))?;
+    let _ = tx.send(Message::WriteAdmitted {
         id,
         ticket: ticket.id().to_string(),
     });
@@ -389,54 +368,4 @@ pub(super) fn needs_source(e: &Effect) -> bool {
             | Effect::CreateContact { .. }
             | Effect::Reschedule { .. }
     )
-}
-
-/// Stands in for the service when there is no token: every call fails with the reason.
-struct NoSource(crate::api::ApiError);
-
-impl DataSource for NoSource {
-    fn fetch(
-        &self,
-        _spec: crate::app::QuerySpec,
-    ) -> futures::future::BoxFuture<'static, Result<crate::app::FetchedPage, crate::api::ApiError>>
-    {
-        let e = self.0.clone();
-        Box::pin(async move { Err(e) })
-    }
-
-    fn export(
-        &self,
-        _spec: crate::app::QuerySpec,
-        _path: PathBuf,
-        _format: crate::app::ExportFormat,
-        _progress: Box<dyn Fn(ExportEvent) + Send + Sync>,
-        _cancel: CancellationToken,
-    ) -> futures::future::BoxFuture<'static, ExportEvent> {
-        let e = self.0.summary();
-        Box::pin(async move { ExportEvent::Failed(e) })
-    }
-
-    fn create_contact(
-        &self,
-        _ticket: crate::gate::WriteTicket,
-        _contact: crate::api::NewContact,
-        _key: crate::api::IdempotencyKey,
-    ) -> futures::future::BoxFuture<
-        'static,
-        Result<crate::api::Created<crate::api::Contact>, crate::api::ApiError>,
-    > {
-        let e = self.0.clone();
-        Box::pin(async move { Err(e) })
-    }
-
-    fn reschedule(
-        &self,
-        _ticket: crate::gate::WriteTicket,
-        _appointment_id: String,
-        _body: serde_json::Map<String, serde_json::Value>,
-    ) -> futures::future::BoxFuture<'static, Result<crate::api::AppointmentRef, crate::api::ApiError>>
-    {
-        let e = self.0.clone();
-        Box::pin(async move { Err(e) })
-    }
 }

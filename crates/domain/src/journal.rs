@@ -239,11 +239,7 @@ pub fn record(path: &Path, entry: &WriteRecord) -> io::Result<()> {
 pub fn record_durably(path: &Path, entry: &WriteRecord) -> io::Result<()> {
     let _lock = FileLock::acquire(path, true)?;
     merge::merge_once_locked(path)?;
-    jsonl_store::append_locked(path, entry)?;
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)?
-        .sync_data()
+    jsonl_store::append_locked_synced(path, entry)
 }
 
 /// [`record`] for a command's own journal, with a warning on stderr when it cannot be

@@ -85,6 +85,15 @@ pub fn append<T: Serialize>(path: &Path, entry: &T) -> io::Result<()> {
 /// Appends one entry while the caller holds the exclusive lock. A previous write cut short
 /// (no final newline) is closed first, so it cannot swallow this entry.
 pub fn append_locked<T: Serialize>(path: &Path, entry: &T) -> io::Result<()> {
+    append_line(path, entry, false)
+}
+
+/// [`append_locked`], synced to the disk before it returns (a line that must outlive a crash).
+pub fn append_locked_synced<T: Serialize>(path: &Path, entry: &T) -> io::Result<()> {
+    append_line(path, entry, true)
+}
+
+fn append_line<T: Serialize>(path: &Path, entry: &T, sync: bool) -> io::Result<()> {
     let mut file = private_options()
         .read(true)
         .append(true)
@@ -98,7 +107,11 @@ pub fn append_locked<T: Serialize>(path: &Path, entry: &T) -> io::Result<()> {
     line.push('\n');
     // One write per entry (O_APPEND): a line never interleaves with another process's.
     file.write_all(line.as_bytes())?;
-    file.flush()
+    file.flush()?;
+    if sync {
+        file.sync_data()?;
+    }
+    Ok(())
 }
 
 fn ends_with_newline(file: &mut File) -> io::Result<bool> {

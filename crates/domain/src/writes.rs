@@ -41,4 +41,13 @@ impl Gatekeeper {
         };
         gate::admit(self.flags, &self.guard, asker, &self.journal, intent)
     }
+
+    /// [`Gatekeeper::admit`] on the blocking pool: the intent is a file lock, a write and a
+    /// sync to the disk, which an async loop (the dashboard's, a run's) must not wait on.
+    pub async fn admit_off_loop(&self, intent: WriteIntent) -> Result<WriteTicket, GateError> {
+        let gate = self.clone();
+        tokio::task::spawn_blocking(move || gate.admit(&intent))
+            .await
+            .unwrap_or_else(|e| Err(GateError::NotJournaled(std::io::Error::other(e))))
+    }
 }

@@ -1,9 +1,6 @@
 //! The write gate's part in the runtime: what a write effect passes (the active profile's
 //! flags, the dashboard asking, the write journal) and its intent, and the ticket it got.
 
-use serde_json::Value;
-
-use super::WriteKind;
 use crate::app::{App, Effect, RequestId};
 use crate::gate::WriteIntent;
 use crate::journal::{JournalFile, Who};
@@ -14,31 +11,10 @@ impl App {
     /// active profile's flags, the dashboard (which sends a protected profile's write only
     /// after its name was typed), and the write journal.
     pub fn admission(&self, e: &Effect) -> Option<(Gatekeeper, WriteIntent)> {
-        let (id, kind, sent, key, target) = match e {
-            Effect::CreateContact { id, contact, key } => (
-                *id,
-                WriteKind::Create,
-                serde_json::to_value(contact).unwrap_or_default(),
-                Some(key.to_string()),
-                None,
-            ),
-            Effect::Reschedule {
-                id,
-                appointment_id,
-                body,
-            } => (
-                *id,
-                WriteKind::Reschedule,
-                Value::Object(body.clone()),
-                None,
-                Some(appointment_id.clone()),
-            ),
-            _ => return None,
-        };
-        let (profile, host) = match self.safety.sent.get(&id) {
-            Some(s) => (s.profile.clone(), s.host.clone()),
-            None => (self.workspace.profile.clone(), self.config.host.clone()),
-        };
+        // What `release` remembered; an effect run without it (a test's) as it would be.
+        let (id, fresh) = self.sent_of(e)?;
+        let sent = self.safety.sent.get(&id).cloned().unwrap_or(fresh);
+        let profile = sent.profile;
         let gate = Gatekeeper {
             flags: self.profile_safety_of(&profile),
             guard: profile.clone(),
@@ -48,13 +24,13 @@ impl App {
             },
         };
         let intent = WriteIntent {
-            kind,
+            kind: sent.kind,
             who: Who::Dashboard,
             profile,
-            base_url: host,
-            target,
-            sent,
-            key,
+            base_url: sent.host,
+            target: sent.target,
+            sent: sent.sent,
+            key: sent.key,
             run: None,
         };
         Some((gate, intent))

@@ -258,7 +258,8 @@ impl Sender {
                 "not sent: no write journal for this import",
             ));
         };
-        let ticket = match j.gate.admit(&j.intent(&p, self.client.base_url().as_str())) {
+        let intent = j.intent(&p, self.client.base_url().as_str());
+        let ticket = match j.gate.admit_off_loop(intent).await {
             Ok(t) => t,
             Err(e) => return report.failed(ApiError::new(ErrorKind::Other, e.to_string())),
         };

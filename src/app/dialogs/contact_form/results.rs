@@ -96,7 +96,14 @@ impl ContactForm {
         } else {
             " Nothing was lost.".to_string()
         };
-        self.banner = Some(format!("{}{hint}", e.summary()));
+        // The summary is a clause ("… nothing was sent"): end it before the hint's sentence.
+        let summary = e.summary();
+        let stop = if summary.ends_with(['.', '!', '?']) {
+            ""
+        } else {
+            "."
+        };
+        self.banner = Some(format!("{summary}{stop}{hint}"));
     }
 }
 

@@ -210,24 +210,16 @@ impl Runner {
                         )),
                         Err(e) => Some(RowResult::failed(&row, e)),
                     };
-                    let why = why.or_else(|| match self.gate.admit(&self.intent(&row)) {
-                        Ok(t) => {
-                            let _ = ticket.set(t);
-                            None
-                        }
-                        Err(e) => {
-                            // Claimed but never sent: the run journal says so, or a re-run
-                            // would take the row for one in doubt.
-                            let _ = self.journal.answered(&row.key, &row.id, RowState::Failed);
-                            let refused = matches!(e, crmdash_api::gate::GateError::Refused(_));
-                            let kind = if refused {
-                                ErrorKind::InvalidRequest
-                            } else {
-                                ErrorKind::Other
-                            };
-                            Some(RowResult::failed(&row, ApiError::new(kind, e.to_string())))
-                        }
-                    });
+                    let why = match why {
+                        Some(why) => Some(why),
+                        None => match self.gate.admit_off_loop(self.intent(&row)).await {
+                            Ok(t) => {
+                                let _ = ticket.set(t);
+                                None
+                            }
+                            Err(e) => Some(self.refused(&row, e).await),
+                        },
+                    };
                     if let Some(why) = why {
                         *unsent.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
                         return Err(ApiError::new(ErrorKind::Other, "not sent"));
@@ -317,6 +309,20 @@ impl Runner {
                     format!("not sent: cannot write the run journal: {e}"),
                 )
             })
+    }
+
+    /// A row the gate refused after its claim: never sent, and the run journal says so (else a
+    /// re-run would take it for one in doubt).
+    async fn refused(&self, row: &PlanRow, e: crmdash_api::gate::GateError) -> RowResult {
+        let journal = self.journal.clone();
+        let (key, id) = (row.key.clone(), row.id.clone());
+        let _ = tokio::task::spawn_blocking(move || journal.answered(&key, &id, RowState::Failed))
+            .await;
+        let kind = match e {
+            crmdash_api::gate::GateError::Refused(_) => ErrorKind::InvalidRequest,
+            crmdash_api::gate::GateError::NotJournaled(_) => ErrorKind::Other,
+        };
+        RowResult::failed(row, ApiError::new(kind, e.to_string()))
     }
 
     /// What the write journal records before `row` is sent.
