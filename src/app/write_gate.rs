@@ -262,42 +262,6 @@ impl App {
         effect
     }
 
-    /// What a create or reschedule effect sends, as its journal entry will say, from the active
-    /// profile; `None` for other effects.
-    fn sent_of(&self, e: &Effect) -> Option<(RequestId, Sent)> {
-        let (id, kind, sent, key, target) = match e {
-            Effect::CreateContact { id, contact, key } => (
-                *id,
-                WriteKind::Create,
-                serde_json::to_value(contact).unwrap_or_default(),
-                Some(key.to_string()),
-                None,
-            ),
-            Effect::Reschedule {
-                id,
-                appointment_id,
-                body,
-            } => (
-                *id,
-                WriteKind::Reschedule,
-                Value::Object(body.clone()),
-                None,
-                Some(appointment_id.clone()),
-            ),
-            _ => return None,
-        };
-        let sent = Sent {
-            kind,
-            profile: self.workspace.profile.clone(),
-            host: self.config.host.clone(),
-            sent,
-            key,
-            target,
-            ticket: None,
-        };
-        Some((id, sent))
-    }
-
     /// Writes whose window has passed go out (and a quit waiting for a bulk run stops it when
     /// its wait runs out).
     pub(super) fn release_due(&mut self) -> Vec<Effect> {

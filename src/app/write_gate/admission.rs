@@ -1,12 +1,51 @@
 //! The write gate's part in the runtime: what a write effect passes (the active profile's
 //! flags, the dashboard asking, the write journal) and its intent, and the ticket it got.
 
+use serde_json::Value;
+
+use super::{Sent, WriteKind};
 use crate::app::{App, Effect, RequestId};
 use crate::gate::WriteIntent;
 use crate::journal::{JournalFile, Who};
 use crate::writes::{Gatekeeper, Requester};
 
 impl App {
+    /// What a create or reschedule effect sends, as its journal entry will say, from the active
+    /// profile; `None` for other effects.
+    pub(super) fn sent_of(&self, e: &Effect) -> Option<(RequestId, Sent)> {
+        let (id, kind, sent, key, target) = match e {
+            Effect::CreateContact { id, contact, key } => (
+                *id,
+                WriteKind::Create,
+                serde_json::to_value(contact).unwrap_or_default(),
+                Some(key.to_string()),
+                None,
+            ),
+            Effect::Reschedule {
+                id,
+                appointment_id,
+                body,
+            } => (
+                *id,
+                WriteKind::Reschedule,
+                Value::Object(body.clone()),
+                None,
+                Some(appointment_id.clone()),
+            ),
+            _ => return None,
+        };
+        let sent = Sent {
+            kind,
+            profile: self.workspace.profile.clone(),
+            host: self.config.host.clone(),
+            sent,
+            key,
+            target,
+            ticket: None,
+        };
+        Some((id, sent))
+    }
+
     /// The gate a write effect passes in the runtime (`crate::writes`), and its intent: the
     /// active profile's flags, the dashboard (which sends a protected profile's write only
     /// after its name was typed), and the write journal.
