@@ -122,6 +122,7 @@ impl App {
                 Vec::new()
             }
             DialogResult::OpenRecord(r) => self.open_record(r),
+            DialogResult::OpenDraft(w) => self.open_draft(*w),
             DialogResult::ExportDupes(r) => self.export_dupes(r),
             DialogResult::Related(r) => self.open_related(r),
             DialogResult::LoginSkipped => {

@@ -136,6 +136,18 @@ pub enum Effect {
         path: PathBuf,
         entry: Box<crate::journal::WriteRecord>,
     },
+    /// Append these entries to the write journal at once, before the process exits: the writes
+    /// dropped in their undo window as the dashboard ends.
+    RecordAtExit {
+        path: PathBuf,
+        entries: Vec<crate::journal::WriteRecord>,
+    },
+    /// Read the writes an earlier dashboard did not send (`crate::journal::unsent`); answer
+    /// with `Message::UnsentFound`.
+    FindUnsent {
+        path: PathBuf,
+        stale: chrono::DateTime<chrono::Utc>,
+    },
     /// Read the write journal's latest entries; answer with `Message::JournalRead`.
     ReadJournal {
         path: PathBuf,

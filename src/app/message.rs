@@ -124,6 +124,9 @@ pub enum Message {
     WriteRecorded {
         error: Option<String>,
     },
+    /// The writes an earlier dashboard did not send (`Effect::FindUnsent`), or why the
+    /// journal could not be read.
+    UnsentFound(Result<Vec<crate::journal::WriteRecord>, String>),
     /// The process is asked to end (SIGTERM, SIGHUP): quit without asking.
     Terminate,
     /// What the runtime did with an effect that has no answer of its own (a views file

@@ -47,7 +47,9 @@ pub use message::{ExportEvent, Message};
 pub use resources::Resource;
 pub use table::record::{DisplayZone, FetchedPage};
 pub use table::spec::QuerySpec;
-pub use write_gate::{QUIT_STOP_GRACE, QUIT_WAIT, SafetyConfig};
+pub use write_gate::{
+    QUIT_STOP_GRACE, QUIT_WAIT, SafetyConfig, UnsentDrafts, describe_unsent, found_message,
+};
 
 use dialogs::Overlay;
 use keymap::KeyMap;
@@ -336,6 +338,7 @@ impl App {
         // answers.
         let mut fx = self.mirror_start();
         fx.extend(self.load(self.active, false));
+        fx.extend(self.find_unsent());
         if self.start_today {
             fx.extend(self.open_today());
         }
@@ -522,6 +525,7 @@ impl App {
                 self.write_admitted(id, ticket);
                 Vec::new()
             }
+            Message::UnsentFound(found) => self.unsent_found(found),
             Message::WriteRecorded { error } => {
                 if let Some(e) = error {
                     self.show_error(e);
@@ -560,7 +564,12 @@ impl App {
 
     pub(crate) fn quit(&mut self) -> Vec<Effect> {
         self.quitting = true;
-        vec![Effect::SaveState(self.remembered()), Effect::Quit]
+        let mut fx = vec![Effect::SaveState(self.remembered())];
+        // Writes still in their undo window are dropped: the journal says so, with their body,
+        // and the next start offers them as drafts.
+        fx.extend(self.drop_held_at_exit());
+        fx.push(Effect::Quit);
+        fx
     }
 
     fn show_error(&mut self, text: String) {

@@ -9,6 +9,9 @@
 //! rows under way finish and are recorded) and waited for at most [`QUIT_STOP_GRACE`] more.
 
 mod admission;
+mod unsent;
+
+pub use unsent::{UnsentDrafts, describe as describe_unsent, found_message};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -50,6 +53,8 @@ pub struct SafetyConfig {
 pub struct Held {
     pub effect: Effect,
     pub send_at: Instant,
+    /// The id its journal entry (held, then sent, dropped or taken back) has.
+    reserved: Option<String>,
 }
 
 /// What is remembered of a write sent, for its journal entry once answered.
@@ -63,6 +68,8 @@ struct Sent {
     target: Option<String>,
     /// The gate's ticket id (its intent is in the journal), once the runtime admitted it.
     ticket: Option<String>,
+    /// The id its held entry has in the journal (the ticket takes it).
+    reserved: Option<String>,
 }
 
 /// The gate's state.
@@ -238,26 +245,28 @@ impl App {
     fn hold(&mut self, effect: Effect) -> Vec<Effect> {
         let undo = self.safety.config.undo;
         if undo.is_zero() {
-            return vec![self.release(effect)];
+            return vec![self.release(effect, None)];
         }
+        let (reserved, fx) = self.journal_held(&effect);
         self.safety.held.push(Held {
             effect,
             send_at: self.now + undo,
+            reserved,
         });
         self.safety.shown_secs = None;
         self.dirty = true;
-        Vec::new()
+        fx
     }
 
     /// The write goes out now: remembered for its journal entry.
-    fn release(&mut self, effect: Effect) -> Effect {
+    fn release(&mut self, effect: Effect, reserved: Option<String>) -> Effect {
         if let Effect::StartJob { id, .. } = &effect {
             // Each of its rows goes to the write journal as it is answered.
             self.safety.passed.insert(*id);
             return effect;
         }
         if let Some((id, sent)) = self.sent_of(&effect) {
-            self.safety.sent.insert(id, sent);
+            self.safety.sent.insert(id, Sent { reserved, ..sent });
         }
         effect
     }
@@ -276,7 +285,7 @@ impl App {
             .partition(|h| h.send_at <= now);
         self.safety.held = kept;
         self.dirty = true;
-        fx.extend(due.into_iter().map(|h| self.release(h.effect)));
+        fx.extend(due.into_iter().map(|h| self.release(h.effect, h.reserved)));
         fx
     }
 
@@ -302,7 +311,7 @@ impl App {
         if held.is_empty() {
             return Vec::new();
         }
-        let mut fx = Vec::new();
+        let mut fx = self.journal_unsent(&held, unsent::Unsent::TakenBack);
         for h in &held {
             fx.extend(self.drop_write(
                 &h.effect,
@@ -358,14 +367,16 @@ impl App {
         let mut fx = Vec::new();
         // Journalled when the request reached the service (or may have), and always when the
         // gate journaled its intent (answered, it is no longer in doubt).
+        // A write held first has an entry already: what came of it replaces that (not sent
+        // when the gate refused it at the last moment).
         let reached = answer.ok || answer.status.is_some() || answer.outcome_unknown;
         if let (Some(path), true) = (
             self.safety.config.journal.clone(),
-            reached || s.ticket.is_some(),
+            reached || s.ticket.is_some() || s.reserved.is_some(),
         ) {
             let mut entry =
                 WriteRecord::new(s.kind, Who::Dashboard, &s.profile, "", s.sent, answer);
-            entry.id = s.ticket;
+            entry.id = s.ticket.or(s.reserved);
             entry.host = s.host;
             entry.target = s.target.or(created_id);
             entry.key = s.key;
@@ -507,13 +518,14 @@ impl App {
     /// The answer to the quit question: `send` sends the held writes now and quits once they
     /// are answered; else they are dropped (nothing sent) and the app quits.
     pub(crate) fn quit_with_writes(&mut self, send: bool) -> Vec<Effect> {
-        let held = std::mem::take(&mut self.safety.held);
         if !send {
+            // `quit` journals them as dropped.
             return self.quit();
         }
+        let held = std::mem::take(&mut self.safety.held);
         let mut fx = Vec::new();
         for h in held {
-            let e = self.release(h.effect);
+            let e = self.release(h.effect, h.reserved);
             match &e {
                 Effect::CreateContact { id, .. } | Effect::Reschedule { id, .. } => {
                     self.safety.quit_after.push(*id)

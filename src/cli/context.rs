@@ -180,6 +180,7 @@ impl Ctx {
             sent,
             key: None,
             run: None,
+            reserved_id: None,
         })
     }
 

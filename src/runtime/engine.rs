@@ -301,6 +301,7 @@ impl Engine {
                 | Effect::Reschedule { .. }
                 | Effect::RescheduleLog { .. }
                 | Effect::RecordWrite { .. }
+                | Effect::FindUnsent { .. }
                 | Effect::ReadJournal { .. } => {
                     let cx = RequestCx {
                         tx: &self.tx,
@@ -366,6 +367,14 @@ impl Engine {
                 } => super::dupes::export(id, report, path, format, overwrite, &self.tx),
                 Effect::Copy(text) => out.push(TermAction::Copy(text)),
                 Effect::SaveState(state) => self.state.save(&state),
+                Effect::RecordAtExit { path, entries } => {
+                    // At once: the process exits right after.
+                    for entry in &entries {
+                        if let Err(e) = crate::journal::record_durably(&path, entry) {
+                            tracing::warn!("the write journal {}: {e}", path.display());
+                        }
+                    }
+                }
                 Effect::Suspend => out.push(TermAction::Suspend),
                 Effect::RunUserAction { name, argvs, mode } => match mode {
                     crate::user_actions::Mode::Suspend => {

@@ -96,7 +96,8 @@ impl Requests {
             }
             Message::RescheduleLog { .. }
             | Message::JournalRead { .. }
-            | Message::WriteRecorded { .. } => {
+            | Message::WriteRecorded { .. }
+            | Message::UnsentFound(_) => {
                 self.log_reads = self.log_reads.saturating_sub(1);
             }
             _ => {}
@@ -163,6 +164,14 @@ impl Requests {
                         format!("The write journal {} was not written: {e}", path.display())
                     });
                     let _ = tx.send(Message::WriteRecorded { error });
+                });
+            }
+            Effect::FindUnsent { path, stale } => {
+                self.log_reads += 1;
+                let tx = cx.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let found = crate::journal::unsent(&path, stale);
+                    let _ = tx.send(crate::app::found_message(found, &path));
                 });
             }
             Effect::ReadJournal { path } => {

@@ -45,5 +45,6 @@ mod token_lookup;
 mod trust;
 mod tryout;
 mod tryout_mirror;
+mod unsent_drafts;
 mod update;
 mod user_actions;

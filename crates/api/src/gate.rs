@@ -166,6 +166,10 @@ pub struct WriteIntent {
     pub key: Option<String>,
     /// The import or bulk run it belongs to.
     pub run: Option<String>,
+    /// The id the journal already knows this write by (the dashboard records a write held in
+    /// its undo window before it is sent): the ticket takes it, so the journal shows one write
+    /// from held to answered. `None`: a fresh id.
+    pub reserved_id: Option<String>,
 }
 
 /// Where intents are recorded before they are sent.
@@ -217,7 +221,10 @@ pub fn admit(
             .into());
         }
     }
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = intent
+        .reserved_id
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     journal
         .intend(&id, intent)
         .map_err(GateError::NotJournaled)?;
@@ -243,6 +250,7 @@ impl MemoryJournal {
             sent: Value::Null,
             key: None,
             run: None,
+            reserved_id: None,
         };
         let asker = Asker::Cli {
             flag_profile: None,
@@ -308,6 +316,7 @@ mod tests {
             sent: Value::Null,
             key: None,
             run: None,
+            reserved_id: None,
         }
     }
 

@@ -28,7 +28,7 @@ use crate::api::ApiError;
 use crate::jsonl_store::{self, FileLock};
 use crmdash_api::gate::{IntentJournal, WriteIntent};
 
-pub use query::{Filter, read};
+pub use query::{Filter, read, unsent};
 
 /// The journal's file name in the data directory.
 pub const FILE_NAME: &str = "write-journal.jsonl";
@@ -59,6 +59,24 @@ pub struct Answer {
     /// after it (the process ended first, or the answer is still on its way). In doubt.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// Confirmed in the dashboard and waiting out its undo window: not sent yet. Still so at
+    /// the next start (the dashboard was killed), it counts as dropped ([`unsent`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held: bool,
+    /// Never sent: the dashboard ended (quit, a signal) while it waited in its undo window.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dropped: bool,
+    /// Never sent: taken back in its undo window.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub taken_back: bool,
+    /// A dropped write the dashboard's next start offered as a draft (it is not offered again).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub offered: bool,
+    /// Read back only: this write was in doubt, and a later one of the same write (its
+    /// Idempotency-Key, or for a reschedule the same appointment and body) was answered: that
+    /// answer, which settles it (`replayed` when the first had reached the service).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_by: Option<String>,
 }
 
 impl Answer {
@@ -90,8 +108,19 @@ impl Answer {
             .as_deref()
             .map(|m| format!(": {m}"))
             .unwrap_or_default();
-        if self.pending {
+        if let (true, Some(later)) = (self.pending, &self.settled_by) {
+            format!("settled by a retry: {later}")
+        } else if self.pending {
             "in doubt: sent, no answer recorded".to_string()
+        } else if self.held {
+            "held: in its undo window, not sent".to_string()
+        } else if self.dropped && self.offered {
+            "dropped, not sent: the dashboard ended in its undo window (offered as a draft)"
+                .to_string()
+        } else if self.dropped {
+            "dropped, not sent: the dashboard ended in its undo window".to_string()
+        } else if self.taken_back {
+            "taken back, not sent".to_string()
         } else if self.ok && self.replayed {
             format!("replayed{status}")
         } else if self.ok {

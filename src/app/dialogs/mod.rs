@@ -155,6 +155,8 @@ impl<'a> DialogCx<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DialogResult {
     SetIncludes(Vec<&'static str>),
+    /// Open this unsent write as a draft in its dialog.
+    OpenDraft(Box<crate::journal::WriteRecord>),
     /// Put `json` on the clipboard and say so, as `y` on the table does.
     CopyJson {
         json: String,
@@ -348,6 +350,8 @@ pub enum Overlay {
     Plan(Box<plan::PlanView>),
     /// `:import`'s preview, or an import run's report (from `:jobs`).
     Import(Box<import::ImportView>),
+    /// At the start: writes an earlier dashboard dropped in their undo window, as drafts.
+    Unsent(Box<crate::app::write_gate::UnsentDrafts>),
 }
 
 impl Overlay {
@@ -379,6 +383,7 @@ impl Overlay {
             Overlay::Dupes(d) => d.as_mut(),
             Overlay::Plan(d) => d.as_mut(),
             Overlay::Import(d) => d.as_mut(),
+            Overlay::Unsent(d) => d.as_mut(),
         }
     }
 
@@ -410,6 +415,7 @@ impl Overlay {
             Overlay::Dupes(d) => d.as_ref(),
             Overlay::Plan(d) => d.as_ref(),
             Overlay::Import(d) => d.as_ref(),
+            Overlay::Unsent(d) => d.as_ref(),
         }
     }
 }

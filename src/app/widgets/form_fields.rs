@@ -40,6 +40,15 @@ pub fn extra_text(extra: &[TextInput]) -> String {
         .join("\n")
 }
 
+/// A value as an extra line types it: a string as it is unless it would read back as something
+/// else (`"42"` stays a string), anything else as JSON.
+pub fn value_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) if crate::validate::parse_value(s) == *v => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// Keeps one empty line at the end to type the next attribute into.
 pub fn keep_blank_line(extra: &mut Vec<TextInput>) {
     if extra.last().is_some_and(|l| !l.is_empty()) {

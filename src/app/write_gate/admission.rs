@@ -42,6 +42,7 @@ impl App {
             key,
             target,
             ticket: None,
+            reserved: None,
         };
         Some((id, sent))
     }
@@ -71,6 +72,7 @@ impl App {
             sent: sent.sent,
             key: sent.key,
             run: None,
+            reserved_id: sent.reserved,
         };
         Some((gate, intent))
     }

@@ -86,6 +86,7 @@ impl RowJournal {
             sent: serde_json::to_value(&p.contact).unwrap_or_default(),
             key: Some(p.key.to_string()),
             run: Some(format!("{}:{}", self.file, p.line)),
+            reserved_id: None,
         }
     }
 

@@ -63,6 +63,7 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Dupes(d) => dupes::draw(f, area, d, spinner(app), keys, theme),
         Overlay::Plan(v) => plan::draw(f, area, v, keys, theme),
         Overlay::Import(v) => import::draw(f, area, v, keys, theme),
+        Overlay::Unsent(d) => write_guard::draw_unsent(f, area, d, keys, theme),
     }
 }
 

@@ -8,6 +8,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::dialogs::write_guard::{PendingWriteQuit, TypeProfileName};
 use crate::app::keymap::{Action, KeyMap};
+use crate::app::{UnsentDrafts, describe_unsent};
 use crate::ui::common::{modal, text_input};
 use crate::ui::theme::Theme;
 
@@ -91,4 +92,45 @@ pub fn draw_pending_quit(
         Line::from("Send it now and quit once the service answers, or drop it and quit?"),
     ];
     f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), inner);
+}
+
+/// At the start: the writes an earlier dashboard never sent, each opened as a draft with Enter.
+/// Wrapped, never cut: each is read whole.
+pub fn draw_unsent(f: &mut Frame, area: Rect, d: &UnsentDrafts, keys: &KeyMap, theme: &Theme) {
+    let m = modal::centered(area, 76, area.height.saturating_sub(2).max(8));
+    let footer = format!(
+        "{} open as draft · {} close (they stay in :log)",
+        keys.first_key(Action::Confirm),
+        keys.first_key(Action::Back)
+    );
+    let title = match d.writes.len() {
+        1 => "A write was not sent".to_string(),
+        n => format!("{n} writes were not sent"),
+    };
+    let inner = modal::frame(f, m, &title, &footer, theme);
+    let killed = d.writes.iter().any(UnsentDrafts::killed);
+    let why = if killed {
+        "crmdash ended without a word (it was killed) while these waited in their undo window:"
+    } else {
+        "crmdash ended (a quit that dropped them, or a signal) while these waited in their undo window:"
+    };
+    let mut text = vec![Line::from(why), Line::from("")];
+    for (i, w) in d.writes.iter().enumerate() {
+        let style = if i == d.selected {
+            theme.selected
+        } else {
+            ratatui::style::Style::default()
+        };
+        let mark = if i == d.selected { "› " } else { "  " };
+        text.push(Line::from(Span::styled(
+            format!("{mark}{}", describe_unsent(w)),
+            style,
+        )));
+    }
+    text.push(Line::from(""));
+    text.push(Line::from(Span::styled(
+        "Nothing was sent. A draft opens as it was confirmed; sending it is up to you.",
+        theme.dim,
+    )));
+    f.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
 }

@@ -37,7 +37,7 @@ pub fn read(path: &Path, filter: &Filter) -> io::Result<Vec<WriteRecord>> {
         merge::merge_once_locked(path)?;
         jsonl_store::read_locked(path)?
     };
-    let mut kept: Vec<WriteRecord> = one_per_write(entries)
+    let mut kept: Vec<WriteRecord> = settle_retried(one_per_write(entries))
         .into_iter()
         .filter(|e| filter.keeps(e))
         .collect();
@@ -48,15 +48,69 @@ pub fn read(path: &Path, filter: &Filter) -> io::Result<Vec<WriteRecord>> {
     Ok(kept)
 }
 
+/// The dashboard's writes that were never sent and not yet offered again, oldest first: those
+/// dropped when it ended in their undo window, and those still held at a time older than
+/// `stale` (the dashboard that held them was killed; a younger one may still be counting down
+/// in another dashboard).
+pub fn unsent(path: &Path, stale: DateTime<Utc>) -> io::Result<Vec<WriteRecord>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let entries: Vec<WriteRecord> = jsonl_store::read_all(path)?;
+    Ok(one_per_write(entries)
+        .into_iter()
+        .filter(|e| {
+            e.who == super::Who::Dashboard
+                && ((e.answer.dropped && !e.answer.offered) || (e.answer.held && e.at < stale))
+        })
+        .collect())
+}
+
+/// A write in doubt (its intent, no answer) that a later retry of the same write settled: the
+/// same Idempotency-Key, or with none (a reschedule) the same kind, host, appointment and body.
+/// It keeps its place and says what settled it.
+fn settle_retried(mut entries: Vec<WriteRecord>) -> Vec<WriteRecord> {
+    let same = |e: &WriteRecord| match &e.key {
+        Some(k) => format!("{}|{}|key|{k}", e.kind.name(), e.host),
+        None => format!(
+            "{}|{}|{}|{}",
+            e.kind.name(),
+            e.host,
+            e.target.as_deref().unwrap_or(""),
+            e.sent
+        ),
+    };
+    let mut answered: std::collections::HashMap<String, String> = Default::default();
+    for e in entries.iter_mut().rev() {
+        let a = &e.answer;
+        // An acceptance, or a refusal of the body itself (a 4xx other than 408 and 429): the
+        // first send met the same fate. A 5xx or no answer settles nothing.
+        let refused = a
+            .status
+            .is_some_and(|s| (400..500).contains(&s) && s != 408 && s != 429);
+        let settles = !a.pending && !a.held && !a.dropped && !a.taken_back && !a.outcome_unknown;
+        if settles && (a.ok || refused) {
+            answered.insert(same(e), a.summary());
+        } else if a.pending {
+            e.answer.settled_by = answered.get(&same(e)).cloned();
+        }
+    }
+    entries
+}
+
 /// One entry per write: an answer replaces its intent (same ticket id) in the intent's place,
-/// keeping the time it was sent; an intent with no answer stays, in doubt.
+/// keeping the time it was sent; an intent with no answer stays, in doubt. A write held in
+/// the dashboard's undo window shares its id with what came of it (sent, dropped, taken back),
+/// and a late line saying it is held never replaces what came of it.
 fn one_per_write(entries: Vec<WriteRecord>) -> Vec<WriteRecord> {
     let mut out: Vec<WriteRecord> = Vec::with_capacity(entries.len());
     let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for e in entries {
         match e.id.as_ref().and_then(|id| at.get(id).copied()) {
+            Some(_) if e.answer.held => {}
             Some(i) => {
-                let sent_at = out[i].at;
+                // Sent when its intent was written, not when it was first held.
+                let sent_at = if out[i].answer.held { e.at } else { out[i].at };
                 out[i] = WriteRecord { at: sent_at, ..e };
             }
             None => {
@@ -89,6 +143,7 @@ mod tests {
             sent: serde_json::json!({"method": "POST"}),
             key: Some(key.into()),
             run: None,
+            reserved_id: None,
         };
         let first = WriteRecord::intent("t1", &intent("k1"));
         let sent_at = first.at;
@@ -115,6 +170,63 @@ mod tests {
             "in doubt: sent, no answer recorded"
         );
         assert_eq!(all[1].key.as_deref(), Some("k2"));
+    }
+
+    #[test]
+    fn a_retry_with_the_same_key_settles_a_write_in_doubt_and_a_503_does_not() {
+        use crmdash_api::gate::WriteIntent;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let intent = |key: &str| WriteIntent {
+            kind: WriteKind::Create,
+            who: Who::Cli,
+            profile: "p".into(),
+            base_url: "http://127.0.0.1:9".into(),
+            target: None,
+            sent: serde_json::json!({"email": "a@b.c"}),
+            key: Some(key.into()),
+            run: None,
+            reserved_id: None,
+        };
+        let answer = |ticket: &str, key: &str, a: Answer| {
+            let mut r = WriteRecord::new(
+                WriteKind::Create,
+                Who::Cli,
+                "p",
+                "http://127.0.0.1:9",
+                serde_json::Value::Null,
+                a,
+            )
+            .answering(ticket);
+            r.key = Some(key.into());
+            r
+        };
+        // k1: killed after its intent, then retried: replayed. k2: killed, its retry got a 503.
+        super::super::record_durably(&path, &WriteRecord::intent("t1", &intent("k1"))).unwrap();
+        super::super::record_durably(&path, &WriteRecord::intent("t2", &intent("k2"))).unwrap();
+        super::super::record_durably(&path, &WriteRecord::intent("t3", &intent("k1"))).unwrap();
+        let replayed = Answer {
+            replayed: true,
+            ..Answer::accepted(201)
+        };
+        record(&path, &answer("t3", "k1", replayed)).unwrap();
+        super::super::record_durably(&path, &WriteRecord::intent("t4", &intent("k2"))).unwrap();
+        let failed = Answer {
+            status: Some(503),
+            ..Answer::default()
+        };
+        record(&path, &answer("t4", "k2", failed)).unwrap();
+        let all = read(&path, &Filter::default()).unwrap();
+        let said: Vec<String> = all.iter().map(|e| e.answer.summary()).collect();
+        assert_eq!(
+            said,
+            [
+                "settled by a retry: replayed 201",
+                "in doubt: sent, no answer recorded",
+                "replayed 201",
+                "failed 503",
+            ]
+        );
     }
 
     #[test]

@@ -142,6 +142,42 @@ impl ContactForm {
         }
     }
 
+    /// The form filled in with a body confirmed before and not sent (a draft the journal kept):
+    /// the four fields, then each further key as a `key = value` line. Sent with `key` (its
+    /// Idempotency-Key then) while the body is unchanged, so it can never create twice.
+    pub fn fill_from(&mut self, body: &serde_json::Value, key: Option<&str>) {
+        use serde_json::Value;
+        let Value::Object(map) = body else { return };
+        let names = ["first_name", "last_name", "email", "phone"];
+        for (input, name) in self.inputs.iter_mut().zip(names) {
+            if let Some(v) = map.get(name).and_then(Value::as_str) {
+                input.set(v);
+            }
+        }
+        self.extra = map
+            .iter()
+            .filter(|(k, _)| !names.contains(&k.as_str()))
+            .map(|(k, v)| TextInput::new(format!("{k} = {}", form_fields::value_text(v))))
+            .collect();
+        self.extra.push(TextInput::default());
+        if let Some(k) = key.and_then(|k| IdempotencyKey::from_stable(k).ok()) {
+            let text = |name: &str| map.get(name).and_then(Value::as_str).map(str::to_string);
+            let contact = NewContact {
+                first_name: text("first_name"),
+                last_name: text("last_name"),
+                email: text("email"),
+                phone: text("phone"),
+                extra: map
+                    .iter()
+                    .filter(|(k, _)| !names.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            };
+            self.key = Some((k, contact));
+        }
+        self.revalidate();
+    }
+
     /// The text as typed.
     pub fn input(&self) -> ContactInput {
         ContactInput {

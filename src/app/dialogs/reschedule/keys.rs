@@ -11,11 +11,52 @@ use crate::app::dialogs::{Dialog, DialogCx, Outcome};
 use crate::app::effects::Effect;
 use crate::app::keymap::{Action, Hint};
 use crate::app::widgets::form_fields;
-use crate::app::widgets::text_input::InputOutcome;
+use crate::app::widgets::text_input::{InputOutcome, TextInput};
 use crate::reschedule::{EndSpec, Shift, format_time, shift};
 use crate::timeparse::TimeError;
 
 impl RescheduleForm {
+    /// The dialog filled in with a body confirmed before and not sent (a draft the journal
+    /// kept), at its preview: Enter sends exactly that body, Esc goes back to edit it.
+    pub(crate) fn fill_from(
+        &mut self,
+        appointment_id: &str,
+        body: serde_json::Map<String, serde_json::Value>,
+    ) {
+        let time_of = |key: &str| {
+            body.get(key)
+                .and_then(serde_json::Value::as_str)
+                .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        };
+        self.inputs[0].set(appointment_id);
+        let (start_key, end_key) = (
+            self.config.settings.start_field.clone(),
+            self.config.settings.end_field.clone(),
+        );
+        if let Some(start) = time_of(&start_key) {
+            let text = self.time_text(&start);
+            self.inputs[1].set(text);
+        }
+        match time_of(&end_key) {
+            Some(end) => {
+                let text = self.time_text(&end);
+                self.inputs[2].set(text);
+            }
+            None => self.inputs[2].clear(),
+        }
+        self.extra = body
+            .iter()
+            .filter(|(k, _)| **k != start_key && **k != end_key)
+            .map(|(k, v)| TextInput::new(format!("{k} = {}", form_fields::value_text(v))))
+            .collect();
+        self.extra.push(TextInput::default());
+        self.revalidate();
+        self.stage = Stage::Preview {
+            appointment_id: appointment_id.to_string(),
+            body,
+        };
+    }
+
     fn move_focus(&mut self, forward: bool) {
         self.focus = form_fields::cycle(self.focus, self.field_count(), forward);
         self.focused_input_mut().focus();

@@ -336,6 +336,7 @@ impl Runner {
             sent: Value::Object(row.body.clone()),
             key: None,
             run: Some(self.run_id.clone()),
+            reserved_id: None,
         }
     }
 
