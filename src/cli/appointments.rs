@@ -181,13 +181,13 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
     match log_path(ctx.demo()) {
         Some(path) => {
             if let Err(e) = reschedule::append_log(&path, &entry) {
-                eprintln!(
+                crmdash_domain::say!(
                     "warning: could not write the reschedule log {}: {e}",
                     path.display()
                 );
             }
         }
-        None => eprintln!("warning: no data directory for the reschedule log"),
+        None => crmdash_domain::say!("warning: no data directory for the reschedule log"),
     }
     format::print_one(&appointment, format::resolve(args.format, ctx.tty))
 }
@@ -214,7 +214,7 @@ fn build(ctx: &Ctx, args: &RescheduleArgs) -> Result<Map<String, Value>, CliErro
             let end = end.unwrap_or(EndSpec::None);
             let times = RescheduleTimes::new(start, end, &zone).map_err(body_error)?;
             if let Some(note) = reschedule::ends_next_day(&times, end, &zone) {
-                eprintln!("note: the appointment {note}");
+                crmdash_domain::say!("note: the appointment {note}");
             }
             reschedule::build_body(&times, settings, &extra).map_err(body_error)?
         }

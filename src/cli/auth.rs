@@ -25,7 +25,7 @@ pub struct LoginArgs {
 fn load_settings() -> Settings {
     let loaded = config::load(None);
     for w in &loaded.warnings {
-        eprintln!("warning: {w}");
+        crmdash_domain::say!("warning: {w}");
     }
     loaded.settings
 }
@@ -71,7 +71,7 @@ pub async fn login(g: &Globals, args: &LoginArgs) -> Result<(), Failure> {
         verify(g, &settings, &resolved.base_url, token.clone())
             .await
             .map_err(not_accepted)?;
-        eprintln!("The service accepted the token.");
+        crmdash_domain::say!("The service accepted the token.");
     }
     let path = config_file()?;
     let keyring = Keyring::platform();
@@ -90,7 +90,7 @@ pub async fn login(g: &Globals, args: &LoginArgs) -> Result<(), Failure> {
         return Err(f);
     }
     config::save_profile_base_url(&path, &resolved.profile, &resolved.base_url)?;
-    eprintln!(
+    crmdash_domain::say!(
         "Logged in: profile '{}' at {} (token {} stored in the {}; base URL saved in {}).",
         resolved.profile,
         resolved.base_url,
@@ -99,7 +99,7 @@ pub async fn login(g: &Globals, args: &LoginArgs) -> Result<(), Failure> {
         path.display()
     );
     if std::env::var_os(credentials::TOKEN_ENV).is_some() {
-        eprintln!("Note: CRMDASH_TOKEN is set and overrides the keyring while it is.");
+        crmdash_domain::say!("Note: CRMDASH_TOKEN is set and overrides the keyring while it is.");
     }
     Ok(())
 }
@@ -126,8 +126,10 @@ fn read_token(profile: &str, interactive: bool) -> Result<SecretString, Failure>
 }
 
 fn prompt_line(prompt: &str) -> Result<String, Failure> {
-    eprint!("{prompt}");
-    let _ = std::io::stderr().flush();
+    let mut err = crate::output::stderr();
+    let _ = write!(err, "{prompt}");
+    let _ = err.flush();
+    drop(err);
     let mut line = String::new();
     std::io::stdin()
         .lock()
@@ -200,16 +202,16 @@ pub async fn logout(g: &Globals) -> Result<(), Failure> {
     super::cache::remove_on_logout(&settings, &profile)?;
     let keyring = Keyring::platform();
     if keyring.delete(&profile).await? {
-        eprintln!(
+        crmdash_domain::say!(
             "Logged out: the token of profile '{profile}' was removed from the {}.",
             keyring.store_name()
         );
     } else {
-        eprintln!("No token was stored for profile '{profile}'.");
+        crmdash_domain::say!("No token was stored for profile '{profile}'.");
     }
 
     if std::env::var_os(credentials::TOKEN_ENV).is_some() {
-        eprintln!("Note: CRMDASH_TOKEN is still set in this environment.");
+        crmdash_domain::say!("Note: CRMDASH_TOKEN is still set in this environment.");
     }
     Ok(())
 }
@@ -228,14 +230,15 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
     let settings = load_settings();
     let (profile, profile_src) =
         config::resolve_profile(&settings, g.flag_profile.as_deref(), &g.env)?;
-    println!("profile:   {profile} ({})", source_name(profile_src));
+    crmdash_domain::show!("profile:   {profile} ({})", source_name(profile_src));
     let safety = crate::safety::flags_of(&settings, &profile);
-    println!(
+    crmdash_domain::show!(
         "safety:    read_only = {}, protected = {}",
-        safety.read_only, safety.protected
+        safety.read_only,
+        safety.protected
     );
     if let Some(p) = config::config_path() {
-        println!("config:    {}", p.display());
+        crmdash_domain::show!("config:    {}", p.display());
     }
     let resolved: Resolved = match config::resolve(
         &settings,
@@ -245,22 +248,22 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
     ) {
         Ok(r) => r,
         Err(e) => {
-            println!("base URL:  none");
+            crmdash_domain::show!("base URL:  none");
             return Err(e.into());
         }
     };
-    println!(
+    crmdash_domain::show!(
         "base URL:  {} ({})",
         resolved.base_url,
         source_name(resolved.base_url_source)
     );
     let mirror = super::cache::status_line(&settings, &profile, &resolved.base_url);
-    println!("mirror:    {mirror}");
+    crmdash_domain::show!("mirror:    {mirror}");
     let source = credentials::resolve_token(&profile, &resolved.base_url, &settings).await;
     let source = match source {
         Ok(s) => s,
         Err(e) => {
-            println!("token:     none usable");
+            crmdash_domain::show!("token:     none usable");
             return Err(e.into());
         }
     };
@@ -268,13 +271,13 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
         TokenOrigin::Env => "CRMDASH_TOKEN".to_string(),
         TokenOrigin::Keyring => format!("keyring: {}", Keyring::platform().store_name()),
     };
-    println!(
+    crmdash_domain::show!(
         "token:     {} (from {origin})",
         credentials::token_hint(&source.token)
     );
     match verify(g, &settings, &resolved.base_url, source.token).await {
         Ok(()) => {
-            println!("service:   accepts the token");
+            crmdash_domain::show!("service:   accepts the token");
             Ok(())
         }
         Err(e) => {
@@ -282,7 +285,7 @@ pub async fn status(g: &Globals) -> Result<(), Failure> {
                 ErrorKind::Unauthorized | ErrorKind::Forbidden => "does not accept the token",
                 _ => "could not be asked",
             };
-            println!("service:   {verdict}");
+            crmdash_domain::show!("service:   {verdict}");
             Err(e.into())
         }
     }

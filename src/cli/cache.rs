@@ -87,7 +87,9 @@ pub fn remove(
 /// `crmdash cache clear`.
 pub fn clear(g: &Globals, settings: &Settings, args: &ClearArgs) -> Result<(), CliError> {
     if g.demo {
-        eprintln!("Nothing to delete: a --demo run's mirror lives only as long as the run.");
+        crmdash_domain::say!(
+            "Nothing to delete: a --demo run's mirror lives only as long as the run."
+        );
         return Ok(());
     }
     let profile = if args.all {
@@ -102,12 +104,12 @@ pub fn clear(g: &Globals, settings: &Settings, args: &ClearArgs) -> Result<(), C
     };
     let root = paths::root(&settings.cache).map_err(cli_error)?;
     if removed.files.is_empty() {
-        eprintln!(
+        crmdash_domain::say!(
             "No local mirror of {whose} to delete in {}.",
             root.display()
         );
     } else {
-        eprintln!(
+        crmdash_domain::say!(
             "Deleted the local mirror of {whose} in {}: {} file(s), {}:",
             root.display(),
             removed.files.len(),
@@ -115,7 +117,7 @@ pub fn clear(g: &Globals, settings: &Settings, args: &ClearArgs) -> Result<(), C
         );
         for f in &removed.files {
             if let Some(name) = f.file_name() {
-                eprintln!("  {}", name.to_string_lossy());
+                crmdash_domain::say!("  {}", name.to_string_lossy());
             }
         }
     }
@@ -127,7 +129,7 @@ pub fn clear(g: &Globals, settings: &Settings, args: &ClearArgs) -> Result<(), C
         .map(|d| d.flatten().filter(|e| !ours.contains(&e.path())).count())
         .unwrap_or(0);
     if others > 0 {
-        eprintln!("Left alone: {others} other file(s) in that folder (not crmdash's).");
+        crmdash_domain::say!("Left alone: {others} other file(s) in that folder (not crmdash's).");
     }
     Ok(())
 }
@@ -136,7 +138,7 @@ pub fn clear(g: &Globals, settings: &Settings, args: &ClearArgs) -> Result<(), C
 pub fn remove_on_logout(settings: &Settings, profile: &str) -> Result<(), Failure> {
     match remove(settings, Some(profile)) {
         Ok(removed) if !removed.files.is_empty() => {
-            eprintln!(
+            crmdash_domain::say!(
                 "Deleted the local mirror of profile '{profile}' ({}).",
                 human_size(removed.bytes)
             );

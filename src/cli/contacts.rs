@@ -273,20 +273,20 @@ pub async fn create(ctx: &Ctx, args: &CreateArgs) -> Result<(), CliError> {
         sink.remember(vec![record.clone()]).await;
     }
     if created.replayed {
-        eprintln!(
+        crmdash_domain::say!(
             "note: replayed: an earlier request with Idempotency-Key {key} created this contact"
         );
     } else if let Some(k) = &known
         && k.state == KeyState::Created
     {
-        eprintln!(
+        crmdash_domain::say!(
             "note: Idempotency-Key {key} was used before (crmdash's journal); the service answered without saying it replayed"
         );
     }
     let fmt = format::resolve(args.format, ctx.tty);
     match &created.record {
         Some(record) => format::print_one(record, fmt)?,
-        None => eprintln!(
+        None => crmdash_domain::say!(
             "created (HTTP {}); the service returned no record",
             created.status
         ),
@@ -345,7 +345,7 @@ fn one_message(e: CliError) -> CliError {
 }
 
 fn warn_journal(j: &Journal, e: &std::io::Error) {
-    eprintln!(
+    crmdash_domain::say!(
         "warning: the idempotency journal {} cannot be used: {e}",
         j.path().display()
     );

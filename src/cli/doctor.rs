@@ -65,9 +65,9 @@ pub async fn run(g: &Globals) -> Result<(), CliError> {
     }
     let checks = checks(g).await;
     for c in &checks {
-        println!("{:<4}  {:<9} {}", c.verdict.word(), c.name, c.detail);
+        crmdash_domain::show!("{:<4}  {:<9} {}", c.verdict.word(), c.name, c.detail);
         for line in &c.more {
-            println!("{:<4}  {:<9}   {line}", "", "");
+            crmdash_domain::show!("{:<4}  {:<9}   {line}", "", "");
         }
     }
     let failed = checks.iter().filter(|c| c.verdict == Verdict::Fail).count();

@@ -115,7 +115,7 @@ fn find_and_print(g: &Globals, settings: &Settings, args: &DupesArgs) -> Result<
     )
     .map_err(read_error)?;
     if !report.complete {
-        eprintln!(
+        crmdash_domain::say!(
             "(the local mirror's contacts are incomplete: no full sync has finished; clusters may be missing)"
         );
     }
@@ -124,7 +124,7 @@ fn find_and_print(g: &Globals, settings: &Settings, args: &DupesArgs) -> Result<
     let written = match fmt {
         Format::Table => {
             if let Some(t) = report.synced {
-                eprintln!("(local mirror, synced {})", cache::age(Utc::now() - t));
+                crmdash_domain::say!("(local mirror, synced {})", cache::age(Utc::now() - t));
             }
             dupes::write_table(&report, usize::from(table_width()), &mut out)
         }

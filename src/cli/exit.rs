@@ -294,6 +294,7 @@ pub fn exit_for_api(e: &ApiError) -> Exit {
         | ErrorKind::Timeout
         | ErrorKind::BadResponse => Exit::Unavailable,
         ErrorKind::Redirect | ErrorKind::Other => Exit::Other,
+        ErrorKind::NotJournaled => Exit::NotJournaled,
     }
 }
 

@@ -211,7 +211,9 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
         let mirrored = near::mirror_people(ctx).await.unwrap_or_else(|why| {
             // Said on a terminal only: a script's stderr keeps to errors and warnings.
             if ctx.tty.stderr {
-                eprintln!("note: near duplicates are looked for within the file only: {why}");
+                crmdash_domain::say!(
+                    "note: near duplicates are looked for within the file only: {why}"
+                );
             }
             Vec::new()
         });
@@ -231,7 +233,7 @@ pub async fn run(ctx: &Ctx, args: &ImportArgs) -> Result<(), CliError> {
     let counts = reporter.finish(checked.rows.saturating_sub(ended.reported));
     let limited = gov.times_rate_limited();
     if limited > 0 && ctx.tty.stderr {
-        eprintln!(
+        crmdash_domain::say!(
             "note: the service rate-limited the import {}; it slowed down and no row failed for it",
             report::plural(limited, "time", "times")
         );

@@ -118,7 +118,7 @@ where
                 && let Some(note) =
                     one.and_then(|one| paging::partial_note(Q::RESOURCE.noun(), &one))
             {
-                eprintln!("{note}");
+                crmdash_domain::say!("{note}");
             }
             Ok(())
         }

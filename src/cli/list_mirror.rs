@@ -95,7 +95,7 @@ where
     let read = src.mirror.in_snapshot(|m| -> Result<(), Stop> {
         let synced = src.complete(m, Q::RESOURCE)?;
         refuse_unreadable(&src, m, &query)?;
-        eprintln!("{}", src.provenance(synced));
+        crmdash_domain::say!("{}", src.provenance(synced));
         if let Some(shaper) = &shaper {
             let mut raws: Vec<String> = Vec::new();
             let mut keep = |records: Vec<Q::Item>| {
@@ -133,7 +133,7 @@ where
         if ctx.tty.stderr
             && let Some(note) = paging::partial_note(Q::RESOURCE.noun(), &one)
         {
-            eprintln!("{note}");
+            crmdash_domain::say!("{note}");
         }
         Ok(())
     });

@@ -271,7 +271,7 @@ pub fn main() -> ExitCode {
             (Ok(()), Some(ended)) => {
                 // Said after the terminal is restored, where the user can read it.
                 if let Some(why) = &ended.state_not_saved {
-                    eprintln!("warning: {why}");
+                    crmdash_domain::say!("warning: {why}");
                 }
                 match ended.signal {
                     Some(sig) => ExitCode::from(128u8.saturating_add(sig as u8)),

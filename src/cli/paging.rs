@@ -5,7 +5,9 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::api::{ApiError, ApiRecord, Client, ListQuery, MAX_PER_PAGE, Meta, Page, Paging};
+use crate::api::{
+    ApiError, ApiRecord, Client, ErrorKind, ListQuery, MAX_PER_PAGE, Meta, Page, Paging,
+};
 
 /// A guard against a server whose `last_page` never comes: 100 000 pages of 100 records.
 const MAX_PAGES: u32 = 100_000;
@@ -156,7 +158,27 @@ where
         });
         let page = client.list(&query).await?;
         let ids = page_ids(&page);
-        if page.data.is_empty() || previous_ids.as_ref() == Some(&ids) {
+        if page.data.is_empty() {
+            break;
+        }
+        if previous_ids.as_ref() == Some(&ids) {
+            // Everything at once (a page longer than asked for, sent again) is the whole list;
+            // a full page sent again, or one whose `meta` says more follow, is a service that
+            // ignores `page`: what was read is not the whole list, and that is said.
+            let more = page
+                .meta
+                .and_then(|m| Some(m.current_page? < m.last_page?))
+                .unwrap_or(ids.len() == MAX_PER_PAGE as usize);
+            if more {
+                return Err(ApiError::new(
+                    ErrorKind::BadResponse,
+                    format!(
+                        "the service sent page {} again instead of page {page_no}: it ignores `page`, so the list is incomplete ({records} records read)",
+                        page_no - 1
+                    ),
+                )
+                .into());
+            }
             break;
         }
         let len = page.data.len();
@@ -178,8 +200,17 @@ where
             Some(last) => current >= last,
             None => len < MAX_PER_PAGE as usize,
         };
-        if done || page_no >= MAX_PAGES {
+        if done {
             break;
+        }
+        if page_no >= MAX_PAGES {
+            return Err(ApiError::new(
+                ErrorKind::BadResponse,
+                format!(
+                    "the list goes on past {MAX_PAGES} pages ({records} records read): stopped; narrow it with a filter"
+                ),
+            )
+            .into());
         }
         previous_ids = Some(ids);
         page_no += 1;
@@ -349,8 +380,22 @@ mod tests {
         assert_eq!(all(0, false).await, (0, 1));
     }
 
+    /// A service that ignores `page` sends its first full page again: what was read is not the
+    /// whole list, and the walk says so instead of ending as if it were (it used to, exit 0).
     #[tokio::test]
-    async fn a_repeated_page_ends_the_walk_without_duplicates() {
-        assert_eq!(all(500, true).await, (100, 2));
+    async fn a_full_page_sent_again_is_an_incomplete_list_and_an_error() {
+        let (client, hits) = bare_server(500, true).await;
+        let err = fetch_all(&client, DealQuery::default(), |_, _, _| {})
+            .await
+            .unwrap_err();
+        assert!(
+            err.message
+                .contains("sent page 1 again instead of page 2: it ignores `page`, so the list is incomplete (100 records read)"),
+            "{}",
+            err.message
+        );
+        assert_eq!(hits.load(Ordering::SeqCst), 2);
+        // Fewer than a page: the whole list, read once.
+        assert_eq!(all(60, true).await, (60, 1));
     }
 }

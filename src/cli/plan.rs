@@ -103,7 +103,7 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
     if !args.yes {
         confirm(ctx, &rows, &zone, path)?;
     } else if ctx.tty.stderr {
-        eprintln!("{}", preview::sentence(&rows));
+        crmdash_domain::say!("{}", preview::sentence(&rows));
     }
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -136,7 +136,7 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
     watcher.abort();
     let counts = reporter.finish();
     if end.rate_limited > 0 && ctx.tty.stderr {
-        eprintln!(
+        crmdash_domain::say!(
             "note: the service rate-limited the plan {} {}; it slowed down and no row failed for it",
             end.rate_limited,
             if end.rate_limited == 1 {
@@ -291,7 +291,7 @@ async fn watch_interrupt(stop: Arc<AtomicBool>, interrupted: Arc<AtomicBool>) {
     let _ = tokio::signal::ctrl_c().await;
     stop.store(true, Ordering::Relaxed);
     interrupted.store(true, Ordering::Relaxed);
-    eprintln!(
+    crmdash_domain::say!(
         "\nstopping: no new request goes out; those under way finish (Ctrl-C again to quit now)"
     );
     let _ = tokio::signal::ctrl_c().await;

@@ -308,7 +308,7 @@ async fn paginate(
             .flat_map(|r| r.get().bytes().chain([b'\n']))
             .collect();
         if !empty && previous.as_ref() == Some(&sent) {
-            eprintln!(
+            crmdash_domain::say!(
                 "crmdash api --paginate: page {page} repeats page {} record for record; stopped there",
                 page - 1
             );

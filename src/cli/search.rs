@@ -120,7 +120,7 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
     // A first sync writes records before their search entries (built at its end): until a
     // sync finishes the job, say which resources search cannot see yet.
     for r in &results.unsearchable {
-        eprintln!(
+        crmdash_domain::say!(
             "(local mirror: {r} are not searchable yet, their first sync did not finish; `crmdash sync` completes it)"
         );
     }
@@ -133,7 +133,7 @@ pub fn run(g: &Globals, settings: &Settings, args: &SearchArgs) -> Result<(), Cl
     let written = match fmt {
         Format::Table => {
             if let Some(t) = synced {
-                eprintln!("(local mirror, synced {})", cache::age(Utc::now() - t));
+                crmdash_domain::say!("(local mirror, synced {})", cache::age(Utc::now() - t));
             }
             write_table(&results, &mut out)
         }

@@ -14,7 +14,7 @@ use crate::credentials;
 pub fn load_settings() -> Settings {
     let loaded = config::load(None);
     for w in &loaded.warnings {
-        eprintln!("warning: {w}");
+        crmdash_domain::say!("warning: {w}");
     }
     let mut settings = loaded.settings;
     settings.warnings = loaded.warnings;

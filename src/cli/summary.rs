@@ -115,7 +115,7 @@ pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
         SummarySource::Mirror => summarize_mirror(&crate::cli::source::open(ctx)?, query, &opts)?,
     };
     if coverage.partial && ctx.tty.stderr {
-        eprintln!(
+        crmdash_domain::say!(
             "note: read the first {} pages only (--max-pages): the figures are partial",
             coverage.pages
         );
@@ -180,7 +180,7 @@ pub fn summarize_mirror(
     src.mirror
         .in_snapshot(|m| {
             let synced = src.complete(m, Resource::Deals)?;
-            eprintln!("{}", src.provenance(synced));
+            crmdash_domain::say!("{}", src.provenance(synced));
             let mut summary = PipelineSummary::new(opts);
             let mut coverage = Coverage {
                 synced_at: Some(synced),

@@ -78,7 +78,7 @@ pub async fn run(ctx: &Ctx, args: &SyncArgs) -> Result<(), CliError> {
     }
     let report = result.map_err(cli_error)?;
     if let Some(aside) = &report.moved_aside {
-        eprintln!(
+        crmdash_domain::say!(
             "warning: the mirror file was damaged or not a crmdash mirror; it was moved to {} and rebuilt",
             aside.display()
         );
@@ -94,7 +94,7 @@ pub async fn run(ctx: &Ctx, args: &SyncArgs) -> Result<(), CliError> {
             })
             .collect::<Vec<_>>()
             .join(" + ");
-        println!(
+        crmdash_domain::show!(
             "{:<9} {passes}: {} fetched, {} new, {} updated, {} gone; {} requests in {:.1} s",
             r.resource,
             r.fetched,
@@ -108,7 +108,7 @@ pub async fn run(ctx: &Ctx, args: &SyncArgs) -> Result<(), CliError> {
     let size = std::fs::metadata(location.db_path())
         .map(|m| m.len())
         .unwrap_or(0);
-    println!(
+    crmdash_domain::show!(
         "mirror:   {} ({})",
         location.db_path().display(),
         human_size(size)

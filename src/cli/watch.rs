@@ -170,7 +170,7 @@ fn err(e: MirrorError) -> CliError {
 }
 
 fn stopped() -> Result<(), CliError> {
-    eprintln!("watch: stopped");
+    crmdash_domain::say!("watch: stopped");
     Ok(())
 }
 

@@ -192,3 +192,58 @@ fn a_token_the_service_echoes_back_is_masked_in_messages_output_and_logs() {
         }
     }
 }
+
+/// Every message and line crmdash prints goes through the one terminal filter
+/// (`crmdash_domain::say!` and `show!`, `output::stdout()` and `stderr()`): no `println!` or
+/// `eprintln!` in the program's sources outside their tests, where a name, a path or a
+/// service's words could reach a terminal raw.
+#[test]
+fn no_output_bypasses_the_terminal_filter() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("src")];
+    for c in std::fs::read_dir(root.join("crates")).unwrap() {
+        dirs.push(c.unwrap().path().join("src"));
+    }
+    let mut bad = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                if name != "tests" {
+                    dirs.push(p);
+                }
+                continue;
+            }
+            if !name.ends_with(".rs") || name == "tests.rs" || name.ends_with("_tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            // A file's own tests come last, after `#[cfg(test)]`.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (i, line) in code.lines().enumerate() {
+                let l = line.trim_start();
+                if l.starts_with("//") {
+                    continue;
+                }
+                if ["println!(", "eprintln!(", "print!(", "eprint!("]
+                    .iter()
+                    .any(|m| {
+                        l.match_indices(m).any(|(at, _)| {
+                            at == 0
+                                || !l.as_bytes()[at - 1].is_ascii_alphanumeric()
+                                    && l.as_bytes()[at - 1] != b'_'
+                        })
+                    })
+                {
+                    bad.push(format!("{}:{}: {l}", p.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "output past the filter:\n{}",
+        bad.join("\n")
+    );
+}

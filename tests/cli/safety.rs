@@ -333,10 +333,26 @@ fn a_write_the_journal_cannot_record_is_not_sent() {
     let data = env.dir.path().join("xdg-data").join("crmdash");
     std::fs::create_dir_all(data.join("write-journal.jsonl")).unwrap();
     let id = first_appointment(&env);
+    let people = env.dir.path().join("people.csv");
+    let rows: String = (0..40)
+        .map(|i| format!("Nj{i},nj{i}@example.com\n"))
+        .collect();
+    std::fs::write(&people, format!("first_name,email\n{rows}")).unwrap();
+    let plan = env.dir.path().join("plan.csv");
+    std::fs::write(&plan, format!("id,start\n{id},2027-01-05 10:00\n")).unwrap();
     for args in [
         vec!["contacts", "create", "--email", "nj@example.com"],
         vec!["appointments", "reschedule", &id, "--start", "+1d", "--yes"],
         vec!["api", "POST", "contacts", "-f", "email=nj@example.com"],
+        // A bulk run stops at its first row: every other row would fail the same way.
+        vec!["contacts", "import", people.to_str().unwrap(), "--yes"],
+        vec![
+            "appointments",
+            "reschedule",
+            "--plan",
+            plan.to_str().unwrap(),
+            "--yes",
+        ],
     ] {
         let out = run(env.cmd(&args)).code(11);
         let line = out.error_line();

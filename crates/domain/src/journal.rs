@@ -277,12 +277,12 @@ pub fn record_or_warn(path: Option<&Path>, entry: &WriteRecord) {
     match path {
         Some(p) => {
             if let Err(e) = record(p, entry) {
-                eprintln!(
+                crate::say!(
                     "warning: could not write the write journal {}: {e}",
                     p.display()
                 );
             }
         }
-        None => eprintln!("warning: no data directory for the write journal"),
+        None => crate::say!("warning: no data directory for the write journal"),
     }
 }

@@ -288,7 +288,12 @@ pub async fn send_all(
         }
         reported += 1;
         match &r.error {
-            Some(e) if matches!(e.kind, ErrorKind::Unauthorized | ErrorKind::Forbidden) => {
+            Some(e)
+                if matches!(
+                    e.kind,
+                    ErrorKind::Unauthorized | ErrorKind::Forbidden | ErrorKind::NotJournaled
+                ) =>
+            {
                 if halt.is_none() {
                     halt = Some(Halt::Refused(e.clone()));
                 }

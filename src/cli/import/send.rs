@@ -262,6 +262,9 @@ impl Sender {
         let intent = j.intent(&p, self.client.base_url().as_str());
         let ticket = match j.gate.admit_off_loop(intent).await {
             Ok(t) => t,
+            Err(e @ crate::gate::GateError::NotJournaled(_)) => {
+                return report.failed(ApiError::new(ErrorKind::NotJournaled, e.to_string()));
+            }
             Err(e) => return report.failed(ApiError::new(ErrorKind::Other, e.to_string())),
         };
         let sent = self

@@ -33,6 +33,9 @@ pub enum ErrorKind {
     BadResponse,
     /// Any other status.
     Other,
+    /// Not sent: the write journal could not record the write's intent first (no data
+    /// directory, a full disk, no permission). Every further write would fail the same way.
+    NotJournaled,
 }
 
 impl ErrorKind {
@@ -139,6 +142,7 @@ impl ApiError {
             ErrorKind::Timeout => format!("Timed out: {msg}"),
             ErrorKind::BadResponse => format!("Bad response{status}: {msg}"),
             ErrorKind::Other => format!("HTTP error{status}: {msg}"),
+            ErrorKind::NotJournaled => format!("Not sent: {msg}"),
         }
     }
 

@@ -34,6 +34,27 @@ pub fn stderr() -> Screen<std::io::Stderr> {
     Screen::new(err, tty)
 }
 
+/// `eprintln!` through the filter: how crmdash writes every message to stderr (a name, a
+/// path or a service's words in it cannot act on the terminal).
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let mut err = $crate::output::stderr();
+        let _ = ::std::writeln!(err, $($arg)*);
+    }};
+}
+
+/// `println!` through the filter: a line of plain output to stdout.
+#[macro_export]
+macro_rules! show {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let mut out = $crate::output::stdout();
+        let _ = ::std::writeln!(out, $($arg)*);
+    }};
+}
+
 /// `text` as [`Screen`] shows it on a terminal.
 pub fn visible_text(text: &str) -> String {
     let mut s = Screen::new(Vec::new(), true);

@@ -168,7 +168,14 @@ impl Runner {
         let mut streak = 0u32;
         while let Some(r) = results.next().await {
             match &r.error {
-                Some(e) if matches!(e.kind, ErrorKind::Unauthorized | ErrorKind::Forbidden) => {
+                // The token refused, or the journal unable to record a write: every other row
+                // would fail the same way.
+                Some(e)
+                    if matches!(
+                        e.kind,
+                        ErrorKind::Unauthorized | ErrorKind::Forbidden | ErrorKind::NotJournaled
+                    ) =>
+                {
                     end.fatal.get_or_insert_with(|| e.clone());
                     self.stop.store(true, Ordering::Relaxed);
                 }
@@ -320,7 +327,7 @@ impl Runner {
             .await;
         let kind = match e {
             crmdash_api::gate::GateError::Refused(_) => ErrorKind::InvalidRequest,
-            crmdash_api::gate::GateError::NotJournaled(_) => ErrorKind::Other,
+            crmdash_api::gate::GateError::NotJournaled(_) => ErrorKind::NotJournaled,
         };
         RowResult::failed(row, ApiError::new(kind, e.to_string()))
     }
