@@ -69,17 +69,18 @@ pub fn app_config(opts: &DashboardOptions) -> AppConfig {
 pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
     // The config file's own warnings first, then what the key map refused.
     let mut warnings = opts.settings.warnings.clone();
-    let zone: Zone = opts
-        .settings
-        .reschedule
-        .timezone
-        .parse()
-        .unwrap_or_else(|e| {
+    let mut zone_of = |name: &str| -> Zone {
+        name.parse().unwrap_or_else(|e| {
             warnings.push(format!("{e}"));
             Zone::Local
-        });
+        })
+    };
+    // The display clock (every time shown, the filters typed) and the zone reschedule times
+    // are typed in (the same unless `[reschedule] timezone` sets it apart).
+    let shown = zone_of(opts.settings.display_zone());
+    let zone = zone_of(opts.settings.reschedule_zone());
     let parser: DateParser = Arc::new(move |text: &str, now| {
-        crate::timeparse::parse_instant(text, &zone, now).map_err(|e| e.to_string())
+        crate::timeparse::parse_instant(text, &shown, now).map_err(|e| e.to_string())
     });
     let (keymap, key_warnings) = KeyMap::from_settings(&opts.settings.keys);
     warnings.extend(key_warnings);
@@ -96,7 +97,7 @@ pub fn dashboard_config(opts: &DashboardOptions) -> (AppConfig, FormsConfig) {
         host: host_of(&opts.base_url),
         per_page: ui.per_page,
         refresh: (ui.refresh_seconds > 0).then(|| Duration::from_secs(ui.refresh_seconds)),
-        zone: DisplayZone::from(zone),
+        zone: DisplayZone::from(shown),
         currency: ui.currency.clone(),
         date_parser: parser,
         log_path: opts.log_path.clone(),

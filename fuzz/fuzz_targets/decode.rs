@@ -12,7 +12,7 @@ use libfuzzer_sys::fuzz_target;
 fn touch<T: ApiRecord>(r: &T) {
     let _ = (r.label(), r.raw().get().len(), r.extra().len());
     if let Some(t) = r.created_at() {
-        let _ = (t.display_local(), t.instant());
+        let _ = (t.shown(), t.instant());
     }
 }
 
@@ -39,7 +39,7 @@ fuzz_target!(|body: &[u8]| {
     let (message, _fields) = parse_error_body(body);
     assert!(message.is_none_or(|m| !m.contains('\n')));
     if let Ok(text) = std::str::from_utf8(body) {
-        let _ = Timestamp::parse(text).display_local();
+        let _ = Timestamp::parse(text).shown();
         let _ = Money::parse(text).display();
         let _ = parse_retry_after(text);
     }

@@ -616,7 +616,7 @@ impl App {
     }
 
     pub(super) fn journal_read(&mut self, result: Result<Vec<WriteRecord>, String>) -> Vec<Effect> {
-        let view = Pager::write_log(result, self.size.0, self.size.1);
+        let view = Pager::write_log(result, &self.config.zone, self.size.0, self.size.1);
         self.overlays.push(Overlay::WriteLog(Box::new(view)));
         self.dirty = true;
         Vec::new()

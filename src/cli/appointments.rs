@@ -198,7 +198,7 @@ pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError
 /// stderr.
 fn build(ctx: &Ctx, args: &RescheduleArgs) -> Result<Map<String, Value>, CliError> {
     let settings = &ctx.settings.reschedule;
-    let zone = times::zone_named(&settings.timezone)?;
+    let zone = times::zone_named(ctx.settings.reschedule_zone())?;
     let now = Utc::now();
     let start = times::opt_zoned("start", &args.start, &zone)?;
     let end = match &args.end {
@@ -268,7 +268,7 @@ pub fn show_log(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
     let fmt = format::resolve(args.format, ctx.tty);
     let shown = LogShown {
         settings: &ctx.settings.reschedule,
-        zone: times::zone_named(&ctx.settings.reschedule.timezone)?,
+        zone: times::zone_named(ctx.settings.display_zone())?,
     };
     let mut out = std::io::BufWriter::new(crate::output::stdout());
     let written =
@@ -297,6 +297,8 @@ fn write_log(
         csv: &LOG_COLUMNS,
         table: &LOG_TABLE_COLUMNS,
         keep_whole: &[0, 1, 2, 3, 4],
+        priority: &[],
+        zoned: &[0, 2, 3],
     };
     let width = format::table_width();
     write_log_entries(
@@ -343,10 +345,7 @@ impl LogShown<'_> {
             serde_json::to_string(&other).unwrap_or_default()
         };
         vec![
-            self.zone
-                .from_utc(e.at)
-                .format("%Y-%m-%d %H:%M")
-                .to_string(),
+            crate::timeparse::DisplayZone::from(self.zone).format_instant(e.at),
             e.id.clone(),
             start_text,
             end_text,

@@ -81,7 +81,7 @@ pub fn appointments() -> ArgValueCompleter {
         };
         let settings = settings();
         let profile = resolved(&settings).map(|(p, _)| p);
-        let Ok(zone) = crate::cli::times::zone_named(&settings.reschedule.timezone) else {
+        let Ok(zone) = crate::cli::times::zone_named(settings.display_zone()) else {
             return Vec::new();
         };
         let mut seen: Vec<String> = Vec::new();

@@ -225,6 +225,18 @@ impl Globals {
 }
 
 /// Parses arguments and runs the chosen mode.
+/// A usage error (or help, or the version) through the terminal filter: an argument echoed
+/// back in it (`invalid value '…'`) cannot act on the terminal.
+fn print_clap(e: &clap::Error) {
+    use std::io::Write as _;
+    let text = e.render().to_string();
+    if e.use_stderr() {
+        let _ = write!(crate::output::stderr(), "{text}");
+    } else {
+        let _ = write!(crate::output::stdout(), "{text}");
+    }
+}
+
 pub fn main() -> ExitCode {
     // `COMPLETE=bash crmdash ...`: the shell asks for completions; answered, then exit.
     complete_names::answer_if_asked();
@@ -235,7 +247,7 @@ pub fn main() -> ExitCode {
                 Ok(m) => m,
                 Err(e) => {
                     // Help and version print to stdout and exit 0; real usage errors exit 2.
-                    let _ = e.print();
+                    print_clap(&e);
                     return ExitCode::from(if e.use_stderr() {
                         exit::USAGE
                     } else {
@@ -246,7 +258,7 @@ pub fn main() -> ExitCode {
             let cli = match Cli::from_arg_matches(&matches) {
                 Ok(c) => c,
                 Err(e) => {
-                    let _ = e.print();
+                    print_clap(&e);
                     return ExitCode::from(exit::USAGE);
                 }
             };

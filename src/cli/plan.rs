@@ -44,7 +44,7 @@ sends only the rows not done yet.
 pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), CliError> {
     let text = read_plan(path)?;
     let settings = &ctx.settings.reschedule;
-    let zone = times::zone_named(&settings.timezone)?;
+    let zone = times::zone_named(ctx.settings.reschedule_zone())?;
     let opts = PlanOptions {
         shift: args.shift.clone(),
         default_end: args.end.clone(),

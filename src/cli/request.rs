@@ -93,13 +93,18 @@ pub async fn run(ctx: &Ctx, args: &ApiArgs) -> Result<(), CliError> {
             "--paginate follows the pages of a GET".into(),
         ));
     }
-    let reads = crate::api::Client::reads_only(&method);
+    let headers = parse_headers(&args.headers)?;
+    // A GET with a body, or with a header naming another method, can change the service as a
+    // POST would: it is a write (`RawRequest::reads`).
+    let overridden = crate::api::raw::METHOD_OVERRIDES
+        .iter()
+        .any(|h| headers.contains_key(*h));
+    let reads = crate::api::Client::reads_only(&method) && args.input.is_none() && !overridden;
     if !reads {
         // A write: the profile's flags before anything is read or sent.
         ctx.check_write(args.yes)?;
     }
     let shaper = args.shape.compile(&[("--format", args.format.is_some())])?;
-    let headers = parse_headers(&args.headers)?;
     let fields = collect_fields(args)?;
     let body = match &args.input {
         Some(file) => Some(read_input(file)?),

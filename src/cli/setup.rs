@@ -18,6 +18,10 @@ pub fn load_settings() -> Settings {
     }
     let mut settings = loaded.settings;
     settings.warnings = loaded.warnings;
+    // The display clock, for every time this process shows a person.
+    if let Ok(zone) = settings.display_zone().parse::<crate::timeparse::Zone>() {
+        crmdash_api::clock::set(zone.into());
+    }
     settings
 }
 

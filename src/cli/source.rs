@@ -73,14 +73,19 @@ impl MirrorSource {
     /// The line on stderr before records read from the mirror:
     /// `from the mirror of profile default, synced 2026-11-25 14:02 UTC (3 min ago)`.
     pub fn provenance(&self, synced: DateTime<Utc>) -> String {
-        provenance_line(&self.profile, synced, Utc::now())
+        provenance_line(&self.profile, synced, Utc::now(), crmdash_api::clock::get())
     }
 }
 
-fn provenance_line(profile: &str, synced: DateTime<Utc>, now: DateTime<Utc>) -> String {
+fn provenance_line(
+    profile: &str,
+    synced: DateTime<Utc>,
+    now: DateTime<Utc>,
+    clock: crmdash_api::clock::DisplayZone,
+) -> String {
     format!(
         "from the mirror of profile {profile}, synced {} ({})",
-        synced.format("%Y-%m-%d %H:%M UTC"),
+        clock.format_labelled(synced),
         crate::cli::cache::age(now - synced)
     )
 }
@@ -94,7 +99,12 @@ mod tests {
         let synced = "2026-11-25T14:02:30Z".parse::<DateTime<Utc>>().unwrap();
         let now = synced + chrono::Duration::minutes(3);
         assert_eq!(
-            provenance_line("default", synced, now),
+            provenance_line(
+                "default",
+                synced,
+                now,
+                crmdash_api::clock::DisplayZone::Named(chrono_tz::UTC)
+            ),
             "from the mirror of profile default, synced 2026-11-25 14:02 UTC (3 min ago)"
         );
     }

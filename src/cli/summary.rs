@@ -83,7 +83,7 @@ Examples:
 
 /// Runs the command.
 pub async fn run(ctx: &Ctx, args: &DealSummaryArgs) -> Result<(), CliError> {
-    let zone: Zone = ctx.settings.reschedule.timezone.parse().unwrap_or_default();
+    let zone: Zone = ctx.settings.display_zone().parse().unwrap_or_default();
     let opts = SummaryOptions {
         default_currency: args.default_currency.clone(),
         zone,
@@ -286,7 +286,7 @@ pub fn write(
             if let Some(t) = cov.synced_at {
                 foot.push_str(&format!(
                     "; from the local mirror, synced {}",
-                    t.format("%Y-%m-%d %H:%M UTC")
+                    crmdash_api::clock::get().format_labelled(t)
                 ));
             }
             writeln!(w, "{foot}")?;

@@ -49,7 +49,7 @@ const TABLE_COLUMNS: [&str; 7] = ["sent", "type", "who", "profile", "host", "tar
 pub fn run(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
     let since = match &args.since {
         Some(t) => {
-            let zone = times::zone_named(&ctx.settings.reschedule.timezone)?;
+            let zone = times::zone_named(ctx.settings.display_zone())?;
             Some(
                 timeparse::parse_instant(t, &zone, chrono::Utc::now())
                     .map_err(|e| CliError::field("since", format!("--since: {e}")))?,
@@ -85,7 +85,13 @@ fn write(
     let columns = LogColumns {
         csv: &CSV_COLUMNS,
         table: &TABLE_COLUMNS,
-        keep_whole: &[0, 1, 2, 3, 4],
+        // When the width runs short the time, the answer and the kind of write stay; the host
+        // and who sent it give way first. The answer shrinks (its words can be long) rather than
+        // hide.
+        keep_whole: &[0, 1],
+        // sent, type, who, profile, host, target, answer
+        priority: &[9, 7, 3, 5, 2, 6, 8],
+        zoned: &[0],
     };
     let width = format::table_width();
     write_log_entries(entries, fmt, &columns, width, csv_cells, table_cells, w)
@@ -114,7 +120,7 @@ fn csv_cells(e: &WriteRecord) -> Vec<String> {
 /// One row of the table (and of the dashboard's `:log`).
 pub fn table_cells(e: &WriteRecord) -> Vec<String> {
     vec![
-        e.at.format("%Y-%m-%d %H:%M:%S").to_string(),
+        crmdash_api::clock::get().format_seconds(e.at),
         e.kind.name().to_string(),
         e.who.name().to_string(),
         e.profile.clone(),

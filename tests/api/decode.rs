@@ -332,12 +332,12 @@ fn timestamps_in_every_format() {
         date.when(),
         Some(When::Date(NaiveDate::from_ymd_opt(2026, 12, 31).unwrap()))
     );
-    assert_eq!(date.display_local(), "2026-12-31", "a date never shifts");
+    assert_eq!(date.shown(), "2026-12-31", "a date never shifts");
     assert_eq!(date.to_string(), "2026-12-31");
 
     let junk = Timestamp::parse("next tuesday");
     assert_eq!((junk.when(), junk.raw()), (None, "next tuesday"));
-    assert_eq!(junk.display_local(), "next tuesday");
+    assert_eq!(junk.shown(), "next tuesday");
 
     let p = &decode_page::<Project>(
         br#"[{"id":"p","start_date":"2026-01-01","end_date":"2026-02-01 00:00:00","created_at":1772600767}]"#,

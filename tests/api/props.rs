@@ -149,7 +149,7 @@ fn decode_everything(body: &[u8]) {
         assert!(!m.contains('\n'), "error messages are one line: {m:?}");
     }
     if let Ok(text) = std::str::from_utf8(body) {
-        let _ = Timestamp::parse(text).display_local();
+        let _ = Timestamp::parse(text).shown();
         let _ = Money::parse(text).display();
         let _ = parse_retry_after(text);
     }
@@ -159,7 +159,7 @@ fn shown<T: ApiRecord>(r: &T) -> String {
     format!(
         "{} {:?} {:?}",
         r.label(),
-        r.created_at().map(Timestamp::display_local),
+        r.created_at().map(Timestamp::shown),
         r.extra()
     )
 }
@@ -268,7 +268,7 @@ proptest! {
             _ => {
                 let day: NaiveDate = t.date_naive();
                 prop_assert_eq!(parsed.when(), Some(When::Date(day)));
-                prop_assert_eq!(parsed.display_local(), text);
+                prop_assert_eq!(parsed.shown(), text);
             }
         }
     }

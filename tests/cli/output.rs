@@ -174,11 +174,14 @@ fn a_list_written_page_by_page_is_the_list_written_at_once() {
     }
     // Empty: the header alone, `[]`, nothing.
     for (format, want) in [
-        (Format::Json, "[]\n"),
-        (Format::Jsonl, ""),
+        (Format::Json, "[]\n".to_string()),
+        (Format::Jsonl, String::new()),
         (
             Format::Table,
-            "ID  NAME  STATUS  VALUE  ACCOUNT  ASSIGNEE  CREATED  UPDATED\n",
+            format!(
+                "ID  NAME  STATUS  VALUE  ACCOUNT  ASSIGNEE  CREATED ({zone})  UPDATED\n",
+                zone = crmdash_api::clock::get().label()
+            ),
         ),
     ] {
         let w = ListWriter::new::<Deal>(format, None, 200, Vec::new());

@@ -256,6 +256,29 @@ fn api_writes_obey_the_profile_and_are_journalled_once() {
         out.error_line()
     );
     run(cmd(&env, &post).args(["--profile", "live", "--yes"])).code(REFUSED);
+    // A GET with a body, or with a header naming another method, is a write too.
+    let body = env.dir.path().join("body.json");
+    std::fs::write(&body, r#"{"email":"tunnel@example.com"}"#).unwrap();
+    let tunnelled: [&[&str]; 3] = [
+        &["api", "GET", "contacts", "--input", body.to_str().unwrap()],
+        &[
+            "api",
+            "OPTIONS",
+            "contacts",
+            "--input",
+            body.to_str().unwrap(),
+        ],
+        &[
+            "api",
+            "GET",
+            "contacts",
+            "-H",
+            "X-HTTP-Method-Override: POST",
+        ],
+    ];
+    for args in tunnelled {
+        run(cmd(&env, args).args(["--profile", "live"])).code(REFUSED);
+    }
     assert!(env.sb.requests().is_empty(), "{:?}", env.sb.requests());
 
     config(&env, "protected = true");

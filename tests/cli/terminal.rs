@@ -264,3 +264,23 @@ fn on_a_terminal_every_output_shows_the_services_escapes_and_a_pipe_gets_its_byt
     .code(0);
     assert_eq!(out.stdout.trim_end(), crmdash::sandbox::HOSTILE_ESCAPES);
 }
+
+/// A usage error echoes the argument it refused (`invalid value '…'`): on a terminal its
+/// escapes never reach it as bytes that act, and a bidi override shows as `�` (issue 43's
+/// tryout: the title changed and the screen cleared).
+#[test]
+fn on_a_terminal_a_usage_error_shows_the_argument_s_escapes() {
+    let env = Env::new();
+    let hostile = "\u{1b}]0;PWNED\u{7}\u{1b}[2Jx\u{202e}";
+    for args in [
+        vec!["contacts", "list", "--per-page", hostile],
+        vec!["contacts", "list", "--format", hostile],
+        vec![hostile],
+    ] {
+        let (code, seen) = Session::start(&env, &args).finish();
+        assert_eq!(code, 2, "{args:?}: {seen:?}");
+        assert!(!raw_escapes(&seen), "{args:?} wrote the escapes: {seen:?}");
+        // The escape sequences are dropped from the message; the bidi override shows.
+        assert!(seen.contains("x�"), "{args:?}: {seen:?}");
+    }
+}

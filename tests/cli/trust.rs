@@ -14,7 +14,7 @@ fn appointment(env: &Env) -> String {
 
 fn berlin(env: &Env) {
     env.write_config(
-        "[reschedule]\nstart_field = \"start_time\"\nend_field = \"end_time\"\ntimezone = \"Europe/Berlin\"\n",
+        "[ui]\ntimezone = \"Europe/Berlin\"\n[reschedule]\nstart_field = \"start_time\"\nend_field = \"end_time\"\n",
     );
 }
 
@@ -113,11 +113,23 @@ fn the_log_writes_the_host_with_its_port_and_the_table_shows_start_and_end() {
     let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
     assert_eq!(
         header,
-        ["SENT", "ID", "START", "END", "HOST", "PROFILE", "OTHER"]
+        [
+            "SENT",
+            "(Europe/Berlin)",
+            "ID",
+            "START",
+            "END",
+            "HOST",
+            "PROFILE",
+            "OTHER"
+        ]
     );
     let row = lines.next().unwrap();
+    let words: Vec<&str> = row.split_whitespace().collect();
     assert!(
-        row.contains("2030-06-03 09:30  10:15"),
+        words
+            .windows(3)
+            .any(|w| w == ["2030-06-03", "09:30", "10:15"]),
         "the new start and end in the zone: {row}"
     );
     assert!(!row.contains('{'), "no body in the table: {row}");
@@ -369,4 +381,78 @@ fn a_demo_reschedule_never_reaches_the_real_log() {
         .code(0)
         .json();
     assert_eq!(log, serde_json::json!([]), "{log}");
+}
+
+/// Issue 44, one display clock: with `[ui] timezone` a zone that is not the machine's (the
+/// harness runs with `TZ=UTC`), a contact's creation time reads the same in `contacts list` as
+/// its JSON says converted to that zone, `log` and `appointments log` show one write at the
+/// same minute, and every table says the zone in its time columns' headers. JSON keeps UTC.
+#[test]
+fn every_table_reads_times_on_the_one_display_clock_and_says_its_zone() {
+    let env = Env::new();
+    env.write_config("[ui]\ntimezone = \"Asia/Kolkata\"\n");
+    let kolkata = |utc: &str| {
+        utc.parse::<chrono::DateTime<chrono::Utc>>()
+            .unwrap()
+            .with_timezone(&chrono_tz::Asia::Kolkata)
+            .format("%Y-%m-%d %H:%M")
+            .to_string()
+    };
+    let json = run(env.cmd(&["contacts", "list", "--per-page", "1", "--format", "json"]))
+        .code(0)
+        .json();
+    let created = json[0]["created_at"].as_str().unwrap().to_string();
+    assert!(
+        created.ends_with('Z') || created.contains("+00:00"),
+        "{created}"
+    );
+    let mut cmd = env.cmd(&["contacts", "list", "--per-page", "1", "--format", "table"]);
+    cmd.env("COLUMNS", "240");
+    let table = run(cmd).code(0);
+    let header = table.stdout.lines().next().unwrap().to_string();
+    assert!(header.contains("CREATED (Asia/Kolkata)"), "{header}");
+    assert!(
+        table.stdout.contains(&kolkata(&created)),
+        "{} in {}",
+        kolkata(&created),
+        table.stdout
+    );
+
+    let id = appointment(&env);
+    run(env.cmd(&[
+        "appointments",
+        "reschedule",
+        &id,
+        "--start",
+        "2030-06-03 09:30",
+        "--yes",
+    ]))
+    .code(0);
+    let sent = run(env.cmd(&["log", "--format", "json"])).code(0).json();
+    let at = kolkata(sent[0]["at"].as_str().unwrap());
+    let runs: [&[&str]; 2] = [
+        &["log", "--format", "table"],
+        &["appointments", "log", "--format", "table"],
+    ];
+    for args in runs {
+        let mut cmd = env.cmd(args);
+        cmd.env("COLUMNS", "240");
+        let out = run(cmd).code(0);
+        let mut lines = out.stdout.lines();
+        let header = lines.next().unwrap();
+        assert!(
+            header.starts_with("SENT (Asia/Kolkata)"),
+            "{args:?}: {header}"
+        );
+        let row = lines.next().unwrap();
+        assert!(
+            row.starts_with(&at),
+            "{args:?}: {row} does not start with {at}"
+        );
+    }
+    // Typed times follow the same zone unless [reschedule] timezone sets one apart.
+    let log = run(env.cmd(&["appointments", "log", "--format", "json"]))
+        .code(0)
+        .json();
+    assert_eq!(log[0]["body"]["start_time"], "2030-06-03T04:00:00Z");
 }

@@ -289,3 +289,34 @@ fn render(e: &Engine) -> String {
     term.draw(|f| crmdash::ui::render(&e.app, f)).unwrap();
     crate::dashboard_support::buffer_text(term.backend())
 }
+
+/// A draft of another profile is not offered (it could not be sent from here) and stays for a
+/// start with that profile; the status line says where it waits.
+#[tokio::test]
+async fn a_draft_of_another_profile_waits_for_that_profile() {
+    let sb = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("write-journal.jsonl");
+    let mut other = held_entry(
+        "o1",
+        Utc::now() - chrono::TimeDelta::minutes(10),
+        serde_json::json!({}),
+    );
+    other.profile = "prod".into();
+    crmdash::journal::record(&journal, &other).unwrap();
+    let e = engine_on(&sb, &journal).await;
+    assert!(unsent_dialog(&e).is_none());
+    let note = crate::dashboard_support::note_of(&e.app);
+    assert!(
+        note.contains(
+            "1 unsent write of profile prod waits in the journal: start crmdash with --profile prod"
+        ),
+        "{note}"
+    );
+    let all = journal_entries(&journal);
+    assert!(
+        all[0].answer.held && !all[0].answer.offered,
+        "not marked offered"
+    );
+    sb.shutdown().await;
+}

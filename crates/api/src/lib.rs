@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod child;
+pub mod clock;
 pub mod gate;
 pub mod normalise;
 pub mod resource;

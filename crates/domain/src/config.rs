@@ -79,6 +79,22 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The display clock's zone name: `[ui] timezone`.
+    pub fn display_zone(&self) -> &str {
+        &self.ui.timezone
+    }
+
+    /// The zone reschedule times are typed in: `[reschedule] timezone` when set apart, else the
+    /// display clock's.
+    pub fn reschedule_zone(&self) -> &str {
+        match self.reschedule.timezone.trim() {
+            "" => &self.ui.timezone,
+            _ => &self.reschedule.timezone,
+        }
+    }
+}
+
+impl Settings {
     /// The HTTP client's options these settings ask for (`[network] ca_file`); every client
     /// (CLI, dashboard, login) is made with them.
     pub fn client_options(&self) -> crate::api::ClientOptions {
@@ -114,7 +130,8 @@ pub struct RescheduleSettings {
     pub start_field: String,
     /// Body key of the new end; empty sends no end. Default `end_time`.
     pub end_field: String,
-    /// `local` or an IANA zone name (`Europe/Berlin`): the zone times are typed in.
+    /// `local` or an IANA zone name (`Europe/Berlin`): the zone times are typed in. Empty
+    /// (not set): the display clock's, `[ui] timezone` ([`Settings::reschedule_zone`]).
     pub timezone: String,
     /// True while the fields are the built-in defaults rather than set in the file: the dialog
     /// flags them as defaults to confirm for the user's service.
@@ -130,7 +147,7 @@ impl Default for RescheduleSettings {
         RescheduleSettings {
             start_field: DEFAULT_START_FIELD.to_string(),
             end_field: DEFAULT_END_FIELD.to_string(),
-            timezone: "local".to_string(),
+            timezone: String::new(),
             fields_are_defaults: true,
         }
     }
@@ -163,6 +180,9 @@ pub struct UiSettings {
     pub region: Option<String>,
     /// The first screen: `"today"` opens Today over the table; unset (or `"table"`) does not.
     pub start: Option<String>,
+    /// The display clock: `local` or an IANA zone name (`Europe/Berlin`), the zone every time
+    /// shown to a person is read in (machine formats stay RFC 3339 UTC).
+    pub timezone: String,
 }
 
 impl Default for UiSettings {
@@ -177,6 +197,7 @@ impl Default for UiSettings {
             currency: None,
             region: None,
             start: None,
+            timezone: "local".to_string(),
         }
     }
 }

@@ -179,7 +179,7 @@ pub fn detail_lines(r: &LoggedRequest) -> Vec<String> {
         format!(
             "asked by {} at {} · {} ms",
             r.origin,
-            x.at.format("%H:%M:%S UTC"),
+            crmdash_api::clock::get().format_labelled(x.at),
             x.elapsed.as_millis()
         ),
         String::new(),

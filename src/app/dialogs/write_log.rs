@@ -22,7 +22,12 @@ fn line(value: String, tone: Tone, indent: usize) -> Entry {
 /// The write journal is a [`Pager`] (closed by `L` too).
 impl Pager {
     /// The view of `entries` (oldest first, as read), or of why the journal was not read.
-    pub fn write_log(read: Result<Vec<WriteRecord>, String>, width: u16, height: u16) -> Pager {
+    pub fn write_log(
+        read: Result<Vec<WriteRecord>, String>,
+        zone: &crate::timeparse::DisplayZone,
+        width: u16,
+        height: u16,
+    ) -> Pager {
         let empty = matches!(&read, Ok(list) if list.is_empty());
         let mut e = Vec::new();
         match read {
@@ -34,12 +39,13 @@ impl Pager {
                 0,
             )),
             Ok(list) => {
+                e.push(line(format!("Times in {}.", zone.label()), Tone::Dim, 0));
                 for w in list.iter().rev() {
                     let target = w.target.as_deref().map(|t| format!(" {t}")).unwrap_or_default();
                     e.push(line(
                         format!(
-                            "{} UTC  {}{target}  {}",
-                            w.at.format("%Y-%m-%d %H:%M:%S"),
+                            "{}  {}{target}  {}",
+                            zone.format_seconds(w.at),
                             w.kind.name(),
                             w.answer.summary()
                         ),

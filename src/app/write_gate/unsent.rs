@@ -125,17 +125,34 @@ impl App {
         vec![Effect::FindUnsent { path, stale }]
     }
 
-    /// The journal's answer: each unsent write is offered as a draft (once: the journal
-    /// notes it was offered).
+    /// The journal's answer: each unsent write of the active profile is offered as a draft
+    /// (once: the journal notes it was offered); those of other profiles wait for a start with
+    /// that profile, and the status line says so.
     pub(crate) fn unsent_found(&mut self, found: Result<Vec<WriteRecord>, String>) -> Vec<Effect> {
         let found = match found {
-            Ok(f) if !f.is_empty() => f,
-            Ok(_) => return Vec::new(),
+            Ok(f) => f,
             Err(e) => {
                 self.show_error(format!("The write journal could not be read: {e}"));
                 return Vec::new();
             }
         };
+        let (found, elsewhere): (Vec<WriteRecord>, Vec<WriteRecord>) = found
+            .into_iter()
+            .partition(|w| w.profile == self.workspace.profile);
+        if let Some(first) = elsewhere.first() {
+            let n = elsewhere.len();
+            self.note(format!(
+                "{n} unsent {} of profile {} {} in the journal: start crmdash with --profile {} to open {} as drafts.",
+                if n == 1 { "write" } else { "writes" },
+                first.profile,
+                if n == 1 { "waits" } else { "wait" },
+                first.profile,
+                if n == 1 { "it" } else { "them" },
+            ));
+        }
+        if found.is_empty() {
+            return Vec::new();
+        }
         let mut fx = Vec::new();
         if let Some(path) = self.safety.config.journal.clone() {
             for w in &found {
@@ -218,7 +235,7 @@ pub fn describe(w: &WriteRecord) -> String {
         }
         other => other.name().to_string(),
     };
-    let when = w.at.format("%Y-%m-%d %H:%M UTC");
+    let when = crmdash_api::clock::get().format_labelled(w.at);
     format!("{what} (profile {}, confirmed {when})", w.profile)
 }
 

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use chrono::{DateTime, Local, Offset, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::insights::changes::{field_text, value_text};
@@ -470,8 +470,9 @@ fn width(s: &str) -> usize {
     simple_width(s).unwrap_or_else(|| display_width(s))
 }
 
-/// The local time of `at` as the table writes it (`2026-11-24 10:02`), kept for the minute.
+/// `at` on the display clock as the table writes it (`2026-11-24 10:02`), kept for the minute.
 struct LocalMinutes {
+    zone: crmdash_api::clock::DisplayZone,
     last: Option<(i64, i32)>,
     text: String,
 }
@@ -479,11 +480,10 @@ struct LocalMinutes {
 impl LocalMinutes {
     fn push(&mut self, out: &mut String, at: i64) {
         let t = DateTime::<Utc>::from_timestamp(at, 0).unwrap_or_default();
-        let offset = Local.offset_from_utc_datetime(&t.naive_utc()).fix();
-        let secs = offset.local_minus_utc();
+        let secs = self.zone.offset_at(t).local_minus_utc();
         let key = (at.div_euclid(60), secs);
         if secs % 60 != 0 || self.last != Some(key) {
-            self.text = t.with_timezone(&Local).format("%Y-%m-%d %H:%M").to_string();
+            self.text = self.zone.format_instant(t);
             self.last = (secs % 60 == 0).then_some(key);
         }
         out.push_str(&self.text);
@@ -511,6 +511,7 @@ pub fn write_table(
         shown: Vec::new(),
     };
     let mut minutes = LocalMinutes {
+        zone: crmdash_api::clock::get(),
         last: None,
         text: String::new(),
     };

@@ -55,11 +55,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     title.push(Span::styled(
         format!(
-            "· sort {} {}{} · {}/page ",
+            "· sort {} {}{} · {}/page · times {} ",
             tab.sort_by,
             arrow(tab.direction),
             across_currencies(tab),
-            tab.per_page
+            tab.per_page,
+            app.config.zone.label()
         ),
         theme.dim,
     ));

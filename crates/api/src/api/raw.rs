@@ -39,6 +39,25 @@ pub struct RawRequest {
     pub headers: HeaderMap,
 }
 
+/// Headers many servers read as the request's real method (a POST tunnelled in a GET).
+pub const METHOD_OVERRIDES: [&str; 3] = [
+    "x-http-method-override",
+    "x-http-method",
+    "x-method-override",
+];
+
+impl RawRequest {
+    /// Whether this request only reads: GET, HEAD or OPTIONS, with no body and no header that
+    /// names another method. Anything else may change the service and goes through the gate.
+    pub fn reads(&self) -> bool {
+        Client::reads_only(&self.method)
+            && self.body.is_none()
+            && !METHOD_OVERRIDES
+                .iter()
+                .any(|h| self.headers.contains_key(*h))
+    }
+}
+
 impl Client {
     /// `path` (`contacts`, `/contacts?page=2`, `/public/v1/deals`) as a URL on this client's
     /// host under `/public/v1`. The path is first read as a server would read it
@@ -100,15 +119,15 @@ impl Client {
         matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
     }
 
-    /// Sends a reading `req` (GET, HEAD, OPTIONS) with a read's retries; any other method is
+    /// Sends a reading `req` ([`RawRequest::reads`]) with a read's retries; anything else is
     /// refused here, unsent: it needs the gate's ticket ([`Client::send_raw_write`]). A non-2xx
     /// answer is an error whose `answer` holds the response.
     pub async fn send_raw(&self, req: RawRequest) -> Result<Answer, ApiError> {
-        if !Self::reads_only(&req.method) {
+        if !req.reads() {
             return Err(ApiError::invalid_request(
                 "method",
                 format!(
-                    "{} can change the service: it goes through the write gate",
+                    "{} with a body or a method-override header can change the service: it goes through the write gate",
                     req.method
                 ),
             ));

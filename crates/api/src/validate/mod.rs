@@ -67,6 +67,10 @@ pub fn validate_contact(input: &ContactInput) -> Result<NewContact, FieldErrors>
             Default::default()
         }
     };
+    // A value spelled as JSON (`"\u001b[2J"`) decodes to the same characters a raw one holds.
+    if let Some((key, why)) = extra.iter().find_map(|(k, v)| hidden_in(v).map(|w| (k, w))) {
+        errors.insert(ContactField::Extra, format!("{key}: {why}"));
+    }
     let given = |s: &str| !s.trim().is_empty();
     if !given(&input.first_name) && !given(&input.last_name) && !given(&input.email) {
         errors.insert(ContactField::Form, "give a name or an email".to_string());
@@ -198,6 +202,27 @@ pub(crate) fn check_text(s: &str) -> Result<(), String> {
             "contains an invisible formatting character ({c:?})"
         )),
         None => Ok(()),
+    }
+}
+
+/// The first string inside `v` (at any depth) holding an escape, another control that is not a
+/// line end or a tab, or a bidi control: why it is refused.
+fn hidden_in(v: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => s
+            .chars()
+            .find(|c| is_forbidden(*c) && !matches!(c, '\n' | '\t' | '\r'))
+            .map(|c| {
+                if c.is_control() {
+                    format!("contains a control character ({c:?})")
+                } else {
+                    format!("contains an invisible formatting character ({c:?})")
+                }
+            }),
+        Value::Array(a) => a.iter().find_map(hidden_in),
+        Value::Object(m) => m.values().find_map(hidden_in),
+        _ => None,
     }
 }
 

@@ -266,3 +266,27 @@ proptest! {
         }
     }
 }
+
+/// A further key's value spelled as JSON decodes to an escape or a bidi override: refused as
+/// a raw one would be; line ends and tabs in a note are text.
+#[test]
+fn an_escape_spelled_as_json_in_a_further_key_is_refused() {
+    for extra in [
+        r#"note = "\u001b[2Jx""#,
+        r#"note = "x\u202e""#,
+        r#"tags = ["ok", "\u009b31m"]"#,
+    ] {
+        let e = validate_contact(&input("Zed", "", "", "", extra)).unwrap_err();
+        let said = e.get(ContactField::Extra).unwrap_or_default().to_string();
+        assert!(said.contains("character"), "{extra}: {said}");
+    }
+    let ok = validate_contact(&input(
+        "Zed",
+        "",
+        "",
+        "",
+        r#"note = "two\nlines\tand a tab""#,
+    ))
+    .unwrap();
+    assert_eq!(ok.extra["note"], "two\nlines\tand a tab");
+}

@@ -174,12 +174,20 @@ fn validate(s: &mut Settings, origin: &str, warnings: &mut Vec<String>, unknown:
         ));
         s.safety.undo_seconds = super::MAX_UNDO_SECONDS;
     }
-    let tz = s.reschedule.timezone.trim();
+    let tz = s.ui.timezone.trim();
     if tz != "local" && tz.parse::<chrono_tz::Tz>().is_err() {
         warn(format!(
-            "[reschedule] timezone = \"{tz}\" is neither \"local\" nor an IANA zone name (like \"Europe/Berlin\"); using local"
+            "[ui] timezone = \"{tz}\" is neither \"local\" nor an IANA zone name (like \"Europe/Berlin\"); using local"
         ));
-        s.reschedule.timezone = "local".to_string();
+        s.ui.timezone = "local".to_string();
+    }
+    let tz = s.reschedule.timezone.trim();
+    if !tz.is_empty() && tz != "local" && tz.parse::<chrono_tz::Tz>().is_err() {
+        warn(format!(
+            "[reschedule] timezone = \"{tz}\" is neither \"local\" nor an IANA zone name (like \"Europe/Berlin\"); using [ui] timezone ({})",
+            s.ui.timezone
+        ));
+        s.reschedule.timezone = String::new();
     }
     if s.reschedule.start_field.trim().is_empty() {
         warn("[reschedule] start_field is empty; using \"start_time\"".to_string());
@@ -349,7 +357,7 @@ filter = ["ctrl-s", "f2"]
         let s = &l.settings;
         assert_eq!(s.ui.per_page, 25);
         assert_eq!(s.ui.theme, "default");
-        assert_eq!(s.reschedule.timezone, "local");
+        assert_eq!(s.reschedule_zone(), "local");
         assert_eq!(s.keys["quit"], vec!["q"]);
         assert!(s.reschedule.fields_are_defaults);
         let all = l.warnings.join("\n");

@@ -255,7 +255,7 @@ fn bare_ids(extra: &Map<String, Value>, id_key: &str, sep: &str) -> Option<Strin
 }
 
 pub(crate) fn date(t: &Option<Timestamp>) -> String {
-    t.as_ref().map(Timestamp::display_local).unwrap_or_default()
+    t.as_ref().map(Timestamp::shown).unwrap_or_default()
 }
 
 impl Columns for Contact {

@@ -12,6 +12,11 @@ pub struct LogColumns<'a> {
     pub csv: &'a [&'a str],
     pub table: &'a [&'a str],
     pub keep_whole: &'a [usize],
+    /// Which table columns stay longest when the width runs short (higher first); empty: the
+    /// leftmost.
+    pub priority: &'a [u8],
+    /// The table columns holding times on the display clock (their headers say its zone).
+    pub zoned: &'a [usize],
 }
 
 /// Writes `entries` as `fmt` (a table `width` columns wide); `csv_cells` and `table_row` give
@@ -51,7 +56,10 @@ pub fn write_log_entries<T: Serialize>(
         Format::Table => {
             let names: Vec<String> = columns.table.iter().map(|s| s.to_string()).collect();
             let mut t = TableWriter::new(
-                TableShape::named(&names).keep_whole(columns.keep_whole),
+                TableShape::named(&names)
+                    .keep_whole(columns.keep_whole)
+                    .prioritised(columns.priority)
+                    .zoned(columns.zoned),
                 width,
             );
             t.rows(entries.iter().map(table_row).collect(), w)?;

@@ -41,19 +41,49 @@ pub struct TableShape {
     right: Vec<bool>,
     shrink: Vec<bool>,
     priority: Vec<u8>,
+    /// The column whose header says the display clock's zone, and that suffix: shown when the
+    /// room is there once every column has its width, left out (never cut) when it is not.
+    zone: Option<(usize, String)>,
 }
 
 impl TableShape {
-    /// The type's own columns (uppercase headers).
+    /// The type's own columns (uppercase headers; a time column's says the display clock's
+    /// zone: `CREATED (Europe/Berlin)`).
     pub fn of<T: Tabular>() -> TableShape {
-        let headers: Vec<String> = T::headers().iter().map(|h| h.to_uppercase()).collect();
+        let names = T::headers();
+        let headers: Vec<String> = names.iter().map(|h| h.to_uppercase()).collect();
         let n = headers.len();
+        let times: Vec<usize> = (0..n)
+            .filter(|i| matches!(names[*i], "created" | "updated" | "start" | "end"))
+            .collect();
         TableShape {
             right: (0..n).map(T::right_aligned).collect(),
             shrink: (0..n).map(T::shrinkable).collect(),
             priority: (0..n).map(T::priority).collect(),
             headers,
+            zone: None,
         }
+        .zoned(&times)
+    }
+
+    /// These columns hold times on the display clock: the first one's header says its zone,
+    /// once for the row (`SENT (Europe/Berlin)`), so the others keep their room.
+    pub fn zoned(mut self, cols: &[usize]) -> TableShape {
+        let label = crmdash_api::clock::get().label();
+        self.zone = cols
+            .first()
+            .filter(|c| **c < self.headers.len())
+            .map(|c| (*c, format!(" ({label})")));
+        self
+    }
+
+    /// Which columns stay longest when the width runs short (higher first); a column not
+    /// named keeps its place.
+    pub fn prioritised(mut self, priority: &[u8]) -> TableShape {
+        for (p, q) in self.priority.iter_mut().zip(priority) {
+            *p = *q;
+        }
+        self
     }
 
     /// Named columns (`--columns`): every one may shrink; the leftmost stay longest.
@@ -66,6 +96,7 @@ impl TableShape {
             priority: (0..n)
                 .map(|i| u8::try_from(n - i).unwrap_or(u8::MAX))
                 .collect(),
+            zone: None,
         }
     }
 
@@ -145,7 +176,20 @@ impl TableWriter {
             if n > 0 {
                 s.push_str(&" ".repeat(GAP));
             }
-            let cut = truncate_to_width(&cells[*i], *wd);
+            let full;
+            let cell = match &self.shape.zone {
+                // The header with its zone when the column has the room for it.
+                Some((z, suffix)) if is_header && z == i => {
+                    full = format!("{}{suffix}", cells[*i]);
+                    if display_width(&full) <= *wd {
+                        &full
+                    } else {
+                        &cells[*i]
+                    }
+                }
+                _ => &cells[*i],
+            };
+            let cut = truncate_to_width(cell, *wd);
             let right = !is_header && self.shape.right[*i];
             if Some(*i) == last && !right {
                 s.push_str(&cut);
@@ -213,6 +257,16 @@ fn fit(shape: &TableShape, rows: &[Vec<String>], width: usize) -> Vec<(usize, us
         let Some(n) = widest else { break };
         widths[n] -= 1;
         total -= 1;
+    }
+    // Room left: the zoned column grows to say its zone in its header.
+    if let Some((z, suffix)) = &shape.zone
+        && let Some(n) = visible.iter().position(|i| i == z)
+    {
+        let full = display_width(&headers[*z]) + display_width(suffix);
+        let grow = full.saturating_sub(widths[n]);
+        if grow > 0 && total + grow <= width {
+            widths[n] += grow;
+        }
     }
     visible.into_iter().zip(widths).collect()
 }

@@ -273,9 +273,9 @@ impl Mirrored for Project {
 
     fn shown(&self) -> Shown {
         let dates = match (&self.start_date, &self.end_date) {
-            (Some(s), Some(e)) => Some(format!("{} – {}", s.display_local(), e.display_local())),
-            (Some(s), None) => Some(format!("from {}", s.display_local())),
-            (None, Some(e)) => Some(format!("until {}", e.display_local())),
+            (Some(s), Some(e)) => Some(format!("{} – {}", s.shown(), e.shown())),
+            (Some(s), None) => Some(format!("from {}", s.shown())),
+            (None, Some(e)) => Some(format!("until {}", e.shown())),
             (None, None) => None,
         };
         let owner = self.owner.as_ref().map(Related::label);

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use chrono::{DateTime, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 
 /// A point in time, or a calendar date, as the server sent it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -45,20 +45,16 @@ impl Timestamp {
         }
     }
 
-    /// `2026-11-22 14:03` in the machine's local zone; a date alone as `2026-11-22`;
-    /// text that did not parse, as it came.
-    pub fn display_local(&self) -> String {
-        match self.when {
-            Some(When::Instant(t)) => t.with_timezone(&Local).format("%Y-%m-%d %H:%M").to_string(),
-            Some(When::Date(d)) => d.format("%Y-%m-%d").to_string(),
-            None => self.raw.clone(),
-        }
+    /// `2026-11-22 14:03` on the display clock (`crate::clock`); a date alone as
+    /// `2026-11-22`; text that did not parse, as it came.
+    pub fn shown(&self) -> String {
+        crate::clock::get().format(self)
     }
 }
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.display_local())
+        f.write_str(&self.shown())
     }
 }
 

@@ -86,7 +86,7 @@ impl RowResult {
 /// What the journal says of a row before the run: send it, or why not.
 pub fn decide(journal: &Journal, row: &PlanRow, resend_in_doubt: bool) -> Option<RowResult> {
     let e = journal.state(&row.key)?;
-    let at = |t: DateTime<Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+    let at = |t: DateTime<Utc>| crmdash_api::clock::get().format_labelled(t);
     match e.state {
         RowState::Done => Some(RowResult::new(
             row,
@@ -212,7 +212,7 @@ impl Runner {
                             Outcome::Taken,
                             format!(
                                 "another crmdash run sent it at {}: not sent again",
-                                e.at.format("%H:%M:%S UTC")
+                                crmdash_api::clock::get().format_labelled(e.at)
                             ),
                         )),
                         Err(e) => Some(RowResult::failed(&row, e)),
