@@ -121,7 +121,10 @@ fn reschedule_help() -> String {
 
 /// `crmdash appointments reschedule`.
 pub async fn reschedule(ctx: &Ctx, args: &RescheduleArgs) -> Result<(), CliError> {
-    ctx.check_write(args.yes)?;
+    // A dry run sends nothing: a read-only or protected profile shows it as any other.
+    if !args.dry_run {
+        ctx.check_write(args.yes)?;
+    }
     if let Some(plan) = &args.plan {
         return super::plan::run(ctx, args, plan).await;
     }

@@ -17,7 +17,8 @@ use crate::cli::appointments::{RescheduleArgs, log_path};
 use crate::cli::context::Ctx;
 use crate::cli::exit::{CliError, Failure, IN_DOUBT, NETWORK};
 use crate::cli::{format, times, verbose};
-use crate::output::{TableShape, TableWriter};
+use crate::output::{Format, TableShape, TableWriter};
+use serde_json::Value;
 use crate::reschedule::plan::journal::Journal;
 use crate::reschedule::plan::preview::{self, PreviewRow};
 use crate::reschedule::plan::run::Runner;
@@ -93,12 +94,14 @@ pub async fn run(ctx: &Ctx, args: &RescheduleArgs, path: &Path) -> Result<(), Cl
         args.resend_in_doubt,
     );
     if args.dry_run {
+        // Table or JSON by the same rule as the run's report (a terminal, or `--format`).
         let mut out = crate::output::stdout();
-        return format::finish(
-            show(&rows, &zone, &mut out)
-                .map_err(Into::into)
-                .and_then(|()| out.flush().map_err(Into::into)),
-        );
+        let fmt = format::resolve(args.format, ctx.tty);
+        let written = match fmt {
+            Format::Table => show(&rows, &zone, &mut out).map_err(Into::into),
+            _ => dry_run_records(&plan.rows, &rows, fmt, &mut out),
+        };
+        return format::finish(written.and_then(|()| out.flush().map_err(Into::into)));
     }
     if !args.yes {
         confirm(ctx, &rows, &zone, path)?;
@@ -214,7 +217,63 @@ fn read_plan(path: &Path) -> Result<String, CliError> {
     Ok(text)
 }
 
-/// The preview table and its summary line.
+/// The dry run for a program: per row its line, the appointment, the exact body it would send
+/// (or why it would not be sent) and the preview's note. JSON (an array), JSON Lines or CSV.
+fn dry_run_records(
+    plan: &[crate::reschedule::plan::PlanRow],
+    rows: &[PreviewRow],
+    fmt: Format,
+    w: &mut impl Write,
+) -> Result<(), crate::output::OutputError> {
+    let records: Vec<Value> = plan
+        .iter()
+        .zip(rows)
+        .map(|(p, r)| {
+            serde_json::json!({
+                "line": p.line,
+                "id": p.id,
+                "send": r.skip.is_none(),
+                "skip": r.skip.map(|o| o.name()),
+                "body": p.body,
+                "note": (!r.note.is_empty()).then_some(&r.note),
+            })
+        })
+        .collect();
+    match fmt {
+        Format::Jsonl => {
+            for r in &records {
+                writeln!(w, "{r}")?;
+            }
+        }
+        Format::Csv => {
+            let mut out = crate::output::csv_writer(w);
+            out.write_record(["line", "id", "send", "skip", "body", "note"])?;
+            for r in &records {
+                let text = |k: &str| match &r[k] {
+                    Value::Null => String::new(),
+                    Value::String(s) => s.clone(),
+                    v => v.to_string(),
+                };
+                out.write_record([
+                    text("line"),
+                    text("id"),
+                    text("send"),
+                    text("skip"),
+                    text("body"),
+                    text("note"),
+                ])?;
+            }
+            out.flush()?;
+        }
+        _ => serde_json::to_writer_pretty(&mut *w, &records)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(w))?,
+    }
+    Ok(())
+}
+
+/// The preview table and its summary line. What it previews stays when the width runs short:
+/// the new start, the new end and the note, then the id; the line and the old times give way.
 fn show(
     rows: &[PreviewRow],
     zone: &crate::timeparse::Zone,
@@ -222,7 +281,10 @@ fn show(
 ) -> std::io::Result<()> {
     let names: Vec<String> = preview::COLUMNS.iter().map(|s| s.to_string()).collect();
     let mut t = TableWriter::new(
-        TableShape::named(&names).keep_whole(&[0, 1, 2, 3, 4, 5]),
+        TableShape::named(&names)
+            .keep_whole(&[0, 1, 4, 5])
+            // line, id, old start, old end, new start, new end, note
+            .prioritised(&[5, 7, 3, 2, 9, 9, 8]),
         format::table_width(),
     );
     t.rows(rows.iter().map(PreviewRow::cells).collect(), w)?;

@@ -102,11 +102,48 @@ fn without_a_terminal_a_plan_needs_yes_and_the_dry_run_shows_old_and_new_times()
         "--yes",
     ]))
     .code(0);
+    let table = |cols: &str| {
+        let mut cmd = env.cmd(&[
+            "appointments",
+            "reschedule",
+            "--plan",
+            f.to_str().unwrap(),
+            "--dry-run",
+            "--shift",
+            "+1d",
+            "--format",
+            "table",
+        ]);
+        cmd.env("COLUMNS", cols);
+        run(cmd).code(0).stdout
+    };
+    let wide = table("200");
+    assert!(wide.contains("2030-05-01 09:00"), "{wide}");
+    assert!(wide.contains("(new to crmdash)"), "{wide}");
+    assert!(wide.contains("2030-06-02 08:00"), "{wide}");
+    assert!(wide.contains("2 rows: 2 to send"), "{wide}");
+    // Narrow: what it previews stays (issue 44: 80 columns showed LINE ID OLD START OLD END).
+    let narrow = table("80");
+    let header = narrow.lines().next().unwrap();
+    for col in ["NEW START", "NEW END", "NOTE"] {
+        assert!(header.contains(col), "80 columns: {narrow}");
+    }
+    assert!(narrow.contains("2030-06-02 08:00"), "{narrow}");
+    // Piped, by the run's own rule: JSON, each row with the exact body it would send.
     let out = plan_cmd(&env, &f, &["--dry-run", "--shift", "+1d"]).code(0);
-    assert!(out.stdout.contains("2030-05-01 09:00"), "{}", out.stdout);
-    assert!(out.stdout.contains("(new to crmdash)"), "{}", out.stdout);
-    assert!(out.stdout.contains("2030-06-02 08:00"), "{}", out.stdout);
-    assert!(out.stdout.contains("2 rows: 2 to send"), "{}", out.stdout);
+    let rows = out.json();
+    assert_eq!(rows.as_array().unwrap().len(), 2, "{}", out.stdout);
+    assert_eq!(rows[0]["id"], ids[0].as_str());
+    assert_eq!(rows[0]["send"], true);
+    assert_eq!(rows[1]["body"]["start_time"], "2030-06-02T07:00:00Z");
+    assert_eq!(env.requests_to("POST", "appointments").len(), 1);
+    // A read-only profile shows a dry run too: nothing would be sent.
+    env.write_config(&format!(
+        "[reschedule]\ntimezone = \"Europe/Berlin\"\n[profiles.default]\nbase_url = \"{}\"\nread_only = true\n",
+        env.sb.base_url()
+    ));
+    plan_cmd(&env, &f, &["--dry-run", "--format", "jsonl"]).code(0);
+    plan_cmd(&env, &f, &["--yes"]).code(8);
     assert_eq!(env.requests_to("POST", "appointments").len(), 1);
 }
 
