@@ -60,8 +60,13 @@ pub fn run(ctx: &Ctx, args: &LogArgs) -> Result<(), CliError> {
     let path = ctx
         .journal_path()
         .ok_or_else(|| CliError::other("no data directory for the write journal"))?;
+    // A plan's rows are reschedules too (type `bulk`): `--type reschedule` lists them.
+    let mut kinds = args.kinds.clone();
+    if kinds.contains(&WriteKind::Reschedule) && !kinds.contains(&WriteKind::Bulk) {
+        kinds.push(WriteKind::Bulk);
+    }
     let filter = Filter {
-        kinds: args.kinds.clone(),
+        kinds,
         since,
         last: args.last,
     };

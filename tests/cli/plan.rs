@@ -181,6 +181,18 @@ fn a_plan_sends_each_row_once_reports_it_and_a_re_run_sends_nothing() {
     let again = plan_cmd(&env, &f, &["--yes", "--format", "json"]).code(0);
     assert_eq!(again.json()["summary"]["already_done"], 12);
     assert!(posts_per_id(&env).values().all(|n| *n == 1));
+    // `log --type reschedule` lists a plan's rows (type bulk) with the single reschedules.
+    let log = run(env.cmd(&["log", "--type", "reschedule", "--format", "json"]))
+        .code(0)
+        .json();
+    let kinds: Vec<&str> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.len(), 12, "{log}");
+    assert!(kinds.iter().all(|k| *k == "bulk"), "{kinds:?}");
 }
 
 #[test]
