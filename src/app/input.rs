@@ -56,11 +56,12 @@ impl App {
                 Some(Action::Redraw) => return vec![Effect::Redraw],
                 _ => {}
             }
-            // Quit from a read-only overlay; dialogs with text fields keep `q` for typing.
+            // `q` goes back one level from a read-only overlay (it quits only from the main
+            // view); dialogs with text fields keep `q` for typing.
             if !self.overlays[top].dialog().captures_text()
                 && self.keymap.action(&key) == Some(Action::Quit)
             {
-                return self.request_quit();
+                return self.apply_outcome(top, Outcome::Close);
             }
             return Vec::new();
         }

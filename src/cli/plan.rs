@@ -18,11 +18,11 @@ use crate::cli::context::Ctx;
 use crate::cli::exit::{CliError, Failure, IN_DOUBT, NETWORK};
 use crate::cli::{format, times, verbose};
 use crate::output::{Format, TableShape, TableWriter};
-use serde_json::Value;
 use crate::reschedule::plan::journal::Journal;
 use crate::reschedule::plan::preview::{self, PreviewRow};
 use crate::reschedule::plan::run::Runner;
 use crate::reschedule::plan::{Plan, PlanOptions};
+use serde_json::Value;
 
 use report::Reporter;
 

@@ -307,3 +307,21 @@ fn a_too_small_terminal_ignores_keys_but_quit() {
     let fx = h.ch('q');
     assert!(fx.iter().any(|e| matches!(e, Effect::Quit)), "{fx:?}");
 }
+
+/// Issue 44: `q` goes back one level everywhere (the detail pane, the related records, Today)
+/// and quits only from the main view.
+#[test]
+fn q_goes_back_one_level_and_quits_only_from_the_main_view() {
+    let mut h = crate::dashboard_support::Harness::new((100, 30));
+    h.answer_all();
+    h.key(crossterm::event::KeyCode::Enter);
+    assert_eq!(h.app.overlays.len(), 1, "the detail pane is open");
+    let fx = h.ch('q');
+    assert!(h.app.overlays.is_empty(), "q closed the detail pane");
+    assert!(!h.app.quitting, "and did not quit: {fx:?}");
+    let fx = h.ch('q');
+    assert!(
+        h.app.quitting && fx.contains(&crmdash::app::Effect::Quit),
+        "q quits from the main view: {fx:?}"
+    );
+}

@@ -270,8 +270,7 @@ impl Dialog for DetailView {
             Hint::new(&[Action::Down, Action::Up], "scroll", 1),
             Hint::new(&[Action::CopyJson], "copy JSON", 0),
             Hint::new(&[Action::Related], "related", 1),
-            Hint::new(&[Action::Back], "close", 0),
-            Hint::new(&[Action::Quit], "quit", 0),
+            Hint::new(&[Action::Back, Action::Quit], "close", 0),
         ];
         // `j`/`k` step through the records: the arrows and the wheel scroll (said in the
         // pane's own footer).
@@ -283,8 +282,7 @@ impl Dialog for DetailView {
             ),
             Hint::new(&[Action::CopyJson], "copy JSON", 1),
             Hint::new(&[Action::Related], "related", 2),
-            Hint::new(&[Action::Back], "close", 0),
-            Hint::new(&[Action::Quit], "quit", 1),
+            Hint::new(&[Action::Back, Action::Quit], "close", 0),
         ];
         if self.browse { BROWSE } else { H }
     }

@@ -44,7 +44,7 @@ impl Dialog for RelatedView {
             Hint::new(&[Action::Down, Action::Up], "select", 0),
             Hint::new(&[Action::Detail], "open", 0),
             Hint::new(&[Action::PrevRecord], "back", 0),
-            Hint::new(&[Action::Quit], "quit", 1),
+            Hint::new(&[Action::Quit], "close", 1),
         ];
         H
     }

@@ -198,8 +198,7 @@ impl Dialog for TodayView {
             Hint::new(&[Action::Down, Action::Up], "select", 1),
             Hint::new(&[Action::Detail], "open", 0),
             Hint::new(&[Action::MarkSeen], "mark group seen", 0),
-            Hint::new(&[Action::Back], "close", 0),
-            Hint::new(&[Action::Quit], "quit", 2),
+            Hint::new(&[Action::Back, Action::Quit], "close", 0),
         ];
         // Letters type into the filter: the arrows select.
         const CHANGES: &[Hint] = &[
