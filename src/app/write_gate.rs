@@ -552,6 +552,27 @@ impl App {
         fx
     }
 
+    /// What a dialog's write `id` waits for when it is not on the wire yet: its undo window,
+    /// or the protected profile's name (`None`: it is being sent, or is no write of the gate's).
+    pub fn write_wait(&self, id: RequestId) -> Option<String> {
+        if let Some(h) = self.safety.held.iter().find(|h| write_id(&h.effect) == id) {
+            return Some(format!(
+                "Not sent yet: it waits {} s in its undo window ({} takes it back).",
+                self.secs_left(h.send_at),
+                self.keymap.first_key(Action::Undo)
+            ));
+        }
+        if self
+            .safety
+            .awaiting_name
+            .as_ref()
+            .is_some_and(|e| write_id(e) == id)
+        {
+            return Some("Not sent yet: it waits for the profile's name to be typed.".into());
+        }
+        None
+    }
+
     /// The countdown for the status line: `create sends in 4 s · u take back`.
     pub fn undo_countdown(&self) -> Option<String> {
         let first = self.safety.held.iter().min_by_key(|h| h.send_at)?;

@@ -37,7 +37,15 @@ fn draw_contact_form(
     d: &ContactForm,
     k: &KeyMap,
 ) {
-    crmdash::ui::dialogs::contact_form::draw(f, area, d, "◐", k, &Theme::new(ColorMode::None));
+    crmdash::ui::dialogs::contact_form::draw(
+        f,
+        area,
+        d,
+        "◐",
+        None,
+        k,
+        &Theme::new(ColorMode::None),
+    );
 }
 
 fn draw_export(f: &mut ratatui::Frame, area: ratatui::layout::Rect, d: &ExportDialog, k: &KeyMap) {

@@ -83,6 +83,12 @@ fn the_undo_window_sends_exactly_once_after_the_countdown() {
     let shown = h.render();
     assert!(shown.contains("create sends in 5 s"), "{shown}");
     assert!(shown.contains("u take back"), "{shown}");
+    // The form says what it waits for, not "sending" (issue 44): nothing is on the wire yet.
+    assert!(
+        shown.contains("Not sent yet: it waits 5 s in its undo window (u takes it back)."),
+        "{shown}"
+    );
+    assert!(!shown.contains("sending…"), "{shown}");
     // The countdown wakes the loop once a second, not more.
     let next = h
         .app

@@ -26,6 +26,7 @@ pub fn draw(
     area: Rect,
     form: &ContactForm,
     spinner: &str,
+    waits: Option<String>,
     keys: &KeyMap,
     theme: &Theme,
 ) {
@@ -33,7 +34,7 @@ pub fn draw(
     let m = modal::centered(area, full.width.min(90), full.height);
     let inner = modal::frame(f, m, "New contact", &footer(form, keys), theme);
     let mut rows = field_rows(form, inner.width, keys, theme);
-    rows.extend(outcome_rows(form, inner.width, spinner, theme));
+    rows.extend(outcome_rows(form, inner.width, spinner, waits, theme));
     form_rows::draw(f, inner, &rows, theme);
     ask_on_top(f, area, form, keys, theme);
 }
@@ -167,10 +168,19 @@ fn near_rows<'a>(form: &ContactForm, width: u16, keys: &KeyMap, theme: &Theme) -
 
 /// The create under way, and the server's answer (kept in the pending colour while the
 /// form is locked: it says the outcome is unknown, not that it failed).
-fn outcome_rows<'a>(form: &ContactForm, width: u16, spinner: &str, theme: &Theme) -> Vec<Row<'a>> {
+fn outcome_rows<'a>(
+    form: &ContactForm,
+    width: u16,
+    spinner: &str,
+    waits: Option<String>,
+    theme: &Theme,
+) -> Vec<Row<'a>> {
     let mut rows = Vec::new();
-    if let Some(p) = &form.progress {
-        rows.push(Row::text(format!("{spinner} {p}…"), theme.spinner));
+    // "sending…" only while the request is on the wire: before, what it waits for.
+    match (waits, &form.progress) {
+        (Some(w), _) => rows.extend(Row::wrapped(&w, width, theme.pending)),
+        (None, Some(p)) => rows.push(Row::text(format!("{spinner} {p}…"), theme.spinner)),
+        (None, None) => {}
     }
     if let Some(b) = &form.banner {
         let style = if form.locked {

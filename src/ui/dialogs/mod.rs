@@ -40,8 +40,20 @@ pub fn draw(f: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &The
         Overlay::Includes(p) => includes::draw(f, area, p, app, theme),
         Overlay::Export(e) => export::draw(f, area, e, keys, theme),
         Overlay::ConfirmQuit(c) => confirm::draw(f, area, c, keys, theme),
-        Overlay::ContactForm(c) => contact_form::draw(f, area, c, spinner(app), keys, theme),
-        Overlay::Reschedule(r) => reschedule::draw(f, area, r, spinner(app), keys, theme),
+        Overlay::ContactForm(c) => {
+            let waits = match c.stage {
+                crate::app::dialogs::contact_form::Stage::Sending { id } => app.write_wait(id),
+                _ => None,
+            };
+            contact_form::draw(f, area, c, spinner(app), waits, keys, theme)
+        }
+        Overlay::Reschedule(r) => {
+            let waits = match r.stage {
+                crate::app::dialogs::reschedule::Stage::Sending { id, .. } => app.write_wait(id),
+                _ => None,
+            };
+            reschedule::draw(f, area, r, spinner(app), waits, keys, theme)
+        }
         Overlay::Login(l) => login::draw(f, area, l, spinner(app), keys, theme),
         Overlay::Palette(p) => palette::draw(f, area, p, keys, theme),
         Overlay::Views(v) => views_picker::draw(f, area, v, app, theme),

@@ -25,6 +25,7 @@ pub fn draw(
     area: Rect,
     form: &RescheduleForm,
     spinner: &str,
+    waits: Option<String>,
     keys: &KeyMap,
     theme: &Theme,
 ) {
@@ -32,7 +33,7 @@ pub fn draw(
     let m = modal::centered(area, full.width.min(100), full.height);
     let inner = modal::frame(f, m, "Reschedule appointment", &footer(form, keys), theme);
     let mut rows = field_rows(form, inner.width, theme);
-    rows.extend(outcome_rows(form, inner.width, spinner, theme));
+    rows.extend(outcome_rows(form, inner.width, spinner, waits, theme));
     rows.extend(log_rows(form, theme));
     form_rows::draw(f, inner, &rows, theme);
     ask_on_top(f, area, form, keys, theme);
@@ -135,11 +136,15 @@ fn outcome_rows<'a>(
     form: &RescheduleForm,
     width: u16,
     spinner: &str,
+    waits: Option<String>,
     theme: &Theme,
 ) -> Vec<Row<'a>> {
     let mut rows = Vec::new();
     match &form.stage {
-        Stage::Sending { .. } => rows.push(Row::text(format!("{spinner} sending…"), theme.spinner)),
+        Stage::Sending { .. } => match waits {
+            Some(w) => rows.extend(Row::wrapped(&w, width, theme.pending)),
+            None => rows.push(Row::text(format!("{spinner} sending…"), theme.spinner)),
+        },
         Stage::Done { entry } => {
             let at = entry.updated_at.as_deref().unwrap_or("(not returned)");
             rows.push(Row::text(
