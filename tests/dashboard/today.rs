@@ -548,3 +548,57 @@ fn a_records_history_shows_in_its_detail_pane_newest_first() {
             .any(|e| matches!(e, Effect::Mirror(MirrorEffect::Feed { .. })))
     );
 }
+
+/// Issue 44: quiet deals are ranked within their own currency (a million yen is not worth more
+/// than a thousand euros), taken in turns, and no amount is shown without its currency.
+#[test]
+fn quiet_deals_are_ranked_within_their_currency_and_keep_it() {
+    let deal = |id: &str, value: u64, currency: Option<&str>| OpenDeal {
+        id: id.into(),
+        label: id.into(),
+        value: Some(Decimal::from(value)),
+        currency: currency.map(str::to_string),
+        raw: None,
+        last_change: Some(at("2026-10-01T00:00:00Z")),
+    };
+    let input = TodayInput {
+        since: None,
+        changes: Vec::new(),
+        facts: HashMap::new(),
+        open_deals: vec![
+            deal("yen-big", 9_000_000, Some("JPY")),
+            deal("yen-small", 5_000_000, Some("JPY")),
+            deal("eur-big", 40_000, Some("EUR")),
+            deal("eur-small", 1_000, Some("EUR")),
+            deal("bare", 10, None),
+        ],
+        projects: Vec::new(),
+        reschedules: Vec::new(),
+        seen: HashMap::new(),
+    };
+    let groups = build(
+        &input,
+        NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
+        at("2026-11-24T12:00:00Z"),
+        &crmdash::timeparse::Zone::Named(chrono_tz::UTC),
+    );
+    let quiet = groups
+        .iter()
+        .find(|g| g.kind == GroupKind::Quiet)
+        .expect("the quiet group");
+    let ids: Vec<&str> = quiet.lines.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["eur-big", "yen-big", "bare", "eur-small", "yen-small"]
+    );
+    assert!(
+        quiet.lines[1].text.starts_with("9,000,000.00 JPY"),
+        "{}",
+        quiet.lines[1].text
+    );
+    assert!(
+        quiet.lines[2].text.contains("(currency not given)"),
+        "{}",
+        quiet.lines[2].text
+    );
+}

@@ -2,7 +2,7 @@
 //! the change feed and the mirror's open deals and projects (no network); the dashboard's
 //! Today screen draws it, `x` marks a group seen.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
@@ -12,6 +12,37 @@ use serde_json::Value;
 use crate::insights::pipeline::format_amount;
 use crate::mirror::{ChangeKind, Cursor, RecordChange};
 use crate::resource::Resource;
+
+/// Quiet deals ranked by value × days within their own currency (amounts of two currencies are
+/// never compared), then taken in turns: each currency's first, then each one's second… The
+/// currencies go in order of their name (deals without one last).
+fn rank_within_currency(quiet: Vec<(Decimal, &OpenDeal, i64)>) -> Vec<(Decimal, &OpenDeal, i64)> {
+    let mut by_currency: BTreeMap<(bool, String), Vec<(Decimal, &OpenDeal, i64)>> = BTreeMap::new();
+    for q in quiet {
+        let c = q.1.currency.clone();
+        by_currency
+            .entry((c.is_none(), c.unwrap_or_default()))
+            .or_default()
+            .push(q);
+    }
+    let mut lists: Vec<std::vec::IntoIter<(Decimal, &OpenDeal, i64)>> = by_currency
+        .into_values()
+        .map(|mut l| {
+            l.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+            l.into_iter()
+        })
+        .collect();
+    let mut out = Vec::new();
+    loop {
+        let before = out.len();
+        for l in lists.iter_mut() {
+            out.extend(l.next());
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
+}
 
 /// A deal with no change for this many days has gone quiet.
 pub const QUIET_AFTER_DAYS: i64 = 14;
@@ -291,15 +322,15 @@ pub fn build(
                     .then(|| (d.value.unwrap_or_default() * Decimal::from(days), d, days))
             })
             .collect();
-        quiet.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
         let lines = groups.entry(GroupKind::Quiet).or_default();
-        for (_, d, days) in quiet.into_iter().take(QUIET_SHOWN) {
+        for (_, d, days) in rank_within_currency(quiet).into_iter().take(QUIET_SHOWN) {
             let value = d.value.map(|v| format_amount(v, true)).unwrap_or_default();
-            let unit = d
-                .currency
-                .as_deref()
-                .map(|c| format!(" {c}"))
-                .unwrap_or_default();
+            // Never an amount without its currency.
+            let unit = match (&d.value, d.currency.as_deref()) {
+                (None, _) => String::new(),
+                (Some(_), Some(c)) => format!(" {c}"),
+                (Some(_), None) => " (currency not given)".to_string(),
+            };
             lines.push(TodayLine {
                 resource: Some(Resource::Deals),
                 id: d.id.clone(),
