@@ -255,10 +255,10 @@ fn h_and_l_move_a_screen_and_z_zooms_about_today() {
     let after = window(&h);
     assert_eq!(after.scale, before.scale.next());
     assert_eq!(after.column(today), Some(col), "{before:?} {after:?}");
-    for _ in 0..3 {
+    for _ in 0..4 {
         h.ch('z');
     }
-    assert_eq!(window(&h).scale, after.scale, "three scales, round");
+    assert_eq!(window(&h).scale, after.scale, "four scales, round");
 }
 
 #[test]
@@ -396,6 +396,13 @@ fn it_opens_on_a_scale_that_shows_bars_not_only_edge_arrows() {
         h.answer_all();
         h.answer_collects();
         assert_eq!(h.app.timeline_bars().len(), 120);
+        // Today is in view at every size (issue 44: not at 60 and 80 columns).
+        let today = h.app.today();
+        assert!(
+            window(&h).column(today).is_some(),
+            "{size:?}: {:?}",
+            window(&h)
+        );
         let screen = h.render();
         let has = |l: &str, glyphs: &[char]| glyphs.iter().any(|g| l.contains(*g));
         // The project rows: below the title and the date header, above the legend.
@@ -485,12 +492,14 @@ fn snapshots_of_the_timeline() {
         let h = opened(size);
         snap("timeline", size, h.render());
     }
-    // It opens on months (every project fits); `z` zooms in to days, then weeks.
+    // It opens on months (every project fits); `z` goes to quarters, then days, then weeks.
     let mut h = opened((160, 45));
     assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Month);
     h.ch('j');
     snap("timeline_month", (160, 45), h.render());
     let mut h = opened((80, 24));
+    h.ch('z');
+    assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Quarter);
     h.ch('z');
     assert_eq!(h.app.timeline_shown().unwrap().scale, Scale::Day);
     snap("timeline_day", (80, 24), h.render());

@@ -202,7 +202,7 @@ fn draw_bar(f: &mut Frame, x0: u16, y: u16, window: &Window, bar: &Bar, theme: &
 /// room of two).
 fn draw_header(f: &mut Frame, area: Rect, x0: u16, window: &Window, theme: &Theme) {
     let step: u16 = match window.scale {
-        Scale::Month => 9,
+        Scale::Month | Scale::Quarter => 9,
         _ => 7,
     };
     let buf = f.buffer_mut();
@@ -215,6 +215,7 @@ fn draw_header(f: &mut Frame, area: Rect, x0: u16, window: &Window, theme: &Them
         };
         let label = match window.scale {
             Scale::Month => d.format("%b %Y").to_string(),
+            Scale::Quarter => format!("Q{} {}", d.month0() / 3 + 1, d.year()),
             _ if year != Some(d.year()) => d.format("%d %b %Y").to_string(),
             _ => d.format("%d %b").to_string(),
         };

@@ -75,6 +75,8 @@ pub enum Scale {
     Week,
     /// About a month (30 days) per column.
     Month,
+    /// About a quarter (91 days) per column: years of projects on a narrow terminal.
+    Quarter,
 }
 
 impl Scale {
@@ -83,6 +85,7 @@ impl Scale {
             Scale::Day => 1,
             Scale::Week => 7,
             Scale::Month => 30,
+            Scale::Quarter => 91,
         }
     }
 
@@ -91,7 +94,8 @@ impl Scale {
         match self {
             Scale::Day => Scale::Week,
             Scale::Week => Scale::Month,
-            Scale::Month => Scale::Day,
+            Scale::Month => Scale::Quarter,
+            Scale::Quarter => Scale::Day,
         }
     }
 
@@ -100,6 +104,7 @@ impl Scale {
             Scale::Day => "day",
             Scale::Week => "week",
             Scale::Month => "month",
+            Scale::Quarter => "quarter",
         }
     }
 
@@ -110,11 +115,12 @@ impl Scale {
             Scale::Day => "1 day",
             Scale::Week => "1 week",
             Scale::Month => "30 days",
+            Scale::Quarter => "91 days",
         }
     }
 
     /// Finest first.
-    pub const ALL: [Scale; 3] = [Scale::Day, Scale::Week, Scale::Month];
+    pub const ALL: [Scale; 4] = [Scale::Day, Scale::Week, Scale::Month, Scale::Quarter];
 }
 
 /// A visible stretch of time: `cells` columns from `start`, each `scale` long.
@@ -160,8 +166,10 @@ impl Window {
 
     /// The window a timeline opens on: the finest scale at which every dated bar (an
     /// open-ended one up to today) and today fit in `cells` columns, that stretch in the
-    /// middle; when even months are too fine, months from the `selected` bar's start (or
-    /// around today when it has none). Weeks around today when no bar has a date.
+    /// middle; when even quarters are too fine, quarters with today in view (the `selected` bar's
+    /// start too when both fit, else today at the right edge (the most of the past) when that bar started
+    /// before it, a quarter when it starts later). Weeks around today when no
+    /// bar has a date. Today is in view at every width.
     pub fn fit(bars: &[Bar], selected: Option<&Bar>, today: NaiveDate, cells: u16) -> Self {
         if bars.iter().all(|b| b.start.is_none()) {
             return Window::around(today, Scale::Week, cells);
@@ -181,9 +189,20 @@ impl Window {
                 return Window::with_in_column(first, column as u16, scale, cells);
             }
         }
+        let around = Window::around(today, Scale::Quarter, cells);
         match selected.and_then(|b| b.start) {
-            Some(start) => Window::showing(start, Scale::Month, cells),
-            None => Window::around(today, Scale::Month, cells),
+            Some(start) => {
+                let from = Window::showing(start, Scale::Quarter, cells);
+                if from.column(today).is_some() {
+                    from
+                } else if start < today {
+                    // Started long ago: as much of what led up to today as fits.
+                    Window::with_in_column(today, cells.saturating_sub(2), Scale::Quarter, cells)
+                } else {
+                    around
+                }
+            }
+            None => around,
         }
     }
 
@@ -272,6 +291,35 @@ mod tests {
 
     fn projects(json: &str) -> Vec<Project> {
         decode_page::<Project>(json.as_bytes()).unwrap().data
+    }
+
+    /// Issue 44: bars spanning decades at 60 and 80 columns used to open on the selected bar's
+    /// start, years before today.
+    #[test]
+    fn the_window_opens_with_today_in_view_at_every_width() {
+        let today = d(2026, 11, 24);
+        let bar = |id: &str, start: NaiveDate, end: Option<NaiveDate>| Bar {
+            id: id.into(),
+            name: id.into(),
+            status: None,
+            start: Some(start),
+            end,
+            overdue: false,
+        };
+        let bars = vec![
+            bar("old", d(1998, 1, 1), None),
+            bar("mid", d(2012, 5, 1), Some(d(2013, 1, 1))),
+            bar("late", d(2031, 1, 1), Some(d(2032, 1, 1))),
+        ];
+        for cells in [20u16, 30, 44, 60, 120, 400] {
+            for selected in [None, Some(&bars[0]), Some(&bars[1]), Some(&bars[2])] {
+                let w = Window::fit(&bars, selected, today, cells);
+                assert!(
+                    w.column(today).is_some(),
+                    "{cells} cells, {selected:?}: {w:?}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -378,10 +426,18 @@ mod tests {
         // A few weeks of work: days.
         let near = [dated(d(2026, 11, 20), Some(d(2026, 12, 10)))];
         assert_eq!(Window::fit(&near, None, today, 40).scale, Scale::Day);
-        // Too long even for months: months from the selected project's start.
+        // Too long for months: quarters (20 x 91 days hold the three years).
         let w = Window::fit(&bars, bars.get(1), today, 20);
-        assert_eq!(w.scale, Scale::Month);
-        assert_eq!(w.column(d(2024, 2, 24)), Some(2));
+        assert_eq!(w.scale, Scale::Quarter);
+        assert!(
+            w.column(today).is_some() && w.column(d(2023, 4, 6)).is_some(),
+            "{w:?}"
+        );
+        // Too long even for quarters: quarters from the selected project's start when today
+        // shows too, else up to today.
+        let w = Window::fit(&bars, bars.get(1), today, 8);
+        assert_eq!(w.scale, Scale::Quarter);
+        assert!(w.column(today).is_some(), "{w:?}");
         // Nothing dated: weeks around today.
         assert_eq!(
             Window::fit(&[], None, today, 40),
@@ -417,6 +473,7 @@ mod tests {
         let later = w.scrolled(7);
         assert_eq!(later.start, d(2026, 11, 21));
         assert_eq!(later.scrolled(-7), w);
-        assert_eq!(Scale::Month.next(), Scale::Day);
+        assert_eq!(Scale::Month.next(), Scale::Quarter);
+        assert_eq!(Scale::Quarter.next(), Scale::Day);
     }
 }

@@ -313,7 +313,7 @@ pub fn build(
         }
     }
     if !seen_today(input.seen.get(&GroupKind::Quiet), today, zone) {
-        let mut quiet: Vec<(Decimal, &OpenDeal, i64)> = input
+        let quiet: Vec<(Decimal, &OpenDeal, i64)> = input
             .open_deals
             .iter()
             .filter_map(|d| {
