@@ -191,7 +191,23 @@ impl App {
                 self.overlays.push(Overlay::Import(Box::new(view)));
                 self.dirty = true;
             }
-            None => self.note(format!("{}: {}", j.title, j.outcome())),
+            // The outcome whole, wrapped: the list cuts it to a line.
+            None => {
+                let state = if j.running() { "Running" } else { "Ended" };
+                let text = format!(
+                    "{}\n\nStarted {}. {state}: {}",
+                    j.title,
+                    self.config.zone.format_labelled(j.started),
+                    j.outcome()
+                );
+                self.overlays
+                    .push(Overlay::Notice(crate::app::dialogs::notice::Notice {
+                        title: format!("Job · {}", j.kind.name()),
+                        text,
+                        copy: None,
+                    }));
+                self.dirty = true;
+            }
         }
         Vec::new()
     }

@@ -319,6 +319,21 @@ fn jobs_are_listed_stopped_and_reported() {
             ]
         );
         assert_eq!(h.app.jobs.running(), 0);
+        // Enter opens any job (issue 44: one without a report could not be opened): its
+        // outcome whole, wrapped at every size.
+        h.ch('j');
+        h.key(KeyCode::Enter);
+        assert!(
+            matches!(h.app.overlays.last(), Some(Overlay::Notice(_))),
+            "{size:?}: the job's outcome opened"
+        );
+        let screen = h.render();
+        assert!(
+            screen.contains("503") && screen.contains("Unavailable"),
+            "{size:?}\n{screen}"
+        );
+        h.key(KeyCode::Esc);
+        assert!(matches!(h.app.overlays.last(), Some(Overlay::Jobs(_))));
     }
 }
 

@@ -21,12 +21,13 @@ impl Dialog for JobsView {
     fn hints(&self) -> &'static [Hint] {
         const STOP: Hint = Hint::new(&[Action::StopJob], "stop the job", 0);
         const OPEN: Hint = Hint::new(&[Action::Confirm], "its rows", 0);
+        const WHOLE: Hint = Hint::new(&[Action::Confirm], "open", 0);
         const CLOSE: Hint = Hint::new(&[Action::Cancel], "close", 0);
         match (self.stoppable, self.has_report) {
             (true, true) => &[STOP, OPEN, CLOSE],
-            (true, false) => &[STOP, CLOSE],
+            (true, false) => &[STOP, WHOLE, CLOSE],
             (false, true) => &[OPEN, CLOSE],
-            (false, false) => &[CLOSE],
+            (false, false) => &[WHOLE, CLOSE],
         }
     }
 
@@ -34,9 +35,8 @@ impl Dialog for JobsView {
         let asked = [Action::StopJob, Action::Cancel, Action::Confirm];
         match cx.keymap.pick(key, &asked) {
             Some(Action::StopJob) => return Outcome::Apply(DialogResult::StopJob(self.cursor)),
-            Some(Action::Confirm) if self.has_report => {
-                return Outcome::Apply(DialogResult::OpenJob(self.cursor));
-            }
+            // Every job opens: its rows when it has a report, else its whole outcome.
+            Some(Action::Confirm) => return Outcome::Apply(DialogResult::OpenJob(self.cursor)),
             Some(_) => return Outcome::Close,
             None => {}
         }
