@@ -166,3 +166,30 @@ fn the_log_keeps_the_last_500_and_the_selection_stays_on_its_request() {
     view.grew(before, log.entries.len(), dropped);
     assert_eq!(view.selected, KEPT - 1);
 }
+
+/// Issue 44: a request's detail is read whole at 60x16: its URL wraps onto the next lines
+/// instead of being cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_s_url_is_read_whole_at_60x16() {
+    let (sb, mut e) = sandbox_engine(None, (60, 16), None).await;
+    e.handle(key(KeyCode::Char('W')));
+    e.handle(key(KeyCode::Enter));
+    let Some(Overlay::Requests(v)) = e.app.overlays.last() else {
+        panic!("the log is open");
+    };
+    let url = e.app.requests.entries[v.selected].exchange.url.clone();
+    assert!(url.len() > 56, "a URL longer than the pane: {url}");
+    let shown = screen(&e);
+    // Its end shows (it used to be cut with `…` at the pane's edge), and its start.
+    let tail: String = url
+        .chars()
+        .rev()
+        .take(20)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    assert!(shown.contains(&tail), "{tail} in\n{shown}");
+    assert!(shown.contains(&url[..40]), "{url} in\n{shown}");
+    sb.shutdown().await;
+}

@@ -73,8 +73,38 @@ impl<'a> Row<'a> {
     }
 }
 
-/// Word wrap by display width; a line's leading indentation is kept (JSON previews).
+/// Word wrap by display width; a line's leading indentation is kept (JSON previews). A word
+/// wider than the line (a URL, a path) is broken where the line ends: read whole, never cut.
 pub fn wrap(s: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    word_wrap(s, width)
+        .into_iter()
+        .flat_map(|l| hard_break(l, width))
+        .collect()
+}
+
+/// `line` in pieces at most `width` columns wide (by characters' display widths).
+fn hard_break(line: String, width: usize) -> Vec<String> {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    if line.width() <= width {
+        return vec![line];
+    }
+    let mut out = Vec::new();
+    let (mut piece, mut w) = (String::new(), 0);
+    for c in line.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > width && !piece.is_empty() {
+            out.push(std::mem::take(&mut piece));
+            w = 0;
+        }
+        piece.push(c);
+        w += cw;
+    }
+    out.push(piece);
+    out
+}
+
+fn word_wrap(s: &str, width: usize) -> Vec<String> {
     use unicode_width::UnicodeWidthStr;
     let mut out = Vec::new();
     for para in s.split('\n') {

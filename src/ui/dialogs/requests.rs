@@ -25,6 +25,14 @@ pub fn draw(f: &mut Frame, area: Rect, v: &RequestLogView, app: &App, theme: &Th
         );
         let title = format!("Request {} of {}", v.selected + 1, log.len());
         let inner = modal::frame(f, m, &title, &footer, theme);
+        // Read whole: a long URL or header wraps onto the next lines, never cut.
+        let all: Vec<String> = all
+            .iter()
+            .flat_map(|l| {
+                let w = crate::ui::common::form_rows::wrap(l, usize::from(inner.width).max(1));
+                if w.is_empty() { vec![String::new()] } else { w }
+            })
+            .collect();
         // Never scrolled past the last screenful.
         let last_top = all.len().saturating_sub(usize::from(inner.height));
         let lines = all

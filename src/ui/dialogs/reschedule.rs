@@ -147,8 +147,10 @@ fn outcome_rows<'a>(
         },
         Stage::Done { entry } => {
             let at = entry.updated_at.as_deref().unwrap_or("(not returned)");
-            rows.push(Row::text(
-                format!("Rescheduled appointment {} · updated_at {at}", entry.id),
+            // Read whole: wrapped, never cut (the id and the time are what it is for).
+            rows.extend(Row::wrapped(
+                &format!("Rescheduled appointment {} · updated_at {at}", entry.id),
+                width,
                 theme.note,
             ));
         }
