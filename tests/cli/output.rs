@@ -238,17 +238,16 @@ fn tables_fit_and_align_with_wide_characters() {
         assert_eq!(col_of(lines[2], "z@example"), email_col, "{text}");
         assert_eq!(col_of(lines[3], "e@x.io"), email_col, "{text}");
         assert!(lines[2].contains('…'), "the long name is cut: {text}");
-        assert!(lines[1].contains("Ann Lee"), "{text}");
-        let account = if width == 200 {
-            "株式会社テスト"
-        } else {
-            "株式会社テ…"
-        };
-        assert!(lines[1].contains(account), "{text}");
-        assert!(
-            lines[2].contains("#5"),
-            "an id stands in for a relation not included"
-        );
+        // At 80 columns the long name is cut: the slack columns give way, the account (more
+        // important than the assignee) whole.
+        assert!(lines[1].contains("株式会社テスト"), "{text}");
+        assert_eq!(lines[1].contains("Ann Lee"), width == 200, "{text}");
+        if width == 200 {
+            assert!(
+                lines[2].contains("#5"),
+                "an id stands in for a relation not included"
+            );
+        }
         assert!(lines[3].contains("Evil␛["), "{text}");
         if width == 200 {
             assert!(lines[3].contains("Evil␛[31m New↵Line"), "{text}");
@@ -348,5 +347,70 @@ proptest::proptest! {
         // Exact, but for a cell a spreadsheet would run: that one gets a leading `'`.
         let expected = crmdash::output::neutralise_csv_cell(&name);
         proptest::prop_assert_eq!(first.get(col), Some(expected.as_ref()));
+    }
+}
+
+/// Issue 44: one test table of widths and the columns a contacts table keeps. What a contact
+/// list is read for (name, e-mail, phone) stays at a useful width; the id, the relations and
+/// the dates give way first; a column empty in every row goes before any other.
+#[test]
+fn the_columns_kept_at_each_width() {
+    let page = |assignee: &str| {
+        let body = format!(
+            r#"[{{"id": "con_000160", "first_name": "Doyun", "last_name": "Kim-Nakamura",
+                 "email": "doyun.kim-nakamura@example.kr", "phone": "+82 10-1234-5678",
+                 "accounts": [{{"id": "acc_1", "name": "Acme Korea Ltd"}}]{assignee},
+                 "created_at": "2022-01-08T22:23:00Z", "updated_at": "2022-02-03T00:40:00Z"}}]"#
+        );
+        decode_page::<Contact>(body.as_bytes()).unwrap().data
+    };
+    let with_assignee = r#", "assigned_user": {"id": 4, "first_name": "Ann", "last_name": "Lee"}"#;
+    let cases: [(u16, &str, &[&str]); 6] = [
+        (60, with_assignee, &["ID", "NAME", "EMAIL", "PHONE"]),
+        (80, with_assignee, &["ID", "NAME", "EMAIL", "PHONE"]),
+        (
+            100,
+            with_assignee,
+            &["ID", "NAME", "EMAIL", "PHONE", "UPDATED"],
+        ),
+        (
+            200,
+            with_assignee,
+            &[
+                "ID", "NAME", "EMAIL", "PHONE", "ACCOUNT", "ASSIGNEE", "CREATED", "UPDATED",
+            ],
+        ),
+        (
+            134,
+            with_assignee,
+            &[
+                "ID", "NAME", "EMAIL", "PHONE", "ACCOUNT", "ASSIGNEE", "UPDATED",
+            ],
+        ),
+        // No assignee anywhere: the empty column goes first, the date takes its room.
+        (
+            134,
+            "",
+            &[
+                "ID", "NAME", "EMAIL", "PHONE", "ACCOUNT", "CREATED", "UPDATED",
+            ],
+        ),
+    ];
+    for (width, assignee, want) in cases {
+        let mut out = Vec::new();
+        write_table(&page(assignee), width, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let header: Vec<String> = text
+            .lines()
+            .next()
+            .unwrap()
+            .split("  ")
+            .map(|h| h.trim().split(" (").next().unwrap().to_string())
+            .filter(|h| !h.is_empty())
+            .collect();
+        assert_eq!(header, want, "{width} columns:\n{text}");
+        let row = text.lines().nth(1).unwrap();
+        // What stays keeps a useful width: the name 14 columns or more.
+        assert!(row.contains("Doyun Kim-Nak"), "{width}: {row}");
     }
 }

@@ -26,6 +26,11 @@ pub trait Tabular {
     fn priority(_col: usize) -> u8 {
         1
     }
+    /// The narrowest a shrinkable column is still worth showing at: below it the column hides
+    /// instead (a name cut to five letters reads as nothing). `None`: [`MIN_COL`].
+    fn min_width(_col: usize) -> Option<usize> {
+        None
+    }
 }
 
 /// Gap between columns.
@@ -41,6 +46,8 @@ pub struct TableShape {
     right: Vec<bool>,
     shrink: Vec<bool>,
     priority: Vec<u8>,
+    /// The narrowest each column is still worth showing at (`None`: [`MIN_COL`]).
+    min: Vec<Option<usize>>,
     /// The column whose header says the display clock's zone, and that suffix: shown when the
     /// room is there once every column has its width, left out (never cut) when it is not.
     zone: Option<(usize, String)>,
@@ -60,6 +67,7 @@ impl TableShape {
             right: (0..n).map(T::right_aligned).collect(),
             shrink: (0..n).map(T::shrinkable).collect(),
             priority: (0..n).map(T::priority).collect(),
+            min: (0..n).map(T::min_width).collect(),
             headers,
             zone: None,
         }
@@ -96,6 +104,7 @@ impl TableShape {
             priority: (0..n)
                 .map(|i| u8::try_from(n - i).unwrap_or(u8::MAX))
                 .collect(),
+            min: vec![None; n],
             zone: None,
         }
     }
@@ -217,27 +226,74 @@ pub fn write_table<T: Tabular>(records: &[T], width: u16, w: &mut impl Write) ->
 /// The visible columns and their widths: natural widths (widest cell or header), the most
 /// important columns that fit at their minimum widths, then the widest shrinkable column
 /// shaved one column at a time until the row fits.
+/// Priority up to which a column is slack (relations, dates): it gives way while a more
+/// important column is cut.
+const SLACK: u8 = 2;
+/// A column this wide (or whole) reads well enough: slack columns do not give way for more.
+const COMFORT: usize = 24;
+
+/// [`fit_once`], then slack columns hidden, the least important first, while a more important
+/// column they share the row with is cut below [`COMFORT`]: a name is not shaved for a date.
 fn fit(shape: &TableShape, rows: &[Vec<String>], width: usize) -> Vec<(usize, usize)> {
-    let headers = &shape.headers;
-    let mut natural: Vec<usize> = headers.iter().map(|h| display_width(h)).collect();
+    let natural = natural_widths(shape, rows, width);
+    let mut hidden = vec![false; shape.headers.len()];
+    loop {
+        let layout = fit_once(shape, rows, width, &hidden);
+        let cut_above = |p: u8| {
+            layout
+                .iter()
+                .any(|(i, w)| shape.priority[*i] > p && *w < natural[*i].min(COMFORT))
+        };
+        let lowest = layout
+            .iter()
+            .filter(|(i, _)| shape.priority[*i] <= SLACK)
+            .min_by_key(|(i, _)| (shape.priority[*i], std::cmp::Reverse(*i)));
+        match lowest {
+            Some((i, _)) if layout.len() > 1 && cut_above(shape.priority[*i]) => hidden[*i] = true,
+            _ => return layout,
+        }
+    }
+}
+
+/// Each column's widest cell or header, at most the whole width.
+fn natural_widths(shape: &TableShape, rows: &[Vec<String>], width: usize) -> Vec<usize> {
+    let mut natural: Vec<usize> = shape.headers.iter().map(|h| display_width(h)).collect();
     for row in rows {
         for (wd, cell) in natural.iter_mut().zip(row) {
             *wd = (*wd).max(display_width(cell));
         }
     }
-    let natural: Vec<usize> = natural.into_iter().map(|n| n.min(width)).collect();
+    natural.into_iter().map(|n| n.min(width)).collect()
+}
+
+fn fit_once(
+    shape: &TableShape,
+    rows: &[Vec<String>],
+    width: usize,
+    hidden: &[bool],
+) -> Vec<(usize, usize)> {
+    let headers = &shape.headers;
+    let natural = natural_widths(shape, rows, width);
     let min_of = |i: usize| {
         if shape.shrink[i] {
-            natural[i].min(MIN_COL.max(display_width(&headers[i]).min(12)))
+            let least = shape.min[i].unwrap_or(MIN_COL);
+            natural[i].min(least.max(display_width(&headers[i]).min(12)))
         } else {
             natural[i]
         }
     };
+    // A column with nothing in any row says nothing: when the width runs short it goes first.
+    let empty: Vec<bool> = (0..headers.len())
+        .map(|i| !rows.is_empty() && rows.iter().all(|r| r.get(i).is_none_or(|c| c.is_empty())))
+        .collect();
+    let all_natural = natural.iter().sum::<usize>() + GAP * headers.len().saturating_sub(1);
     let needed = |cols: &[usize], w: &dyn Fn(usize) -> usize| {
         cols.iter().map(|i| w(*i)).sum::<usize>() + GAP * cols.len().saturating_sub(1)
     };
     // Most important first (ties: leftmost); a column joins when its minimum still fits.
-    let mut by_priority: Vec<usize> = (0..headers.len()).collect();
+    let mut by_priority: Vec<usize> = (0..headers.len())
+        .filter(|i| !hidden[*i] && !(empty[*i] && all_natural > width))
+        .collect();
     by_priority.sort_by_key(|i| (std::cmp::Reverse(shape.priority[*i]), *i));
     let mut visible: Vec<usize> = Vec::new();
     for i in by_priority {
@@ -305,8 +361,24 @@ impl Tabular for Contact {
         !matches!(col, 0 | 6 | 7)
     }
 
+    /// The name, the e-mail and the phone are what a contact list is read for: they stay and
+    /// keep a useful width while the id, the relations and the dates give way.
     fn priority(col: usize) -> u8 {
-        [3, 4, 3, 1, 2, 1, 0, 2][col.min(7)]
+        // id, name, email, phone, account, assignee, created, updated
+        [3, 6, 5, 4, 1, 1, 0, 2][col.min(7)]
+    }
+
+    fn min_width(col: usize) -> Option<usize> {
+        [
+            None,
+            Some(14),
+            Some(18),
+            Some(12),
+            Some(10),
+            Some(10),
+            None,
+            None,
+        ][col.min(7)]
     }
 }
 
@@ -358,7 +430,21 @@ impl Tabular for Deal {
     }
 
     fn priority(col: usize) -> u8 {
-        [3, 4, 3, 3, 2, 1, 0, 2][col.min(7)]
+        // id, name, status, value, account, assignee, created, updated
+        [3, 5, 3, 4, 2, 1, 0, 2][col.min(7)]
+    }
+
+    fn min_width(col: usize) -> Option<usize> {
+        [
+            None,
+            Some(16),
+            Some(8),
+            None,
+            Some(10),
+            Some(10),
+            None,
+            None,
+        ][col.min(7)]
     }
 }
 
@@ -388,6 +474,19 @@ impl Tabular for Project {
 
     fn priority(col: usize) -> u8 {
         [3, 4, 3, 2, 2, 1, 0, 1][col.min(7)]
+    }
+
+    fn min_width(col: usize) -> Option<usize> {
+        [
+            None,
+            Some(16),
+            Some(8),
+            None,
+            None,
+            Some(10),
+            Some(10),
+            None,
+        ][col.min(7)]
     }
 }
 
