@@ -143,7 +143,11 @@ fn changes_filters_and_formats() {
     );
     let table = run(env.cmd(&["changes", "--type", "deals", "--format", "table"])).code(0);
     assert!(table.stdout.contains(" → "), "{}", table.stdout);
-    assert!(table.stdout.lines().all(|l| l.contains("deal")));
+    // A header, then each row a deal's.
+    let mut lines = table.stdout.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("WHEN") && header.contains("CHANGE"), "{header}");
+    assert!(lines.all(|l| l.contains("deal")), "{}", table.stdout);
 
     // Nothing from the future; bad input is a usage error.
     let later = run(env.cmd(&["changes", "--since", "tomorrow", "--format", "jsonl"])).code(0);

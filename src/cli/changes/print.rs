@@ -565,11 +565,39 @@ pub fn write_table(
             cell
         })
         .collect();
+    // The header names each column and the display clock's zone (when the line has room).
+    let time_w = rows
+        .iter()
+        .map(|r| width(&text[r.time_at..r.summary.0]))
+        .max()
+        .unwrap_or(0);
+    let zoned = format!("WHEN ({})", minutes.zone.label());
+    let when = if width(&zoned) <= time_w || width_cols >= 100 {
+        zoned
+    } else {
+        "WHEN".to_string()
+    };
+    let time_col = time_w.max(width(&when));
+    let pad = |s: &mut String, used: usize, w: usize| {
+        s.extend(std::iter::repeat_n(' ', w.saturating_sub(used)))
+    };
+    let mut head = when.clone();
+    pad(&mut head, width(&when), time_col);
+    head.push_str("  KIND   ");
+    head.push_str("  ID");
+    pad(&mut head, 2, id_w);
+    head.push_str("  NAME");
+    pad(&mut head, 4, name_w);
+    head.push_str("  CHANGE");
     let mut buf = String::with_capacity(BLOCK + 4096);
+    buf.push_str(&truncate_to_width(&head, width_cols));
+    buf.push('\n');
     let mut line = String::new();
     for r in &rows {
         line.clear();
         line.push_str(&text[r.time_at..r.summary.0]);
+        let used = width(&text[r.time_at..r.summary.0]);
+        pad(&mut line, used, time_col);
         line.push_str("  ");
         line.push_str(r.singular);
         line.extend(std::iter::repeat_n(
