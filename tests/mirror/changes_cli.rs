@@ -146,7 +146,10 @@ fn changes_filters_and_formats() {
     // A header, then each row a deal's.
     let mut lines = table.stdout.lines();
     let header = lines.next().unwrap();
-    assert!(header.starts_with("WHEN") && header.contains("CHANGE"), "{header}");
+    assert!(
+        header.starts_with("WHEN") && header.contains("CHANGE"),
+        "{header}"
+    );
     assert!(lines.all(|l| l.contains("deal")), "{}", table.stdout);
 
     // Nothing from the future; bad input is a usage error.
