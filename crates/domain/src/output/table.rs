@@ -292,7 +292,7 @@ fn fit_once(
     };
     // Most important first (ties: leftmost); a column joins when its minimum still fits.
     let mut by_priority: Vec<usize> = (0..headers.len())
-        .filter(|i| !hidden[*i] && !(empty[*i] && all_natural > width))
+        .filter(|i| !(hidden[*i] || (empty[*i] && all_natural > width)))
         .collect();
     by_priority.sort_by_key(|i| (std::cmp::Reverse(shape.priority[*i]), *i));
     let mut visible: Vec<usize> = Vec::new();

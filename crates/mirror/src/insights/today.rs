@@ -13,11 +13,14 @@ use crate::insights::pipeline::format_amount;
 use crate::mirror::{ChangeKind, Cursor, RecordChange};
 use crate::resource::Resource;
 
+/// A quiet deal: its rank (value × days), the deal, and the days it has been quiet.
+type Quiet<'a> = (Decimal, &'a OpenDeal, i64);
+
 /// Quiet deals ranked by value × days within their own currency (amounts of two currencies are
 /// never compared), then taken in turns: each currency's first, then each one's second… The
 /// currencies go in order of their name (deals without one last).
-fn rank_within_currency(quiet: Vec<(Decimal, &OpenDeal, i64)>) -> Vec<(Decimal, &OpenDeal, i64)> {
-    let mut by_currency: BTreeMap<(bool, String), Vec<(Decimal, &OpenDeal, i64)>> = BTreeMap::new();
+fn rank_within_currency(quiet: Vec<Quiet<'_>>) -> Vec<Quiet<'_>> {
+    let mut by_currency: BTreeMap<(bool, String), Vec<Quiet<'_>>> = BTreeMap::new();
     for q in quiet {
         let c = q.1.currency.clone();
         by_currency
@@ -25,7 +28,7 @@ fn rank_within_currency(quiet: Vec<(Decimal, &OpenDeal, i64)>) -> Vec<(Decimal, 
             .or_default()
             .push(q);
     }
-    let mut lists: Vec<std::vec::IntoIter<(Decimal, &OpenDeal, i64)>> = by_currency
+    let mut lists: Vec<std::vec::IntoIter<Quiet<'_>>> = by_currency
         .into_values()
         .map(|mut l| {
             l.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
