@@ -9,6 +9,7 @@
 //! rows under way finish and are recorded) and waited for at most [`QUIT_STOP_GRACE`] more.
 
 mod admission;
+mod log;
 mod unsent;
 
 pub use unsent::{UnsentDrafts, describe as describe_unsent, found_message};
@@ -22,7 +23,6 @@ use tokio::time::Instant;
 
 use crate::api::{ApiError, ErrorKind};
 use crate::app::dialogs::Overlay;
-use crate::app::dialogs::pager::Pager;
 use crate::app::dialogs::write_guard::{PendingWriteQuit, TypeProfileName};
 use crate::app::effects::{Effect, RequestId};
 use crate::app::jobs::{JobEvent, JobSpec};
@@ -552,27 +552,6 @@ impl App {
         fx
     }
 
-    /// What a dialog's write `id` waits for when it is not on the wire yet: its undo window,
-    /// or the protected profile's name (`None`: it is being sent, or is no write of the gate's).
-    pub fn write_wait(&self, id: RequestId) -> Option<String> {
-        if let Some(h) = self.safety.held.iter().find(|h| write_id(&h.effect) == id) {
-            return Some(format!(
-                "Not sent yet: it waits {} s in its undo window ({} takes it back).",
-                self.secs_left(h.send_at),
-                self.keymap.first_key(Action::Undo)
-            ));
-        }
-        if self
-            .safety
-            .awaiting_name
-            .as_ref()
-            .is_some_and(|e| write_id(e) == id)
-        {
-            return Some("Not sent yet: it waits for the profile's name to be typed.".into());
-        }
-        None
-    }
-
     /// The countdown for the status line: `create sends in 4 s · u take back`.
     pub fn undo_countdown(&self) -> Option<String> {
         let first = self.safety.held.iter().min_by_key(|h| h.send_at)?;
@@ -621,25 +600,5 @@ impl App {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-    }
-}
-
-impl App {
-    /// `:log` / `L`: reads the journal (off the loop); the view opens with the answer.
-    pub(super) fn open_write_log(&mut self) -> Vec<Effect> {
-        match self.safety.config.journal.clone() {
-            Some(path) => vec![Effect::ReadJournal { path }],
-            None => {
-                self.note("No write journal: crmdash has no data directory here");
-                Vec::new()
-            }
-        }
-    }
-
-    pub(super) fn journal_read(&mut self, result: Result<Vec<WriteRecord>, String>) -> Vec<Effect> {
-        let view = Pager::write_log(result, &self.config.zone, self.size.0, self.size.1);
-        self.overlays.push(Overlay::WriteLog(Box::new(view)));
-        self.dirty = true;
-        Vec::new()
     }
 }
