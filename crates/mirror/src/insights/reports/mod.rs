@@ -11,6 +11,8 @@ use rust_decimal::Decimal;
 
 pub mod forecast;
 pub mod load;
+#[cfg(test)]
+mod proptests;
 pub mod stale;
 pub mod time_in_status;
 pub mod velocity;
