@@ -22,6 +22,7 @@ pub mod list_mirror;
 pub mod man;
 pub mod paging;
 pub mod plan;
+pub mod report;
 pub mod request;
 pub mod search;
 pub mod setup;

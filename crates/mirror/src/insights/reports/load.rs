@@ -157,10 +157,10 @@ pub fn load(
         }
         deals.sort_by(|a, b| a.id.cmp(&b.id));
         let oldest_kept = keep_days.map(|d| now - i64::from(d) * super::DAY);
-        let from = m
-            .deal_feed_from()?
-            .unwrap_or(now)
-            .max(oldest_kept.unwrap_or(i64::MIN));
+        // A second before the first sync's end: the feed stores whole seconds, and a change a
+        // later sync saw in that same second is still after the baseline.
+        let first = m.deal_feed_from()?.map_or(now, |t| t - 1);
+        let from = first.max(oldest_kept.unwrap_or(i64::MIN));
         Ok(History { from, now, deals })
     })?
 }

@@ -152,7 +152,11 @@ pub fn days(secs: i64) -> Decimal {
 
 /// `numerator / denominator` rounded to four places (`None` for 0 / 0).
 pub fn ratio(numerator: u64, denominator: u64) -> Option<Decimal> {
-    (denominator > 0).then(|| (Decimal::from(numerator) / Decimal::from(denominator)).round_dp(4))
+    (denominator > 0).then(|| {
+        (Decimal::from(numerator) / Decimal::from(denominator))
+            .round_dp(4)
+            .normalize()
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
 
-use super::{DealState, History, days};
+use super::{History, days};
 
 /// One status's figures (times in days, one decimal).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,7 +129,7 @@ pub fn time_in_status(h: &History, top: usize) -> TimeInStatus {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{DAY, DealHistory, Event};
+    use super::super::{DAY, DealHistory, DealState, Event};
     use super::*;
 
     fn st(status: &str) -> Option<DealState> {
