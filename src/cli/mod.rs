@@ -12,6 +12,7 @@ pub mod completions;
 pub mod contacts;
 pub mod context;
 pub mod dashboard;
+pub mod demo_history;
 pub mod doctor;
 pub mod dupes;
 pub mod exit;

@@ -91,6 +91,10 @@ Their limits, said on each (a table's footer, stderr otherwise): the history sta
 first sync; changes between two syncs collapse into one; amounts are not converted between
 currencies. Definitions: docs/reports.md.";
 
+/// Said first on a `--demo` report.
+const DEMO_NOTE: &str =
+    "demo data: the deals' history before the demo's first sync was made up by the sandbox";
+
 /// The period a report covers, as seconds since 1970.
 fn period(
     args: &DealReportArgs,
@@ -142,7 +146,14 @@ pub async fn run(ctx: &Ctx, args: &DealReportArgs) -> Result<(), CliError> {
     } else {
         cache::location(ctx.globals(), settings)?
     };
+    if args.sync
+        && let Some(sandbox) = ctx.demo_sandbox().await?
+    {
+        let past = crate::cli::demo_history::make(&settings.cache, sandbox);
+        crate::cli::demo_history::write(&loc, &past).map_err(read_error)?;
+    }
     let mirror = crate::cli::changes::open(&loc, ctx.demo())?;
+    let demo_past = mirror.has_demo_deal_history().map_err(read_error)?;
     let now = Utc::now();
     let history = read(
         &mirror,
@@ -153,7 +164,10 @@ pub async fn run(ctx: &Ctx, args: &DealReportArgs) -> Result<(), CliError> {
     )?;
     let zone: Zone = settings.reschedule.timezone.parse().unwrap_or_default();
     let (from, to) = period(args, &crate::cli::times::local_zone(), now, &history)?;
-    let report = Report::build(args, &history, from, to, zone);
+    let mut report = Report::build(args, &history, from, to, zone);
+    if demo_past {
+        report.notes.insert(0, DEMO_NOTE.to_string());
+    }
     let mut out = BufWriter::with_capacity(1 << 16, crate::output::stdout());
     if let Some(shaper) = shaper {
         report.notes_to_stderr();

@@ -375,3 +375,46 @@ fn without_a_synced_mirror_it_says_what_to_run() {
     let bad = run(env.cmd(&["deals", "report", "velocity", "--from", "2026-11-01"])).code(2);
     bad.error_line();
 }
+
+#[test]
+fn a_demo_has_months_of_history_said_to_be_demo_data() {
+    let env = Env::new();
+    let out = run(env.bare().args([
+        "--demo", "deals", "report", "velocity", "--sync", "--format", "json",
+    ]))
+    .code(0);
+    assert!(
+        out.stderr.contains("note: demo data: the deals' history before the demo's first sync was made up by the sandbox"),
+        "{}",
+        out.stderr
+    );
+    let months: BTreeSet<String> = out
+        .json()
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|r| r["month"].as_str().expect("month").to_string())
+        .collect();
+    assert!(months.len() >= 3, "{months:?}");
+    let w = run(env.bare().args([
+        "--demo",
+        "deals",
+        "report",
+        "waterfall",
+        "--sync",
+        "--since",
+        "60d",
+        "--format",
+        "json",
+    ]))
+    .code(0)
+    .json();
+    for r in w.as_array().expect("array") {
+        let v: Vec<Decimal> = KEYS.iter().map(|k| dec(&r[*k])).collect();
+        assert_eq!(v[0] + v[1] + v[2] - v[3] - v[4] - v[5] - v[6], v[7], "{r}");
+    }
+    assert!(
+        w.as_array()
+            .is_some_and(|a| a.iter().any(|r| dec(&r["won"]) > Decimal::ZERO))
+    );
+}

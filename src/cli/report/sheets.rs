@@ -91,7 +91,7 @@ impl Report {
                 );
             }
         }
-        notes.push(format!("{} (here {})", LIMITS[0], utc(h.from)));
+        notes.push(format!("{}: here from {}", LIMITS[0], utc(h.from)));
         notes.extend(LIMITS[1..].iter().map(|l| l.to_string()));
         notes.append(&mut report.notes);
         report.notes = notes;

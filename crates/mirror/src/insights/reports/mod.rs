@@ -22,7 +22,7 @@ pub use crate::insights::pipeline::{NO_CURRENCY, NO_STATUS};
 
 /// What every report says of itself, where a person reads it.
 pub const LIMITS: [&str; 4] = [
-    "history starts at the first sync of the deals (and goes back at most [cache] history_days)",
+    "history starts at the first sync of the deals and goes back at most [cache] history_days",
     "changes between two syncs collapse into one, seen at the second sync",
     "amounts are not converted between currencies",
     "a deal without an exact value counts as 0",

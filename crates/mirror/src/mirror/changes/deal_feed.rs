@@ -8,12 +8,16 @@ use serde_json::value::RawValue;
 
 use super::super::store::Mirror;
 use super::super::{MirrorError, Resource};
-use super::{ChangeKind, RecordChange, decode, from_secs, resource_code};
+use super::{
+    ChangeKind, FieldChange, RecordChange, decode, encode, from_secs, insert, resource_code,
+};
 use crate::api::{ApiRecord, Deal};
 
 /// The meta key that remembers when the deals' first full sync completed: their history
 /// starts there.
 pub(in crate::mirror) const FEED_FROM_DEALS: &str = "feed_from.deals";
+/// The meta key saying the deals' history before their first sync was made up (`--demo`).
+const DEMO_HISTORY: &str = "demo_history.deals";
 
 impl Mirror {
     /// Every stored deal (gone ones too, said by the flag), in id order.
@@ -88,6 +92,51 @@ impl Mirror {
                 |r| r.get::<_, i64>(0),
             )
             .map(|t| (t != i64::MAX).then_some(t))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Writes a made-up past of the deals (`--demo` only) into the feed: each change an
+    /// update of a deal seen at its time (seconds), oldest first, ending in the deal's stored
+    /// state. The deals' history then starts at `from`, and says it is demo data.
+    pub fn add_demo_deal_history(
+        &self,
+        changes: &[(i64, String, Vec<FieldChange>)],
+        from: i64,
+    ) -> Result<(), MirrorError> {
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        for (at, id, fields) in changes {
+            insert(
+                &tx,
+                *at,
+                Resource::Deals,
+                id,
+                ChangeKind::Updated,
+                encode(fields),
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        for (key, value) in [
+            (FEED_FROM_DEALS, from.to_string()),
+            (DEMO_HISTORY, "1".into()),
+        ] {
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                params![key, value],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// Whether the deals' history holds a made-up past (`--demo`).
+    pub fn has_demo_deal_history(&self) -> Result<bool, MirrorError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM meta WHERE key = ?1",
+                [DEMO_HISTORY],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
             .map_err(|e| self.err(e))
     }
 }
