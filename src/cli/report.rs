@@ -153,6 +153,8 @@ pub async fn run(ctx: &Ctx, args: &DealReportArgs) -> Result<(), CliError> {
         crate::cli::demo_history::write(&loc, &past).map_err(read_error)?;
     }
     let mirror = crate::cli::changes::open(&loc, ctx.demo())?;
+    // One pass over a large part of the file: read through a memory map.
+    mirror.map_for_scan().map_err(read_error)?;
     let demo_past = mirror.has_demo_deal_history().map_err(read_error)?;
     let now = Utc::now();
     let history = read(

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use super::{DealHistory, DealState, Event, History, NO_CURRENCY, NO_STATUS};
 use crate::api::{ApiRecord, Deal, Money};
-use crate::mirror::{ChangeKind, FieldChange, Mirror, MirrorError, RecordChange};
+use crate::mirror::{ChangeKind, Mirror, MirrorError};
+use serde_json::value::RawValue;
 
 /// A deal as the mirror holds it now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,44 +75,84 @@ impl Stored {
     }
 }
 
-/// `state` with the changed fields set back to their old values.
-fn undo(state: &DealState, fields: &[FieldChange], default_currency: Option<&str>) -> DealState {
-    let mut s = state.clone();
-    for f in fields {
-        match f.field.as_str() {
-            "status" => s.status = status_word(f.old.as_str()),
-            "value" => s.value = amount_of(&f.old),
-            "currency" => s.currency = currency_word(f.old.as_str(), default_currency),
-            _ => {}
+/// What undoing one change needs: when it was seen, its kind, and the old value of each of
+/// the fields the reports read that it changed (`None`: unchanged). Small, so a million of
+/// them fit in memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undo {
+    pub at: i64,
+    pub kind: ChangeKind,
+    pub status: Option<String>,
+    pub value: Option<Decimal>,
+    pub currency: Option<String>,
+}
+
+impl Undo {
+    /// From a change as stored: `fields` the JSON array of `[path, old, new]` (only the
+    /// status, value and currency are read; a text that is not such an array changes none).
+    pub fn of(
+        at: i64,
+        kind: ChangeKind,
+        fields: Option<&str>,
+        default_currency: Option<&str>,
+    ) -> Undo {
+        let mut u = Undo {
+            at,
+            kind,
+            status: None,
+            value: None,
+            currency: None,
+        };
+        let triples: Vec<(&RawValue, &RawValue, &RawValue)> = fields
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or_default();
+        for (path, old, _) in triples {
+            let field = || serde_json::from_str::<Value>(old.get()).unwrap_or(Value::Null);
+            match path.get() {
+                "\"status\"" => u.status = Some(status_word(field().as_str())),
+                "\"value\"" => u.value = Some(amount_of(&field())),
+                "\"currency\"" => {
+                    u.currency = Some(currency_word(field().as_str(), default_currency))
+                }
+                _ => {}
+            }
+        }
+        u
+    }
+
+    /// `state` with the changed fields set back to their old values.
+    fn undo(&self, state: &DealState) -> DealState {
+        DealState {
+            status: self.status.clone().unwrap_or_else(|| state.status.clone()),
+            value: self.value.unwrap_or(state.value),
+            currency: self
+                .currency
+                .clone()
+                .unwrap_or_else(|| state.currency.clone()),
         }
     }
-    s
 }
 
 /// A deal's history from its state now and its changes (oldest first): each change undone,
 /// newest first.
-pub fn rebuild(
-    now: Stored,
-    changes: &[RecordChange],
-    default_currency: Option<&str>,
-) -> DealHistory {
+pub fn rebuild(now: Stored, changes: &[Undo]) -> DealHistory {
     // The fields as they were after the change being undone, and whether it existed then.
     let mut fields = now.state.clone();
     let mut there = !now.gone;
     let mut events = Vec::with_capacity(changes.len());
     for c in changes.iter().rev() {
         events.push(Event {
-            at: c.at.timestamp(),
+            at: c.at,
             state: there.then(|| fields.clone()),
         });
         match c.kind {
             ChangeKind::Created => there = false,
             ChangeKind::Gone => there = true,
             ChangeKind::Back => {
-                fields = undo(&fields, &c.fields, default_currency);
+                fields = c.undo(&fields);
                 there = false;
             }
-            ChangeKind::Updated => fields = undo(&fields, &c.fields, default_currency),
+            ChangeKind::Updated => fields = c.undo(&fields),
         }
     }
     events.reverse();
@@ -133,33 +174,33 @@ pub fn load(
     now: i64,
 ) -> Result<History, MirrorError> {
     m.in_snapshot(|m| {
-        let mut stored: HashMap<String, Stored> = HashMap::new();
+        let mut stored: Vec<Stored> = Vec::new();
+        let mut slot: HashMap<String, usize> = HashMap::new();
         m.each_deal_stored(|d, gone| {
-            stored.insert(d.id.clone(), Stored::of(&d, gone, default_currency));
+            slot.insert(d.id.clone(), stored.len());
+            stored.push(Stored::of(&d, gone, default_currency));
         })?;
-        let mut deals = Vec::with_capacity(stored.len());
-        let mut group: Vec<RecordChange> = Vec::new();
-        let mut flush = |group: &mut Vec<RecordChange>, deals: &mut Vec<DealHistory>| {
-            if let Some(s) = group.first().and_then(|c| stored.remove(&c.id)) {
-                deals.push(rebuild(s, group, default_currency));
+        let mut undos: Vec<Vec<Undo>> = vec![Vec::new(); stored.len()];
+        let mut oldest = None::<i64>;
+        m.each_deal_change(|at, id, kind, fields| {
+            oldest = Some(oldest.map_or(at, |o| o.min(at)));
+            if let Some(i) = slot.get(id) {
+                undos[*i].push(Undo::of(at, kind, fields, default_currency));
             }
-            group.clear();
-        };
-        m.each_deal_change(|c| {
-            if group.first().is_some_and(|g| g.id != c.id) {
-                flush(&mut group, &mut deals);
-            }
-            group.push(c);
         })?;
-        flush(&mut group, &mut deals);
-        for (_, s) in stored {
-            deals.push(rebuild(s, &[], default_currency));
-        }
-        deals.sort_by(|a, b| a.id.cmp(&b.id));
+        // In id order, as the deals were read.
+        let deals = stored
+            .into_iter()
+            .zip(undos)
+            .map(|(s, u)| rebuild(s, &u))
+            .collect();
         let oldest_kept = keep_days.map(|d| now - i64::from(d) * super::DAY);
         // A second before the first sync's end: the feed stores whole seconds, and a change a
         // later sync saw in that same second is still after the baseline.
-        let first = m.deal_feed_from()?.map_or(now, |t| t - 1);
+        let first = match (m.deal_feed_from()?, oldest) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(now + 1),
+        } - 1;
         let from = first.max(oldest_kept.unwrap_or(i64::MIN));
         Ok(History { from, now, deals })
     })?
@@ -170,22 +211,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn change(at: i64, kind: ChangeKind, fields: Vec<(&str, Value, Value)>) -> RecordChange {
-        RecordChange {
-            seq: at,
-            at: chrono::DateTime::from_timestamp(at, 0).unwrap(),
-            resource: crate::resource::Resource::Deals,
-            id: "d".into(),
-            kind,
-            fields: fields
-                .into_iter()
-                .map(|(f, old, new)| FieldChange {
-                    field: f.into(),
-                    old,
-                    new,
-                })
-                .collect(),
-        }
+    fn change(at: i64, kind: ChangeKind, fields: Vec<(&str, Value, Value)>) -> Undo {
+        let text = (!fields.is_empty()).then(|| {
+            let triples: Vec<(&str, Value, Value)> = fields;
+            serde_json::to_string(&triples).unwrap()
+        });
+        Undo::of(at, kind, text.as_deref(), None)
     }
 
     fn st(status: &str, v: i64, cur: &str) -> DealState {
@@ -222,7 +253,7 @@ mod tests {
             ),
             change(40, ChangeKind::Gone, vec![]),
         ];
-        let h = rebuild(now, &changes, None);
+        let h = rebuild(now, &changes);
         assert_eq!(h.initial, None);
         let states: Vec<Option<DealState>> = h.events.iter().map(|e| e.state.clone()).collect();
         assert_eq!(

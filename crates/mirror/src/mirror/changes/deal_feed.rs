@@ -1,16 +1,14 @@
 //! What the pipeline-over-time reports read from the mirror: every deal as stored (gone ones
 //! too) and the deals' changes that touch their status, value or currency (or their being
-//! there: created, gone, back), each in one pass: the changes in (id, seq) order through the
-//! `changes_record` index, so a deal's changes come together and no deal is queried apart.
+//! there: created, gone, back), each in one pass: the changes in the table's own order (by
+//! `seq`: pages read one after the other, never a lookup per row), no deal queried apart.
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use serde_json::value::RawValue;
 
 use super::super::store::Mirror;
 use super::super::{MirrorError, Resource};
-use super::{
-    ChangeKind, FieldChange, RecordChange, decode, encode, from_secs, insert, resource_code,
-};
+use super::{ChangeKind, FieldChange, encode, insert, resource_code};
 use crate::api::{ApiRecord, Deal};
 
 /// The meta key that remembers when the deals' first full sync completed: their history
@@ -47,15 +45,20 @@ impl Mirror {
     }
 
     /// The deals' changes of their status, value or currency, and every created, gone and
-    /// back, in (id, seq) order.
-    pub fn each_deal_change(&self, mut f: impl FnMut(RecordChange)) -> Result<(), MirrorError> {
+    /// back, in `seq` order (a deal's changes in the order they were stored), each handed to
+    /// `f` as it is stored: when it was seen (seconds), the deal's id, its kind and its fields
+    /// (a JSON array of `[path, old, new]`, none for created and gone), borrowed from the row.
+    pub fn each_deal_change(
+        &self,
+        mut f: impl FnMut(i64, &str, ChangeKind, Option<&str>),
+    ) -> Result<(), MirrorError> {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT seq, at, id, kind, fields FROM changes INDEXED BY changes_record
+                "SELECT at, id, kind, fields FROM changes NOT INDEXED
                  WHERE resource = ?1 AND (kind <> ?2 OR fields LIKE '%[\"status\",%'
                    OR fields LIKE '%[\"value\",%' OR fields LIKE '%[\"currency\",%')
-                 ORDER BY id, seq",
+                 ORDER BY seq",
             )
             .map_err(|e| self.err(e))?;
         let mut rows = stmt
@@ -66,32 +69,28 @@ impl Mirror {
             .map_err(|e| self.err(e))?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let get = |e| self.err(e);
-            let fields: Option<String> = row.get(4).map_err(get)?;
-            f(RecordChange {
-                seq: row.get(0).map_err(get)?,
-                at: from_secs(row.get(1).map_err(get)?),
-                resource: Resource::Deals,
-                id: row.get(2).map_err(get)?,
-                kind: ChangeKind::from_code(row.get(3).map_err(get)?),
-                fields: decode(fields.as_deref()),
-            });
+            let at: i64 = row.get(0).map_err(get)?;
+            let kind = ChangeKind::from_code(row.get(2).map_err(get)?);
+            let id = row.get_ref(1).map_err(get)?.as_str().ok();
+            let fields = row.get_ref(3).map_err(get)?.as_str().ok();
+            if let Some(id) = id {
+                f(at, id, kind, fields);
+            }
         }
         Ok(())
     }
 
-    /// When the deals' history starts: their first full sync (remembered since this version),
-    /// or their oldest change kept when it is older; `None` before any.
+    /// When the deals' history starts, as far as the mirror remembers: their first full sync
+    /// (remembered since this version); `None` before it. The loader also takes the oldest
+    /// change it reads, for mirrors older than that.
     pub fn deal_feed_from(&self) -> Result<Option<i64>, MirrorError> {
         self.conn
             .query_row(
-                "SELECT min(coalesce((SELECT CAST(value AS INTEGER)
-                                      FROM meta WHERE key = ?1), 9223372036854775807),
-                            coalesce((SELECT min(at) FROM changes WHERE resource = ?2),
-                                     9223372036854775807))",
-                params![FEED_FROM_DEALS, resource_code(Resource::Deals)],
+                "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?1",
+                [FEED_FROM_DEALS],
                 |r| r.get::<_, i64>(0),
             )
-            .map(|t| (t != i64::MAX).then_some(t))
+            .optional()
             .map_err(|e| self.err(e))
     }
 
