@@ -21,6 +21,7 @@ mod diff;
 mod names;
 mod raw;
 
+pub use deal_feed::DealFacts;
 pub(super) use deal_feed::FEED_FROM_DEALS;
 pub use diff::diff_text;
 pub use names::RecordFacts;

@@ -9,8 +9,8 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::{DealHistory, DealState, Event, History, NO_CURRENCY, NO_STATUS};
-use crate::api::{ApiRecord, Deal, Money};
-use crate::mirror::{ChangeKind, Mirror, MirrorError};
+use crate::api::Money;
+use crate::mirror::{ChangeKind, DealFacts, Mirror, MirrorError};
 use serde_json::value::RawValue;
 
 /// A deal as the mirror holds it now.
@@ -38,6 +38,18 @@ pub fn currency_word(s: Option<&str>, default: Option<&str>) -> String {
         .unwrap_or_else(|| NO_CURRENCY.to_string())
 }
 
+/// An amount as stored JSON text (a string or a number); 0 when it is none or not exact.
+fn amount_text(json: &str) -> Decimal {
+    let m = if json.starts_with('"') {
+        serde_json::from_str::<String>(json).map(|s| Money::parse(&s))
+    } else if json == "null" {
+        return Decimal::ZERO;
+    } else {
+        Ok(Money::parse(json))
+    };
+    m.ok().and_then(|m| m.decimal()).unwrap_or(Decimal::ZERO)
+}
+
 /// An amount as the service sent it (text or number); 0 when it is none or not exact.
 pub fn amount_of(v: &Value) -> Decimal {
     let m = match v {
@@ -49,28 +61,21 @@ pub fn amount_of(v: &Value) -> Decimal {
 }
 
 impl Stored {
-    pub fn of(deal: &Deal, gone: bool, default_currency: Option<&str>) -> Stored {
+    pub fn of(d: DealFacts, default_currency: Option<&str>) -> Stored {
         Stored {
-            id: deal.id.clone(),
-            label: deal.label(),
+            label: d.name.clone().unwrap_or_else(|| d.id.clone()),
             state: DealState {
-                status: status_word(deal.status.as_deref()),
-                value: deal
+                status: status_word(d.status.as_deref()),
+                value: d
                     .value
                     .as_ref()
                     .and_then(Money::decimal)
                     .unwrap_or(Decimal::ZERO),
-                currency: currency_word(
-                    deal.extra.get("currency").and_then(Value::as_str),
-                    default_currency,
-                ),
+                currency: currency_word(d.currency.as_deref(), default_currency),
             },
-            gone,
-            updated_at: deal
-                .updated_at
-                .as_ref()
-                .and_then(crate::api::Timestamp::instant)
-                .map(|t| t.timestamp()),
+            id: d.id,
+            gone: d.gone,
+            updated_at: d.updated_at,
         }
     }
 }
@@ -107,12 +112,13 @@ impl Undo {
             .and_then(|t| serde_json::from_str(t).ok())
             .unwrap_or_default();
         for (path, old, _) in triples {
-            let field = || serde_json::from_str::<Value>(old.get()).unwrap_or(Value::Null);
+            let old = old.get();
+            let text = || serde_json::from_str::<String>(old).ok();
             match path.get() {
-                "\"status\"" => u.status = Some(status_word(field().as_str())),
-                "\"value\"" => u.value = Some(amount_of(&field())),
+                "\"status\"" => u.status = Some(status_word(text().as_deref())),
+                "\"value\"" => u.value = Some(amount_text(old)),
                 "\"currency\"" => {
-                    u.currency = Some(currency_word(field().as_str(), default_currency))
+                    u.currency = Some(currency_word(text().as_deref(), default_currency))
                 }
                 _ => {}
             }
@@ -176,9 +182,9 @@ pub fn load(
     m.in_snapshot(|m| {
         let mut stored: Vec<Stored> = Vec::new();
         let mut slot: HashMap<String, usize> = HashMap::new();
-        m.each_deal_stored(|d, gone| {
+        m.each_deal_stored(|d| {
             slot.insert(d.id.clone(), stored.len());
-            stored.push(Stored::of(&d, gone, default_currency));
+            stored.push(Stored::of(d, default_currency));
         })?;
         let mut undos: Vec<Vec<Undo>> = vec![Vec::new(); stored.len()];
         let mut oldest = None::<i64>;

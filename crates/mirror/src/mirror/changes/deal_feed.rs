@@ -6,10 +6,11 @@
 use rusqlite::{OptionalExtension, params};
 use serde_json::value::RawValue;
 
+use super::super::packed::fields::{Stored, each_top_level};
 use super::super::store::Mirror;
 use super::super::{MirrorError, Resource};
 use super::{ChangeKind, FieldChange, encode, insert, resource_code};
-use crate::api::{ApiRecord, Deal};
+use crate::api::{ApiRecord, Deal, Money, Timestamp};
 
 /// The meta key that remembers when the deals' first full sync completed: their history
 /// starts there.
@@ -17,29 +18,127 @@ pub(in crate::mirror) const FEED_FROM_DEALS: &str = "feed_from.deals";
 /// The meta key saying the deals' history before their first sync was made up (`--demo`).
 const DEMO_HISTORY: &str = "demo_history.deals";
 
+/// A stored deal's fields the pipeline-over-time reports read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DealFacts {
+    pub id: String,
+    pub name: Option<String>,
+    pub status: Option<String>,
+    pub value: Option<Money>,
+    pub currency: Option<String>,
+    /// Seconds since 1970.
+    pub updated_at: Option<i64>,
+    pub gone: bool,
+}
+
+/// A stored text: a JSON string's content (`None` for anything else).
+fn text(s: Stored<'_>) -> Option<String> {
+    match s {
+        Stored::Json(t) if t.starts_with('"') => serde_json::from_str(t).ok(),
+        _ => None,
+    }
+}
+
+impl DealFacts {
+    /// From the stored text, as [`Deal`] decodes the same fields; `None` when the text is not
+    /// one packing leaves (the caller reads the record whole).
+    fn read(id: &str, packed: &str, gone: bool) -> Option<DealFacts> {
+        let mut d = DealFacts {
+            id: id.to_string(),
+            name: None,
+            status: None,
+            value: None,
+            currency: None,
+            updated_at: None,
+            gone,
+        };
+        each_top_level(packed, |k, v| match k {
+            "name" => d.name = text(v),
+            "status" => d.status = text(v),
+            "currency" => d.currency = text(v),
+            "value" => {
+                d.value = match v {
+                    Stored::Json(t) if t.starts_with('"') => text(v).map(|s| Money::parse(&s)),
+                    Stored::Json(t) if t != "null" => Some(Money::parse(t)),
+                    _ => None,
+                }
+            }
+            "updated_at" => {
+                d.updated_at = match v {
+                    Stored::Time(us) => Some(us.div_euclid(1_000_000)),
+                    other => text(other)
+                        .and_then(|t| Timestamp::parse(&t).instant())
+                        .map(|t| t.timestamp()),
+                }
+            }
+            _ => {}
+        })?;
+        Some(d)
+    }
+
+    fn of(deal: &Deal, gone: bool) -> DealFacts {
+        DealFacts {
+            id: deal.id.clone(),
+            name: deal.name.clone(),
+            status: deal.status.clone(),
+            value: deal.value.clone(),
+            currency: deal
+                .extra
+                .get("currency")
+                .and_then(|v| v.as_str())
+                .map(str::to_string),
+            updated_at: deal
+                .updated_at
+                .as_ref()
+                .and_then(Timestamp::instant)
+                .map(|t| t.timestamp()),
+            gone,
+        }
+    }
+}
+
 impl Mirror {
-    /// Every stored deal (gone ones too, said by the flag), in id order.
-    pub fn each_deal_stored(&self, mut f: impl FnMut(Deal, bool)) -> Result<(), MirrorError> {
+    /// Every stored deal's fields the reports read (gone ones too, said by the flag), in id
+    /// order: read straight from the stored text (nothing unpacked), or from the whole record
+    /// when that text cannot be read so.
+    pub fn each_deal_stored(&self, mut f: impl FnMut(DealFacts)) -> Result<(), MirrorError> {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT packed, gone_at IS NOT NULL FROM records WHERE resource = ?1 ORDER BY id",
+                "SELECT id, packed, gone_at IS NOT NULL FROM records WHERE resource = ?1
+                 ORDER BY id",
             )
             .map_err(|e| self.err(e))?;
         let mut rows = stmt
             .query([Resource::Deals.noun()])
             .map_err(|e| self.err(e))?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let packed: String = row.get(0).map_err(|e| self.err(e))?;
-            let gone: bool = row.get(1).map_err(|e| self.err(e))?;
-            let raw = self.unpack(&packed)?;
-            let Some(deal) = RawValue::from_string(raw)
-                .ok()
-                .and_then(|r| Deal::from_raw(r).ok())
-            else {
-                continue;
+            let get = |e| self.err(e);
+            let id: &str = row
+                .get_ref(0)
+                .map_err(get)?
+                .as_str()
+                .map_err(|e| self.err(e.into()))?;
+            let packed: &str = row
+                .get_ref(1)
+                .map_err(get)?
+                .as_str()
+                .map_err(|e| self.err(e.into()))?;
+            let gone: bool = row.get(2).map_err(get)?;
+            let facts = match DealFacts::read(id, packed, gone) {
+                Some(facts) => facts,
+                None => {
+                    let raw = self.unpack(packed)?;
+                    let Some(deal) = RawValue::from_string(raw)
+                        .ok()
+                        .and_then(|r| Deal::from_raw(r).ok())
+                    else {
+                        continue;
+                    };
+                    DealFacts::of(&deal, gone)
+                }
             };
-            f(deal, gone);
+            f(facts);
         }
         Ok(())
     }
