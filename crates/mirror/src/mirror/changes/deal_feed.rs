@@ -238,3 +238,39 @@ impl Mirror {
             .map_err(|e| self.err(e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mirror::SyncState;
+
+    fn deal(json: &str) -> Deal {
+        Deal::from_raw(RawValue::from_string(json.to_string()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_stored_text_reads_as_the_whole_record_decodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Mirror::open(&dir.path().join("m.sqlite3")).unwrap().mirror;
+        let deals: Vec<Deal> = [
+            r#"{"id":"d1","name":"Caf\u00e9 \"A\"","status":"won","value":"12.50","currency":"eur","updated_at":"2026-11-01T10:00:00.000000Z"}"#,
+            r#"{"id":"d2","name":"B","status":"open","value":1200,"updated_at":"2026-11-01T10:00:00+01:00"}"#,
+            r#"{"id":"d3","value":null,"currency":"USD","account":{"id":"a1","name":"Acme"}}"#,
+            r#"{"id":"d4","name":"D","status":"lost","value":"n/a","updated_at":"2026-11-02"}"#,
+        ]
+        .iter()
+        .map(|j| deal(j))
+        .collect();
+        m.apply_page(&deals, None, &SyncState::default()).unwrap();
+        let mut read = Vec::new();
+        m.each_deal_stored(|d| read.push(d)).unwrap();
+        let whole: Vec<DealFacts> = deals.iter().map(|d| DealFacts::of(d, false)).collect();
+        assert_eq!(read, whole);
+        assert_eq!(read[0].name.as_deref(), Some("Café \"A\""));
+        assert_eq!(
+            read[1].value.as_ref().and_then(Money::decimal),
+            Some(1200.into())
+        );
+        assert_eq!(read[1].updated_at, Some(1_793_523_600));
+    }
+}
