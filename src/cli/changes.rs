@@ -276,7 +276,7 @@ pub async fn sync_setup(
 }
 
 /// Syncs the profile's mirror without printing anything (the output is the changes).
-async fn sync_quietly(ctx: &Ctx) -> Result<MirrorLocation, CliError> {
+pub(crate) async fn sync_quietly(ctx: &Ctx) -> Result<MirrorLocation, CliError> {
     let (client, location, opts) = sync_setup(ctx).await?;
     mirror_sync::sync(client, &location, &opts, &|_| {})
         .await

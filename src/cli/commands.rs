@@ -50,6 +50,9 @@ pub enum DealsCommand {
     /// Count and total value by status and currency, or won and lost by month (exact, never
     /// summed across currencies).
     Summary(summary::DealSummaryArgs),
+    /// The pipeline over time, from the local mirror's change feed: waterfall,
+    /// time-in-status, velocity, forecast or stale (per currency, never summed across).
+    Report(crate::cli::report::DealReportArgs),
 }
 
 #[derive(Debug, Clone, Subcommand)]
@@ -67,7 +70,8 @@ Examples:
 const DEALS_EXAMPLES: &str = "\
 Examples:
   crmdash deals list --status open --sort-by value --sort-direction desc
-  crmdash deals summary --by currency";
+  crmdash deals summary --by currency
+  crmdash deals report waterfall --since 30d";
 
 const PROJECTS_EXAMPLES: &str = "\
 Examples:
@@ -98,6 +102,7 @@ pub async fn run(ctx: &Ctx, command: &ApiCommand) -> Result<(), CliError> {
                 list::run(ctx, args.query(), &args.paging).await
             }
             DealsCommand::Summary(args) => summary::run(ctx, args).await,
+            DealsCommand::Report(args) => crate::cli::report::run(ctx, args).await,
         },
         ApiCommand::Projects {
             command: ProjectsCommand::List(args),

@@ -36,7 +36,7 @@ impl Ttys {
 struct Connection {
     client: Client,
     profile: String,
-    _sandbox: Option<SandboxHandle>,
+    sandbox: Option<SandboxHandle>,
 }
 
 /// A command's surroundings. The client is built on first use, so every check a command makes
@@ -193,6 +193,11 @@ impl Ctx {
         Ok(self.gatekeeper(yes).await?.admit(intent)?)
     }
 
+    /// The `--demo` sandbox this run talks to (none otherwise).
+    pub async fn demo_sandbox(&self) -> Result<Option<&SandboxHandle>, CliError> {
+        Ok(self.connection().await?.sandbox.as_ref())
+    }
+
     /// The profile the client belongs to (`demo` for `--demo`).
     pub async fn profile(&self) -> Result<&str, CliError> {
         Ok(&self.connection().await?.profile)
@@ -212,14 +217,14 @@ impl Ctx {
                     Connection {
                         client: Client::with_options(&sb.base_url(), token, options)?,
                         profile: "demo".to_string(),
-                        _sandbox: Some(sb),
+                        sandbox: Some(sb),
                     }
                 } else {
                     let ep = setup::resolve_endpoint(&self.globals, &self.settings).await?;
                     Connection {
                         client: Client::with_options(&ep.base_url, ep.token, options)?,
                         profile: ep.profile,
-                        _sandbox: None,
+                        sandbox: None,
                     }
                 };
                 if let Some(o) = verbose::observer(self.globals.verbose) {

@@ -119,6 +119,16 @@ async fn seed_demo_history(
     let opts = crate::mirror::sync::SyncOptions::from_settings(&cache, false, Vec::new());
     match crate::mirror::sync::sync(&client, &location, &opts, &|_| {}).await {
         Ok(_) => {
+            // Months of made-up past for the reports over time, then a few moves now for
+            // Today (recorded by the dashboard's first sync).
+            let past = crate::cli::demo_history::make(&cache, sandbox);
+            let past = tokio::task::spawn_blocking(move || {
+                crate::cli::demo_history::write(&location, &past)
+            })
+            .await;
+            if let Ok(Err(e)) = past {
+                tracing::warn!(error = %e, "the demo's past was not written");
+            }
             sandbox.churn_deals_and_projects(40);
         }
         Err(e) => tracing::warn!(error = %e, "the demo's history was not made"),

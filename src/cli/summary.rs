@@ -303,39 +303,51 @@ fn by_name(by: SummaryBy) -> &'static str {
     }
 }
 
-/// One cell: text, a count or an amount.
-enum Cell {
+/// One cell: text, a count, an amount, a plain number (days, a rate) or nothing.
+pub(crate) enum Cell {
     Text(String),
     Count(u64),
     Amount(Decimal),
+    /// A figure that is not money (days, a rate): as it is, a JSON number.
+    Number(Decimal),
+    /// No figure (JSON null, an empty cell).
+    Empty,
 }
 
 impl Cell {
-    fn plain(&self) -> String {
+    pub(crate) fn plain(&self) -> String {
         match self {
             Cell::Text(t) => t.clone(),
             Cell::Count(n) => n.to_string(),
             Cell::Amount(d) => format_amount(*d, false),
+            Cell::Number(d) => d.to_string(),
+            Cell::Empty => String::new(),
         }
     }
 
-    fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         match self {
             Cell::Amount(d) => format_amount(*d, true),
+            Cell::Empty => "—".to_string(),
             other => other.plain(),
         }
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         match self {
             Cell::Text(t) => Value::String(t.clone()),
             Cell::Count(n) => json!(n),
             // Amounts as strings: exact, never a float.
             Cell::Amount(d) => Value::String(format_amount(*d, false)),
+            Cell::Number(d) => d
+                .to_string()
+                .parse::<serde_json::Number>()
+                .map_or(Value::Null, Value::Number),
+            Cell::Empty => Value::Null,
         }
     }
 
-    fn right_aligned(&self) -> bool {
+    pub(crate) fn right_aligned(&self) -> bool {
         !matches!(self, Cell::Text(_))
     }
 }
@@ -407,7 +419,13 @@ fn rows(s: &PipelineSummary, by: SummaryBy) -> (Vec<&'static str>, Vec<Vec<Cell>
     }
 }
 
-fn write_table(header: &[&str], rows: &[Vec<Cell>], w: &mut impl Write) -> std::io::Result<()> {
+/// Columns aligned to their widest cell (numbers right), the header in capitals: the table
+/// `deals summary` and `deals report` print.
+pub(crate) fn write_table(
+    header: &[&str],
+    rows: &[Vec<Cell>],
+    w: &mut impl Write,
+) -> std::io::Result<()> {
     let shown: Vec<Vec<String>> = rows
         .iter()
         .map(|r| r.iter().map(|c| sanitize_cell(&c.shown())).collect())

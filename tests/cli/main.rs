@@ -16,6 +16,7 @@ mod misc;
 mod output;
 mod plan;
 mod reliability;
+mod reports;
 mod safety;
 mod scripting;
 mod setup;

@@ -6,5 +6,6 @@ pub mod changes;
 pub mod dupes;
 mod page_walk;
 pub mod pipeline;
+pub mod reports;
 pub mod timeline;
 pub mod today;

@@ -16,10 +16,13 @@ use serde_json::Value;
 use super::store::{Mirror, SyncState};
 use super::{MirrorError, Resource};
 
+mod deal_feed;
 mod diff;
 mod names;
 mod raw;
 
+pub use deal_feed::DealFacts;
+pub(super) use deal_feed::FEED_FROM_DEALS;
 pub use diff::diff_text;
 pub use names::RecordFacts;
 pub use raw::{

@@ -29,7 +29,7 @@ pub mod sync;
 mod why;
 
 pub use changes::{
-    ChangeKind, ChangeQuery, Cursor, FieldChange, RawChange, RecordChange, Selection,
+    ChangeKind, ChangeQuery, Cursor, DealFacts, FieldChange, RawChange, RecordChange, Selection,
     write_json_line,
 };
 pub use contact_fields::ContactFields;

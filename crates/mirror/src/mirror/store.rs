@@ -204,6 +204,16 @@ impl Mirror {
                 pass
             ],
         )?;
+        // The deals' history starts at their first full sync: remembered once, never moved.
+        if let (Resource::Deals, Some(full)) = (r, s.last_full_at) {
+            tx.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, ?2)",
+                params![
+                    super::changes::FEED_FROM_DEALS,
+                    full.timestamp().to_string()
+                ],
+            )?;
+        }
         Ok(())
     }
 

@@ -13,6 +13,7 @@ mod error;
 mod faults;
 mod gen_contacts;
 mod gen_records;
+mod history;
 mod hostile;
 mod idempotency;
 mod inject;
@@ -45,6 +46,7 @@ pub use config::{SandboxArgs, SandboxConfig};
 pub use error::SandboxError;
 pub use faults::{DEFAULT_REDIRECT, FaultKind, FaultRule, Faults, HUGE_BODY_BYTES};
 pub use gen_contacts::SynthContact;
+pub use history::PastChange;
 pub use hostile::{
     DEFAULT_DEPTH as HOSTILE_DEFAULT_DEPTH, ESCAPES as HOSTILE_ESCAPES, FORMULA as HOSTILE_FORMULA,
     HostileShape, OPTION_VALUE as HOSTILE_OPTION_VALUE,
@@ -255,6 +257,12 @@ impl SandboxHandle {
     /// Makes `n` updates of deals and projects now (no deletion, no contact touched).
     pub fn churn_deals_and_projects(&self, n: usize) -> Vec<Change> {
         self.shared.churn_deals_and_projects(n)
+    }
+
+    /// A made-up past of the deals over the `days` days before `end` (for `--demo`): each
+    /// deal ends in the state the sandbox holds; nothing changes on the sandbox.
+    pub fn deal_history(&self, days: i64, end: chrono::DateTime<chrono::Utc>) -> Vec<PastChange> {
+        self.shared.deal_history(days, end)
     }
 
     /// Stops the background change generator (`--churn`); `churn(n)` still works.
