@@ -57,11 +57,9 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+/// A time in the notes, on the display clock with its zone.
 fn utc(t: i64) -> String {
-    DateTime::from_timestamp(t, 0)
-        .unwrap_or_default()
-        .format("%Y-%m-%d %H:%M UTC")
-        .to_string()
+    crmdash_api::clock::get().format_labelled(DateTime::from_timestamp(t, 0).unwrap_or_default())
 }
 
 fn rfc3339(t: i64) -> String {
