@@ -338,6 +338,11 @@ pub async fn run_dashboard(
     let signals = tokio::spawn(watch_signals(cancel.clone(), caught.clone()));
     let mut term = terminal::enter(mouse)?;
     let result = event_loop(&mut term, &mut engine, &cancel, mouse, started).await;
+    // However the loop ended (a quit, a signal, the terminal gone: its input fails or ends),
+    // writes still in their undo window are journalled as dropped before the process exits
+    // (after a quit there are none left).
+    let dropped = engine.app.drop_held_at_exit();
+    engine.run(dropped);
     let restored = terminal::restore();
     signals.abort();
     result?;

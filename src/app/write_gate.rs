@@ -72,6 +72,25 @@ struct Sent {
     reserved: Option<String>,
 }
 
+impl Sent {
+    /// Its journal entry under `id`, saying `answer`, as the dashboard's.
+    fn record(self, id: Option<String>, answer: Answer) -> WriteRecord {
+        let mut entry = WriteRecord::new(
+            self.kind,
+            Who::Dashboard,
+            &self.profile,
+            "",
+            self.sent,
+            answer,
+        );
+        entry.id = id;
+        entry.host = self.host;
+        entry.target = self.target;
+        entry.key = self.key;
+        entry
+    }
+}
+
 /// The gate's state.
 #[derive(Debug, Default)]
 pub struct WriteGate {
@@ -374,12 +393,10 @@ impl App {
             self.safety.config.journal.clone(),
             reached || s.ticket.is_some() || s.reserved.is_some(),
         ) {
-            let mut entry =
-                WriteRecord::new(s.kind, Who::Dashboard, &s.profile, "", s.sent, answer);
-            entry.id = s.ticket.or(s.reserved);
-            entry.host = s.host;
-            entry.target = s.target.or(created_id);
-            entry.key = s.key;
+            let id = s.ticket.clone().or(s.reserved.clone());
+            let target = s.target.clone().or(created_id);
+            let mut entry = s.record(id, answer);
+            entry.target = target;
             fx.push(Effect::RecordWrite {
                 path,
                 entry: Box::new(entry),

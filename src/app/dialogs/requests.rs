@@ -73,6 +73,37 @@ pub struct RequestLogView {
 pub struct Detail {
     pub scroll: u16,
     pub lines: Vec<String>,
+    /// `lines` wrapped to the width last drawn at, kept until the width changes (a long
+    /// answer is wrapped once, not on every frame).
+    pub wrapped: std::cell::RefCell<Option<(usize, std::rc::Rc<Vec<String>>)>>,
+}
+
+impl Detail {
+    /// The lines wrapped to `width` columns (a URL broken at the edge), from the cache when
+    /// it was made for that width.
+    pub fn wrapped_to(
+        &self,
+        width: usize,
+        wrap: impl Fn(&str, usize) -> Vec<String>,
+    ) -> std::rc::Rc<Vec<String>> {
+        let mut cache = self.wrapped.borrow_mut();
+        if let Some((w, lines)) = cache.as_ref()
+            && *w == width
+        {
+            return lines.clone();
+        }
+        let lines: Vec<String> = self
+            .lines
+            .iter()
+            .flat_map(|l| {
+                let w = wrap(l, width);
+                if w.is_empty() { vec![String::new()] } else { w }
+            })
+            .collect();
+        let lines = std::rc::Rc::new(lines);
+        *cache = Some((width, lines.clone()));
+        lines
+    }
 }
 
 impl RequestLogView {
@@ -148,6 +179,7 @@ impl Dialog for RequestLogView {
                 self.detail = log.get(self.selected).map(|r| Detail {
                     scroll: 0,
                     lines: detail_lines(r),
+                    wrapped: Default::default(),
                 });
             }
             Some(Action::CopyJson) if !log.is_empty() => {

@@ -13,7 +13,7 @@ use crate::app::dialogs::{Dialog, DialogCx, DialogResult, Outcome, Overlay};
 use crate::app::effects::Effect;
 use crate::app::keymap::{Action, Hint};
 use crate::app::{App, Message};
-use crate::journal::{Answer, Who, WriteRecord};
+use crate::journal::{Answer, WriteRecord};
 
 /// What became of held writes that were not sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,22 +36,12 @@ impl App {
             return (None, Vec::new());
         };
         let id = uuid::Uuid::new_v4().to_string();
-        let mut entry = WriteRecord::new(
-            sent.kind,
-            Who::Dashboard,
-            &sent.profile,
-            "",
-            sent.sent,
-            Answer {
-                held: true,
-                ..Answer::default()
-            },
-        );
-        entry.id = Some(id.clone());
+        let held = Answer {
+            held: true,
+            ..Answer::default()
+        };
+        let mut entry = sent.record(Some(id.clone()), held);
         entry.at = self.wall;
-        entry.host = sent.host;
-        entry.target = sent.target;
-        entry.key = sent.key;
         let fx = Effect::RecordWrite {
             path,
             entry: Box::new(entry),
@@ -70,19 +60,8 @@ impl App {
                     taken_back: how == Unsent::TakenBack,
                     ..Answer::default()
                 };
-                let mut entry = WriteRecord::new(
-                    sent.kind,
-                    Who::Dashboard,
-                    &sent.profile,
-                    "",
-                    sent.sent,
-                    answer,
-                );
-                entry.id = Some(id);
+                let mut entry = sent.record(Some(id), answer);
                 entry.at = self.wall;
-                entry.host = sent.host;
-                entry.target = sent.target;
-                entry.key = sent.key;
                 Some(entry)
             })
             .collect()
@@ -177,13 +156,7 @@ impl App {
     /// Opens an unsent write in its dialog, filled in as it was confirmed: the contact form
     /// with its fields, the reschedule dialog at its preview of the exact body.
     pub(crate) fn open_draft(&mut self, w: WriteRecord) -> Vec<Effect> {
-        if w.profile != self.workspace.profile {
-            self.note(format!(
-                "That write was for profile {}: switch to it (:profile {}) to send it. It stays in :log.",
-                w.profile, w.profile
-            ));
-            return Vec::new();
-        }
+        // Only the active profile's writes are offered (`unsent_found`).
         match w.kind {
             WriteKind::Create => {
                 let fx = self.open_contact_form();

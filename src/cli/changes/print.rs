@@ -471,13 +471,13 @@ fn width(s: &str) -> usize {
 }
 
 /// `at` on the display clock as the table writes it (`2026-11-24 10:02`), kept for the minute.
-struct LocalMinutes {
+struct ClockMinutes {
     zone: crmdash_api::clock::DisplayZone,
     last: Option<(i64, i32)>,
     text: String,
 }
 
-impl LocalMinutes {
+impl ClockMinutes {
     fn push(&mut self, out: &mut String, at: i64) {
         let t = DateTime::<Utc>::from_timestamp(at, 0).unwrap_or_default();
         let secs = self.zone.offset_at(t).local_minus_utc();
@@ -510,7 +510,7 @@ pub fn write_table(
         index: Default::default(),
         shown: Vec::new(),
     };
-    let mut minutes = LocalMinutes {
+    let mut minutes = ClockMinutes {
         zone: crmdash_api::clock::get(),
         last: None,
         text: String::new(),

@@ -16,7 +16,7 @@ pub fn draw(f: &mut Frame, area: Rect, v: &RequestLogView, app: &App, theme: &Th
     let keys = &app.keymap;
     let m = modal::centered(area, area.width.saturating_sub(4).min(160), area.height);
     let log = &app.requests.entries;
-    if let Some(Detail { scroll, lines: all }) = &v.detail {
+    if let Some(detail @ Detail { scroll, .. }) = &v.detail {
         let footer = format!(
             "{} scroll · {} copy as curl · {} back",
             keys.pair(Action::Down, Action::Up),
@@ -26,13 +26,10 @@ pub fn draw(f: &mut Frame, area: Rect, v: &RequestLogView, app: &App, theme: &Th
         let title = format!("Request {} of {}", v.selected + 1, log.len());
         let inner = modal::frame(f, m, &title, &footer, theme);
         // Read whole: a long URL or header wraps onto the next lines, never cut.
-        let all: Vec<String> = all
-            .iter()
-            .flat_map(|l| {
-                let w = crate::ui::common::form_rows::wrap(l, usize::from(inner.width).max(1));
-                if w.is_empty() { vec![String::new()] } else { w }
-            })
-            .collect();
+        let all = detail.wrapped_to(
+            usize::from(inner.width).max(1),
+            crate::ui::common::form_rows::wrap,
+        );
         // Never scrolled past the last screenful.
         let last_top = all.len().saturating_sub(usize::from(inner.height));
         let lines = all

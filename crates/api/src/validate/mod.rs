@@ -197,11 +197,17 @@ pub fn check_phone(s: &str) -> Result<(), String> {
 /// line/paragraph separators and bidi embedding/override/isolate controls.
 pub(crate) fn check_text(s: &str) -> Result<(), String> {
     match s.chars().find(|c| is_forbidden(*c)) {
-        Some(c) if c.is_control() => Err(format!("contains a control character ({c:?})")),
-        Some(c) => Err(format!(
-            "contains an invisible formatting character ({c:?})"
-        )),
+        Some(c) => Err(why_forbidden(c)),
         None => Ok(()),
+    }
+}
+
+/// Why a character [`is_forbidden`] is refused.
+fn why_forbidden(c: char) -> String {
+    if c.is_control() {
+        format!("contains a control character ({c:?})")
+    } else {
+        format!("contains an invisible formatting character ({c:?})")
     }
 }
 
@@ -213,13 +219,7 @@ fn hidden_in(v: &serde_json::Value) -> Option<String> {
         Value::String(s) => s
             .chars()
             .find(|c| is_forbidden(*c) && !matches!(c, '\n' | '\t' | '\r'))
-            .map(|c| {
-                if c.is_control() {
-                    format!("contains a control character ({c:?})")
-                } else {
-                    format!("contains an invisible formatting character ({c:?})")
-                }
-            }),
+            .map(why_forbidden),
         Value::Array(a) => a.iter().find_map(hidden_in),
         Value::Object(m) => m.values().find_map(hidden_in),
         _ => None,

@@ -238,7 +238,7 @@ fn fit(shape: &TableShape, rows: &[Vec<String>], width: usize) -> Vec<(usize, us
     let natural = natural_widths(shape, rows, width);
     let mut hidden = vec![false; shape.headers.len()];
     loop {
-        let layout = fit_once(shape, rows, width, &hidden);
+        let layout = fit_once(shape, rows, width, &natural, &hidden);
         let cut_above = |p: u8| {
             layout
                 .iter()
@@ -270,10 +270,10 @@ fn fit_once(
     shape: &TableShape,
     rows: &[Vec<String>],
     width: usize,
+    natural: &[usize],
     hidden: &[bool],
 ) -> Vec<(usize, usize)> {
     let headers = &shape.headers;
-    let natural = natural_widths(shape, rows, width);
     let min_of = |i: usize| {
         if shape.shrink[i] {
             let least = shape.min[i].unwrap_or(MIN_COL);
